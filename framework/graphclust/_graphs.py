@@ -1,0 +1,269 @@
+"""The value objects that flow between parts: anchors and the two graph kinds.
+
+Two graph kinds exist.
+
+* :class:`AffinityGraph` holds an explicit sparse symmetric nonnegative ``n x n``
+  adjacency ``A``.
+* :class:`AnchorGraph` holds a sparse row-stochastic ``n x m`` matrix ``Z`` linking
+  points to ``m`` anchors. The implied point graph ``W = Z Λ⁻¹ Zᵀ`` with
+  ``Λ = diag(Zᵀ1)`` is **never formed**: it is applied as ``Z (Λ⁻¹ (Zᵀ F))``.
+
+Degenerate cases follow fixed rules instead of dividing by zero:
+
+* an isolated vertex (zero degree) gets ``0`` in ``D^{-1/2}``, so its row of the
+  normalized adjacency is zero;
+* an anchor that no point chose (``Λ_jj = 0``) gets ``0`` in ``Λ^{-1}``, so it
+  contributes nothing to ``W``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "safe_inverse"]
+
+
+def safe_inverse(values: np.ndarray, power: float = 1.0) -> np.ndarray:
+    """Return ``values ** -power`` where ``values > 0`` and ``0`` elsewhere."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros_like(values)
+    positive = values > 0
+    out[positive] = values[positive] ** (-power)
+    return out
+
+
+def _as_csr(matrix: Any) -> sp.csr_array:
+    csr = sp.csr_array(matrix)
+    if csr.dtype.kind != "f":
+        csr = csr.astype(np.float64)
+    csr.sum_duplicates()
+    csr.sort_indices()
+    return csr
+
+
+@attrs.frozen
+class Anchors:
+    """Anchor points chosen by an :class:`~graphclust.AnchorSelector`.
+
+    Attributes
+    ----------
+    points : ndarray of shape (m, d)
+        The anchors.
+    assignment : ndarray of shape (n,) or None
+        For selectors that partition the training points (k-means, BKHK leaves),
+        the index of the anchor each training point belongs to; ``None`` otherwise.
+    info : dict
+        Free-form diagnostics (e.g. number of BKHK levels).
+    """
+
+    points: np.ndarray = attrs.field(converter=np.asarray)
+    assignment: np.ndarray | None = None
+    info: dict = attrs.field(factory=dict)
+
+    @points.validator
+    def _check_points(self, attribute, value):
+        if value.ndim != 2 or value.shape[0] == 0:
+            raise ValueError(f"anchors must be a non-empty 2-D array, got shape {value.shape}")
+
+    @property
+    def n_anchors(self) -> int:
+        return int(self.points.shape[0])
+
+
+@attrs.frozen(eq=False)
+class AffinityGraph:
+    """A sparse symmetric nonnegative ``n x n`` affinity graph.
+
+    Attributes
+    ----------
+    adjacency : scipy.sparse.csr_array of shape (n, n)
+        Symmetric, nonnegative; the diagonal is kept as given.
+    info : dict
+        Free-form diagnostics of the builder (bandwidth, neighbour counts...).
+    """
+
+    kind: ClassVar[str] = "affinity"
+
+    adjacency: sp.csr_array = attrs.field(converter=_as_csr)
+    info: dict = attrs.field(factory=dict)
+    _cache: dict = attrs.field(factory=dict, init=False, repr=False)
+
+    @adjacency.validator
+    def _check(self, attribute, value):
+        n, n2 = value.shape
+        if n != n2:
+            raise ValueError(f"an affinity graph must be square, got shape {value.shape}")
+        if value.nnz and value.data.min() < 0:
+            raise ValueError("an affinity graph must be nonnegative")
+        if not np.all(np.isfinite(value.data)):
+            raise ValueError("an affinity graph must have finite entries")
+
+    @property
+    def n(self) -> int:
+        return int(self.adjacency.shape[0])
+
+    @property
+    def nnz(self) -> int:
+        return int(self.adjacency.nnz)
+
+    @property
+    def degrees(self) -> np.ndarray:
+        """Row sums ``d = A 1``."""
+        if "degrees" not in self._cache:
+            self._cache["degrees"] = np.asarray(self.adjacency.sum(axis=1)).ravel()
+        return self._cache["degrees"]
+
+    def matvec(self, F: np.ndarray) -> np.ndarray:
+        """``A @ F``."""
+        return self.adjacency @ F
+
+    def normalized_adjacency(self) -> sp.csr_array:
+        """``D^{-1/2} A D^{-1/2}`` (isolated vertices give zero rows)."""
+        if "normalized" not in self._cache:
+            s = sp.dia_array((safe_inverse(self.degrees, 0.5)[None, :], [0]), shape=(self.n, self.n))
+            self._cache["normalized"] = _as_csr(s @ self.adjacency @ s)
+        return self._cache["normalized"]
+
+    def isolated(self) -> np.ndarray:
+        """Indices of vertices with zero degree."""
+        return np.flatnonzero(self.degrees <= 0)
+
+    def n_components(self) -> int:
+        """Number of connected components."""
+        return int(connected_components(self.adjacency, directed=False)[0])
+
+    def to_dense(self) -> np.ndarray:
+        """Dense copy, for tests and tiny problems only."""
+        return self.adjacency.toarray()
+
+
+@attrs.frozen(eq=False)
+class AnchorGraph:
+    """A point-to-anchor graph: sparse row-stochastic ``Z`` of shape ``(n, m)``.
+
+    It stands for the point graph ``W = Z Λ⁻¹ Zᵀ`` with ``Λ = diag(Zᵀ 1)``, which is
+    never formed; :meth:`matvec` applies it as ``Z (Λ⁻¹ (Zᵀ F))`` in ``O(nnz(Z)·k)``.
+
+    Attributes
+    ----------
+    Z : scipy.sparse.csr_array of shape (n, m)
+        Nonnegative; each row usually sums to one.
+    anchors : Anchors or None
+        The anchors the graph was built on (``None`` for a precomputed ``Z``).
+    info : dict
+        Free-form diagnostics of the builder.
+    """
+
+    kind: ClassVar[str] = "anchor"
+
+    Z: sp.csr_array = attrs.field(converter=_as_csr)
+    anchors: Anchors | None = None
+    info: dict = attrs.field(factory=dict)
+    _cache: dict = attrs.field(factory=dict, init=False, repr=False)
+
+    @Z.validator
+    def _check(self, attribute, value):
+        if value.ndim != 2:
+            raise ValueError("Z must be 2-D")
+        if value.nnz and value.data.min() < 0:
+            raise ValueError("Z must be nonnegative")
+        if not np.all(np.isfinite(value.data)):
+            raise ValueError("Z must have finite entries")
+
+    @property
+    def n(self) -> int:
+        return int(self.Z.shape[0])
+
+    @property
+    def n_anchors(self) -> int:
+        return int(self.Z.shape[1])
+
+    @property
+    def nnz(self) -> int:
+        return int(self.Z.nnz)
+
+    @property
+    def anchor_degrees(self) -> np.ndarray:
+        """``λ = Zᵀ 1``, the diagonal of Λ (zero for an anchor no point chose)."""
+        if "lam" not in self._cache:
+            self._cache["lam"] = np.asarray(self.Z.sum(axis=0)).ravel()
+        return self._cache["lam"]
+
+    @property
+    def degrees(self) -> np.ndarray:
+        """Row sums of ``W``: ``W 1 = Z Λ⁻¹ Zᵀ 1`` (ones when rows of Z sum to one)."""
+        if "degrees" not in self._cache:
+            lam = self.anchor_degrees
+            self._cache["degrees"] = self.Z @ (safe_inverse(lam) * lam)
+        return self._cache["degrees"]
+
+    def matvec(self, F: np.ndarray) -> np.ndarray:
+        """``W @ F = Z (Λ⁻¹ (Zᵀ F))`` without forming ``W``."""
+        inv = safe_inverse(self.anchor_degrees)
+        ZtF = self.Z.T @ F
+        ZtF = inv[:, None] * ZtF if ZtF.ndim == 2 else inv * ZtF
+        return self.Z @ ZtF
+
+    def B(self) -> sp.csr_array:
+        """``B = Z Λ^{-1/2}``, so that ``W = B Bᵀ``."""
+        if "B" not in self._cache:
+            scale = sp.dia_array(
+                (safe_inverse(self.anchor_degrees, 0.5)[None, :], [0]),
+                shape=(self.n_anchors, self.n_anchors),
+            )
+            self._cache["B"] = _as_csr(self.Z @ scale)
+        return self._cache["B"]
+
+    def anchor_level(self) -> AffinityGraph:
+        """The ``m x m`` anchor-level graph ``Zᵀ Z``.
+
+        Its degrees are ``Zᵀ Z 1 = Λ`` when rows of Z sum to one, so its normalized
+        adjacency ``Λ^{-1/2} Zᵀ Z Λ^{-1/2} = Bᵀ B`` shares its spectrum with ``W``.
+        """
+        if "anchor_level" not in self._cache:
+            self._cache["anchor_level"] = AffinityGraph(
+                self.Z.T @ self.Z, info={"lifted_from": "anchor graph"}
+            )
+        return self._cache["anchor_level"]
+
+    def lift(self, values: np.ndarray) -> np.ndarray:
+        """Carry per-anchor values (``m x k``) to the points: ``Z @ values``.
+
+        Rows of a per-anchor soft assignment on the simplex stay on the simplex when
+        rows of ``Z`` sum to one.
+        """
+        return self.Z @ np.asarray(values)
+
+    def lift_labels(self, anchor_labels: np.ndarray, n_labels: int | None = None) -> np.ndarray:
+        """Label each point by the label carrying the largest ``Z`` weight among its anchors."""
+        anchor_labels = np.asarray(anchor_labels)
+        n_labels = int(anchor_labels.max()) + 1 if n_labels is None else n_labels
+        onehot = sp.csr_array(
+            (np.ones(self.n_anchors), (np.arange(self.n_anchors), anchor_labels)),
+            shape=(self.n_anchors, n_labels),
+        )
+        return np.asarray((self.Z @ onehot).toarray().argmax(axis=1))
+
+    def n_components(self) -> int:
+        """Connected components of ``W`` over the points (anchors no point chose ignored)."""
+        n, m = self.Z.shape
+        bip = sp.block_array([[None, self.Z], [self.Z.T, None]], format="csr")
+        labels = connected_components(bip, directed=False)[1]
+        return int(np.unique(labels[:n]).size)
+
+    def isolated(self) -> np.ndarray:
+        """Indices of points with no anchor at all (an all-zero row of Z)."""
+        return np.flatnonzero(np.diff(self.Z.indptr) == 0)
+
+    def to_dense(self) -> np.ndarray:
+        """Dense ``W``, for tests and tiny problems only."""
+        Zd = self.Z.toarray()
+        return Zd @ np.diag(safe_inverse(self.anchor_degrees)) @ Zd.T
+
+
+Graph = AffinityGraph | AnchorGraph

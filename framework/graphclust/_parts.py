@@ -1,0 +1,272 @@
+"""The five part interfaces and the :class:`Context` a run hands them.
+
+A part is a small class with one work method. Its parameters are declared with
+:func:`param` and become keyword-only constructor arguments, stored as given
+(scikit-learn style: parts clone, ``get_params``/``set_params`` work, and a whole
+pipeline grid-searches as ``anchors__n_anchors``). Declare a part with the
+:func:`part` decorator::
+
+    @graphclust.part
+    class MySolver(graphclust.Solver):
+        '''One-line summary shown by ``graphclust plugins``.'''
+
+        name = "my-solver"
+        accepts = frozenset({"anchor"})
+        produces = frozenset({"soft"})
+
+        lam: float = graphclust.param(1.0, doc="Trade-off λ (Eq. 7).", check=real(0, low_open=True))
+
+        def solve(self, graph, X, n_clusters, ctx):
+            ...
+
+Validation of parameter values runs in the composer and at ``fit``
+(:meth:`Part.check_params`), never in ``__init__``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import zlib
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from graphclust._checks import Check
+from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._progress import Progress
+from graphclust._solution import Solution
+
+__all__ = [
+    "param",
+    "part",
+    "Part",
+    "Context",
+    "AnchorSelector",
+    "GraphBuilder",
+    "Solver",
+    "Rounding",
+    "Metric",
+    "PART_KINDS",
+]
+
+_MISSING = object()
+
+
+def param(default: Any = _MISSING, *, doc: str, check: Check | None = None) -> Any:
+    """Declare a part parameter.
+
+    Parameters
+    ----------
+    default : object
+        Default value (use ``None`` rather than a mutable default).
+    doc : str
+        One sentence shown by ``graphclust describe`` and the spec reference; name
+        the paper's symbol and equation where there is one.
+    check : Check, optional
+        Validation run by the composer, e.g. ``integer(1)`` or ``real(0, low_open=True)``.
+    """
+    meta = {"doc": doc, "check": check}
+    if default is _MISSING:
+        return attrs.field(kw_only=True, metadata=meta)
+    return attrs.field(default=default, kw_only=True, metadata=meta)
+
+
+def part(cls: type) -> type:
+    """Class decorator turning a :class:`Part` subclass with :func:`param` fields into
+    a scikit-learn-style component (generated ``__init__``, no validation in it)."""
+    return attrs.define(cls, slots=False, eq=False, repr=False, order=False, hash=False,
+                        init=True, on_setattr=attrs.setters.NO_OP)
+
+
+class Part(BaseEstimator):
+    """Base of every part: parameters as constructor arguments, one work method.
+
+    Class attributes
+    ----------------
+    name : str
+        The registered name (lower-case, dashes), unique per kind.
+    kind : str
+        One of ``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, ``"metric"``.
+    """
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = ""
+
+    @classmethod
+    def summary(cls) -> str:
+        """First line of the class docstring."""
+        doc = inspect.getdoc(cls) or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
+
+    @classmethod
+    def parameters(cls) -> list[attrs.Attribute]:
+        """The declared parameters (attrs fields) in order."""
+        return list(attrs.fields(cls)) if attrs.has(cls) else []
+
+    def check_params(self) -> list[tuple[str, str]]:
+        """Return ``(parameter, message)`` for every invalid parameter value."""
+        out = []
+        for field in self.parameters():
+            check = field.metadata.get("check")
+            if check is None:
+                continue
+            msg = check(getattr(self, field.name))
+            if msg:
+                out.append((field.name, msg))
+        out.extend(self._check_extra())
+        return out
+
+    def _check_extra(self) -> list[tuple[str, str]]:
+        """Hook for cross-parameter checks; return ``(parameter, message)`` pairs."""
+        return []
+
+
+@attrs.define
+class Context:
+    """What a run hands every part besides its inputs.
+
+    Attributes
+    ----------
+    seed : int
+        The run's seed; parts derive their own streams with :meth:`rng` / :meth:`seed_for`
+        so that changing one stage does not reshuffle another.
+    progress : Progress
+        Progress reporter (a no-op unless the run is verbose).
+    n_jobs : int or None
+        Parallelism hint for joblib-level work.
+    """
+
+    seed: int = 0
+    progress: Progress = attrs.field(factory=Progress)
+    n_jobs: int | None = None
+
+    def seed_for(self, key: str) -> int:
+        """A 31-bit integer seed derived from the run seed and ``key``."""
+        ss = np.random.SeedSequence([int(self.seed) & 0xFFFFFFFF, zlib.crc32(key.encode())])
+        return int(ss.generate_state(1)[0] & 0x7FFFFFFF)
+
+    def rng(self, key: str) -> np.random.Generator:
+        """A NumPy generator derived from the run seed and ``key``."""
+        return np.random.default_rng(self.seed_for(key))
+
+    def child(self, key: str) -> "Context":
+        """A context for a nested pipeline (its own seed stream, same reporter)."""
+        return Context(self.seed_for(key), self.progress, self.n_jobs)
+
+
+class AnchorSelector(Part):
+    """Chooses ``m`` anchor points from the data (global-small work).
+
+    Work method: :meth:`select`. Implementations clamp ``m`` to ``n`` with a warning
+    (see :func:`graphclust.clamp_anchors`).
+    """
+
+    kind: ClassVar[str] = "anchors"
+
+    def select(self, X: np.ndarray, ctx: Context) -> Anchors:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class GraphBuilder(Part):
+    """Builds a graph from the data (and anchors, when ``needs_anchors``).
+
+    Class attributes
+    ----------------
+    produces : str
+        ``"affinity"`` or ``"anchor"``.
+    needs_anchors : bool
+        Whether an anchor selector must run before it.
+    """
+
+    kind: ClassVar[str] = "graph"
+    produces: ClassVar[str] = "affinity"
+    needs_anchors: ClassVar[bool] = False
+
+    def build(self, X: np.ndarray, anchors: Anchors | None,
+              ctx: Context) -> AffinityGraph | AnchorGraph:  # pragma: no cover
+        raise NotImplementedError
+
+    def transform(self, X_new: np.ndarray, graph: AnchorGraph):
+        """Rows of ``Z`` for new points against the fitted anchors (anchor builders only)."""
+        raise NotImplementedError(f"graph builder {self.name!r} cannot place new points")
+
+    @classmethod
+    def can_transform(cls) -> bool:
+        return cls.transform is not GraphBuilder.transform
+
+
+class Solver(Part):
+    """Turns a graph (and, when ``needs_features``, the data) into a :class:`Solution`.
+
+    Class attributes
+    ----------------
+    accepts : frozenset of str
+        Graph kinds it works on (``"affinity"``, ``"anchor"``).
+    needs_features : bool
+        Whether it needs ``X`` besides the graph.
+    produces : frozenset of str
+        What its solution holds: ``"embedding"`` and/or ``"soft"``.
+    """
+
+    kind: ClassVar[str] = "solver"
+    accepts: ClassVar[frozenset[str]] = frozenset({"affinity", "anchor"})
+    needs_features: ClassVar[bool] = False
+    produces: ClassVar[frozenset[str]] = frozenset({"embedding"})
+
+    def solve(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
+              n_clusters: int, ctx: Context) -> Solution:  # pragma: no cover
+        raise NotImplementedError
+
+
+class Rounding(Part):
+    """Turns a :class:`Solution` into integer labels ``0..k-1``.
+
+    Class attributes
+    ----------------
+    needs : str
+        ``"embedding"`` or ``"soft"``: what it reads from the solution.
+
+    :meth:`round` may store what :meth:`assign` needs to label new points (e.g.
+    k-means centres) in attributes ending with ``_``.
+    """
+
+    kind: ClassVar[str] = "rounding"
+    needs: ClassVar[str] = "embedding"
+
+    def round(self, solution: Solution, n_clusters: int,
+              ctx: Context) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def assign(self, solution: Solution) -> np.ndarray:
+        """Labels of new points (rows of an extended solution), after :meth:`round`."""
+        raise NotImplementedError(f"rounding {self.name!r} cannot label new points")
+
+
+class Metric(Part):
+    """Scores labels, against the truth (``needs_truth``) or the graph.
+
+    Class attributes
+    ----------------
+    needs_truth : bool
+        Whether ``y_true`` is required.
+    greater_is_better : bool
+    """
+
+    kind: ClassVar[str] = "metric"
+    needs_truth: ClassVar[bool] = True
+    greater_is_better: ClassVar[bool] = True
+
+    def score(self, labels: np.ndarray, y_true: np.ndarray | None = None,
+              graph: AffinityGraph | AnchorGraph | None = None) -> float:  # pragma: no cover
+        raise NotImplementedError
+
+
+PART_KINDS: dict[str, type[Part]] = {
+    "anchors": AnchorSelector,
+    "graph": GraphBuilder,
+    "solver": Solver,
+    "rounding": Rounding,
+    "metric": Metric,
+}

@@ -1,0 +1,43 @@
+"""The hooks a graphclust plugin may implement.
+
+A plugin is a module (or object) listed under the ``graphclust`` entry-point group::
+
+    [project.entry-points.graphclust]
+    mybundle = "my_package.plugin"
+
+and implementing some of these hooks with :data:`graphclust.hookimpl`.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+PROJECT = "graphclust"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def graphclust_register_components(registry) -> None:
+    """Contribute parts and presets.
+
+    Called once per plugin with a :class:`graphclust.Registry` bound to that plugin,
+    so every part it adds records the plugin's bundle name and distribution version::
+
+        @hookimpl
+        def graphclust_register_components(registry):
+            registry.solvers.add(MySolver)
+            registry.presets.add_toml(Path(__file__).parent / "presets" / "my.toml")
+
+    Raising here is caught: the plugin is recorded as broken and the others keep working
+    (unless ``GRAPHCLUST_STRICT_PLUGINS=1``).
+    """
+
+
+@hookspec
+def graphclust_report_progress(event) -> None:
+    """Receive a :class:`graphclust.ProgressEvent` from a verbose run.
+
+    Every implementation is called for every event; the built-in reporter writes one
+    line to stderr per start/end event and throttled step lines.
+    """
