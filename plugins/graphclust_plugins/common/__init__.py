@@ -1,4 +1,9 @@
-"""The ``common``  bundle (skeleton; parts are added by the bundle's issue)."""
+"""The ``common`` bundle: shared baseline parts.
+
+Anchors ``random``, ``kmeans``; graphs ``knn``, ``gaussian-anchor``; solver ``spectral``;
+roundings ``kmeans``, ``argmax``; metrics ``acc``, ``nmi``, ``ari``, ``purity``; presets
+``ncut`` and ``anchor-spectral``.
+"""
 
 from pathlib import Path
 
@@ -9,5 +14,16 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.common.metric_acc import Accuracy
+    from graphclust_plugins.common.metric_ari import ARI
+    from graphclust_plugins.common.metric_nmi import NMI
+    from graphclust_plugins.common.metric_purity import Purity
+    from graphclust_plugins.common.rounding_argmax import ArgmaxRounding
+    from graphclust_plugins.common.rounding_kmeans import KMeansRounding
+
+    registry.roundings.add(KMeansRounding)
+    registry.roundings.add(ArgmaxRounding)
+    for cls in (Accuracy, NMI, ARI, Purity):
+        registry.metrics.add(cls)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)

@@ -1,0 +1,58 @@
+"""Argmax rounding of a soft assignment."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import graphclust
+from graphclust_plugins.common._labels import consecutive
+
+
+@graphclust.part
+class ArgmaxRounding(graphclust.Rounding):
+    """Label of each point = the column of its largest soft-assignment entry.
+
+    The rounding of ONGR (argmax of G), DCD and other nonnegative factorisations.
+
+    Rules
+    -----
+    * Ties go to the lowest column index (``numpy.argmax``).
+    * An all-zero row (no evidence) goes to the *fallback* column: the column with
+      the largest total mass ``Σ_i S_ij`` (lowest index on ties).
+    * Empty clusters are repaired by relabelling: the columns that received at least
+      one point are renumbered to consecutive labels ``0..k'-1`` in increasing column
+      order (scikit-learn's ``check_clustering`` wants consecutive labels from 0).
+      ``k' < k`` is then possible; no point is moved to fill an empty cluster.
+    * :meth:`assign` applies the same argmax restricted to the kept columns
+      (``columns_``), all-zero rows going to the fallback column's label.
+    """
+
+    name = "argmax"
+    needs = "soft"
+
+    def _argmax(self, S: np.ndarray, fallback: int) -> np.ndarray:
+        raw = S.argmax(axis=1)
+        zero = ~(S > 0).any(axis=1)
+        raw[zero] = fallback
+        return raw
+
+    def round(self, solution, n_clusters, ctx):
+        if solution.soft is None:
+            raise ValueError("rounding 'argmax' needs a solution with a soft assignment")
+        S = np.asarray(solution.soft, dtype=np.float64)
+        fallback = int(np.argmax(S.sum(axis=0))) if S.shape[1] else 0
+        if S.shape[1] == 0:
+            S = np.zeros((S.shape[0], 1))
+        raw = self._argmax(S, fallback)
+        labels, kept = consecutive(raw)
+        self.columns_ = kept
+        self.fallback_ = int(np.searchsorted(kept, fallback)) if fallback in kept else 0
+        return labels
+
+    def assign(self, solution):
+        if not hasattr(self, "columns_"):
+            raise RuntimeError("rounding 'argmax': call round() before assign()")
+        if solution.soft is None:
+            raise ValueError("rounding 'argmax' needs a solution with a soft assignment")
+        S = np.asarray(solution.soft, dtype=np.float64)[:, self.columns_]
+        return np.asarray(self._argmax(S, self.fallback_), dtype=np.int64)

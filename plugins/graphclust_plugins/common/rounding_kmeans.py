@@ -1,0 +1,73 @@
+"""k-means rounding of an embedding."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.cluster import KMeans
+
+import graphclust
+from graphclust_plugins.common._labels import consecutive, normalize_rows
+
+
+@graphclust.part
+class KMeansRounding(graphclust.Rounding):
+    """k-means (scikit-learn) on the rows of the embedding.
+
+    The usual last step of spectral clustering (Ng, Jordan & Weiss 2001; Shi & Malik
+    2000) and of landmark-based spectral clustering (Cai & Chen 2015, k-means with 10
+    replicates). Runs scikit-learn's :class:`~sklearn.cluster.KMeans` (k-means++
+    seeding, Lloyd iterations) with a seed from ``ctx.seed_for("rounding.kmeans")``.
+
+    Rules
+    -----
+    * ``normalize_rows=True`` scales each row to unit length first (an all-zero row
+      stays zero).
+    * Labels are made consecutive ``0..k'-1``; ``k' < k`` only happens when the
+      embedding has fewer than ``k`` distinct rows.
+    * ``cluster_centers_`` (``k' x p``) is kept so :meth:`assign` labels new rows by the
+      nearest centre (after the same row normalisation).
+    """
+
+    name = "kmeans"
+    needs = "embedding"
+
+    n_init: int = graphclust.param(10, doc="Number of k-means restarts; the best inertia is kept.",
+                                   check=graphclust.integer(1))
+    max_iter: int = graphclust.param(300, doc="Maximum Lloyd iterations per restart.",
+                                     check=graphclust.integer(1))
+    normalize_rows: bool = graphclust.param(
+        False, doc="Scale embedding rows to unit norm before k-means (Ng-Jordan-Weiss).",
+        check=graphclust.boolean)
+
+    def _prepare(self, E: np.ndarray) -> np.ndarray:
+        E = np.asarray(E, dtype=np.float64)
+        return normalize_rows(E) if self.normalize_rows else E
+
+    def round(self, solution, n_clusters, ctx):
+        if solution.embedding is None:
+            raise ValueError("rounding 'kmeans' needs a solution with an embedding")
+        E = self._prepare(solution.embedding)
+        n = E.shape[0]
+        k = int(min(n_clusters, n))
+        if E.shape[1] == 0:
+            E = np.zeros((n, 1))
+        km = KMeans(n_clusters=k, n_init=self.n_init, max_iter=self.max_iter,
+                    random_state=ctx.seed_for("rounding.kmeans"))
+        raw = km.fit_predict(E)
+        labels, kept = consecutive(raw)
+        self.cluster_centers_ = km.cluster_centers_[kept]
+        self.inertia_ = float(km.inertia_)
+        self.n_iter_ = int(km.n_iter_)
+        return labels
+
+    def assign(self, solution):
+        if not hasattr(self, "cluster_centers_"):
+            raise RuntimeError("rounding 'kmeans': call round() before assign()")
+        if solution.embedding is None:
+            raise ValueError("rounding 'kmeans' needs a solution with an embedding")
+        E = self._prepare(solution.embedding)
+        C = self.cluster_centers_
+        if E.shape[1] == 0:
+            E = np.zeros((E.shape[0], C.shape[1]))
+        d = (E * E).sum(1)[:, None] - 2.0 * E @ C.T + (C * C).sum(1)[None, :]
+        return np.asarray(d.argmin(axis=1), dtype=np.int64)

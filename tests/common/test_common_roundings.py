@@ -1,0 +1,94 @@
+"""k-means and argmax roundings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import graphclust
+from graphclust_plugins.common.rounding_argmax import ArgmaxRounding
+from graphclust_plugins.common.rounding_kmeans import KMeansRounding
+
+
+def test_kmeans_rounding_recovers_blobs_and_assigns(blobs):
+    X, y = blobs
+    r = KMeansRounding(n_init=3)
+    labels = r.round(graphclust.Solution(embedding=X), 3, graphclust.Context(seed=0))
+    assert set(labels) == {0, 1, 2}
+    from sklearn.metrics import adjusted_rand_score
+    assert adjusted_rand_score(y, labels) == pytest.approx(1.0)
+    assert r.cluster_centers_.shape == (3, X.shape[1])
+    # assign on the training rows reproduces the labels; on perturbed rows too
+    np.testing.assert_array_equal(r.assign(graphclust.Solution(embedding=X)), labels)
+    Xn = X + 0.01 * np.random.default_rng(1).standard_normal(X.shape)
+    np.testing.assert_array_equal(r.assign(graphclust.Solution(embedding=Xn)), labels)
+
+
+def test_kmeans_rounding_deterministic_and_seed_dependent_stream(rng):
+    E = rng.standard_normal((60, 3))
+    a = KMeansRounding(n_init=1).round(graphclust.Solution(embedding=E), 4, graphclust.Context(seed=3))
+    b = KMeansRounding(n_init=1).round(graphclust.Solution(embedding=E), 4, graphclust.Context(seed=3))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_kmeans_rounding_one_cluster_and_normalize(rng):
+    E = rng.standard_normal((30, 2))
+    r = KMeansRounding()
+    labels = r.round(graphclust.Solution(embedding=E), 1, graphclust.Context())
+    assert np.all(labels == 0)
+    # row normalisation: points on the same ray share a label; zero row does not crash
+    E2 = np.array([[1, 0], [5, 0], [0, 2], [0, 9], [0, 0.0]])
+    r2 = KMeansRounding(normalize_rows=True, n_init=2)
+    lab = r2.round(graphclust.Solution(embedding=E2), 3, graphclust.Context())
+    assert lab[0] == lab[1] and lab[2] == lab[3] and lab[0] != lab[2]
+    assert np.allclose(np.linalg.norm(r2.cluster_centers_[[lab[0], lab[2]]], axis=1), 1)
+
+
+def test_kmeans_rounding_duplicate_rows_gives_consecutive_labels():
+    E = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0]]), 10, axis=0)
+    with pytest.warns(Warning):
+        labels = KMeansRounding(n_init=1).round(graphclust.Solution(embedding=E), 3,
+                                                 graphclust.Context())
+    u = np.unique(labels)
+    np.testing.assert_array_equal(u, np.arange(u.size))
+
+
+def test_kmeans_rounding_params_checked():
+    assert KMeansRounding(n_init=0).check_params()
+    assert KMeansRounding(normalize_rows="yes").check_params()
+    assert not KMeansRounding().check_params()
+
+
+def test_argmax_basic_ties_and_assign():
+    S = np.array([[0.9, 0.1, 0.0], [0.2, 0.8, 0.0], [0.5, 0.5, 0.0], [0.0, 0.1, 0.9]])
+    r = ArgmaxRounding()
+    lab = r.round(graphclust.Solution(soft=S), 3, graphclust.Context())
+    np.testing.assert_array_equal(lab, [0, 1, 0, 2])
+    np.testing.assert_array_equal(r.assign(graphclust.Solution(soft=S[::-1])), lab[::-1])
+
+
+def test_argmax_empty_cluster_repair_and_zero_rows():
+    # column 1 never wins, column 2 has the largest mass: zero rows go there
+    S = np.array([[0.6, 0.3, 0.1], [0.0, 0.4, 0.6], [0.0, 0.0, 0.0], [0.1, 0.2, 0.7]])
+    r = ArgmaxRounding()
+    lab = r.round(graphclust.Solution(soft=S), 3, graphclust.Context())
+    # columns {0, 2} kept -> labels {0, 1}; zero row -> column 2 -> label 1
+    np.testing.assert_array_equal(lab, [0, 1, 1, 1])
+    np.testing.assert_array_equal(r.columns_, [0, 2])
+    # new points: argmax restricted to kept columns; a row favouring column 1 goes to
+    # the better of columns 0/2; an all-zero row to the fallback label
+    new = np.array([[0.2, 0.7, 0.1], [0, 0, 0], [0.0, 0.9, 0.1]])
+    np.testing.assert_array_equal(r.assign(graphclust.Solution(soft=new)), [0, 1, 1])
+
+
+def test_argmax_all_zero_gives_single_cluster():
+    r = ArgmaxRounding()
+    lab = r.round(graphclust.Solution(soft=np.zeros((5, 3))), 3, graphclust.Context())
+    np.testing.assert_array_equal(lab, np.zeros(5))
+
+
+def test_roundings_registered():
+    reg = graphclust.get_registry()
+    assert reg.roundings.get("kmeans") is KMeansRounding
+    assert reg.roundings.get("argmax") is ArgmaxRounding
+    assert set(reg.metrics.names()) >= {"acc", "nmi", "ari", "purity"}
