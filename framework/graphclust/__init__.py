@@ -11,6 +11,8 @@ Data flow::
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
+from graphclust._composer import compose, resolve_part, validate_spec
+from graphclust._pipeline import FitResult, Pipeline, check_input
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,
@@ -53,6 +55,12 @@ __all__ = [
     "AnchorSelector",
     "Anchors",
     "Check",
+    "FitResult",
+    "Pipeline",
+    "check_input",
+    "compose",
+    "resolve_part",
+    "validate_spec",
     "Context",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",

@@ -1,0 +1,231 @@
+"""The composer: turns a spec into a validated :class:`~graphclust.Pipeline`.
+
+Every problem is collected before any work starts — unknown names (with the
+registered names and the closest match), unknown or invalid parameters (with their
+path, e.g. ``solver.lam``), and incompatible parts (naming both parts and what
+would fit) — and raised together as one :class:`~graphclust.SpecError`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import attrs
+
+from graphclust._errors import IncompatiblePartsError, Problem, SpecError, UnknownPartError
+from graphclust._parts import Part
+from graphclust._registry import Registry, unknown_name_message
+from graphclust._spec import PartSpec, PipelineSpec, parse_spec, read_spec
+
+__all__ = ["compose", "validate_spec", "resolve_part", "build_part"]
+
+_KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "solver": "solver",
+               "rounding": "rounding", "metric": "metric"}
+
+
+def _registry(registry: Registry | None) -> Registry:
+    if registry is not None:
+        return registry
+    from graphclust._plugins import get_registry
+
+    return get_registry()
+
+
+def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
+               problems: list[Problem]) -> Part | None:
+    """Instantiate the part ``ps`` of ``kind``; append problems (path-prefixed) on failure.
+
+    Nested part parameters (declared with ``part_spec(kind)``) given as tables are
+    composed recursively.
+    """
+    if ps.instance is not None:
+        part = ps.instance
+        problems.extend(Problem(f"{loc}.{p}", m) for p, m in part.check_params())
+        return part
+    catalog = registry.parts(kind)
+    if ps.name not in catalog:
+        problems.append(Problem(f"{loc}.name", unknown_name_message(
+            _KIND_LABEL[kind], ps.name, catalog.names())))
+        return None
+    cls = catalog.get(ps.name)
+    fields = {f.name: f for f in cls.parameters()}
+    kwargs: dict[str, Any] = {}
+    ok = True
+    for key, value in ps.params.items():
+        if key not in fields:
+            close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            known = ", ".join(fields) or "(none)"
+            problems.append(Problem(f"{loc}.{key}", f"unknown parameter of {_KIND_LABEL[kind]} "
+                                    f"{ps.name!r}{hint} Parameters: {known}"))
+            ok = False
+            continue
+        check = fields[key].metadata.get("check")
+        nested_kind = getattr(check, "_part_kind", None) if check is not None else None
+        if nested_kind is not None and isinstance(value, dict):
+            value = _compose_nested(nested_kind, value, f"{loc}.{key}", registry, problems)
+            if value is None:
+                ok = False
+                continue
+        kwargs[key] = value
+    if not ok:
+        return None
+    try:
+        part = cls(**kwargs)
+    except TypeError as exc:  # a required parameter is missing
+        problems.append(Problem(loc, f"cannot build {_KIND_LABEL[kind]} {ps.name!r}: {exc}"))
+        return None
+    problems.extend(Problem(f"{loc}.{p}", m) for p, m in part.check_params())
+    return part
+
+
+def _compose_nested(kind: str, value: dict, loc: str, registry: Registry,
+                    problems: list[Problem]):
+    from graphclust._parts import Part
+
+    if kind == "pipeline":
+        return _compose(value, registry, problems, nested=True, prefix=f"{loc}.")
+    from graphclust._spec import parse_part
+
+    ps = parse_part(value, loc, problems)
+    if ps is None:
+        return None
+    part = build_part(kind, ps, loc, registry, problems)
+    return part if isinstance(part, Part) else None
+
+
+def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Registry,
+            prefix: str, nested: bool) -> list[Problem]:
+    out: list[Problem] = []
+    anchors, graph = pipe_parts.get("anchors"), pipe_parts.get("graph")
+    solver, rounding = pipe_parts.get("solver"), pipe_parts.get("rounding")
+    if graph is not None:
+        if graph.needs_anchors and spec.anchors is None:
+            names = ", ".join(registry.anchors.names()) or "(none registered)"
+            out.append(Problem(f"{prefix}anchors", f"graph builder {graph.name!r} builds an anchor "
+                               f"graph and needs an [anchors] section; registered anchor "
+                               f"selectors: {names}"))
+        if not graph.needs_anchors and spec.anchors is not None:
+            out.append(Problem(f"{prefix}anchors", f"graph builder {graph.name!r} does not use "
+                               "anchors; remove the [anchors] section or choose an anchor graph "
+                               "builder"))
+    produced = graph.produces if graph is not None else None
+    if spec.adapter == "anchor-level":
+        if produced is not None and produced != "anchor":
+            out.append(Problem(f"{prefix}adapter", f"'anchor-level' needs an anchor graph, but "
+                               f"graph builder {graph.name!r} produces an {produced} graph"))
+        produced = "affinity"
+    if solver is not None and produced is not None and produced not in solver.accepts:
+        fits = [r.name for r in registry.graphs.records() if r.cls.produces in solver.accepts]
+        msg = (f"solver {solver.name!r} accepts {' or '.join(sorted(solver.accepts))} graphs, "
+               f"but graph builder {graph.name!r} produces an {produced} graph")
+        if produced == "anchor" and "affinity" in solver.accepts:
+            msg += ("; set adapter = \"anchor-level\" to run the solver on the m x m "
+                    "anchor-level graph and lift its result to the points through Z")
+        msg += f". Graph builders that fit: {', '.join(fits) or '(none)'}"
+        out.append(Problem(f"{prefix}solver", msg))
+    if solver is not None and rounding is not None and rounding.needs not in solver.produces:
+        fits = [r.name for r in registry.roundings.records() if r.cls.needs in solver.produces]
+        out.append(Problem(f"{prefix}rounding", f"rounding {rounding.name!r} needs a solution "
+                           f"with a {rounding.needs}, but solver {solver.name!r} produces "
+                           f"{' and '.join(sorted(solver.produces))}. Roundings that fit: "
+                           f"{', '.join(fits) or '(none)'}"))
+    return out
+
+
+def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested: bool,
+             prefix: str = ""):
+    from graphclust._pipeline import Pipeline
+
+    spec, structural = parse_spec(data, nested=nested)
+    problems.extend(Problem(f"{prefix}{p.loc}", p.msg) for p in structural)
+    parts: dict[str, Part | None] = {}
+    for sec in ("anchors", "graph", "solver", "rounding"):
+        ps = getattr(spec, sec)
+        parts[sec] = None if ps is None else build_part(sec, ps, f"{prefix}{sec}", registry,
+                                                        problems)
+    metrics = []
+    for i, ps in enumerate(spec.metrics):
+        m = build_part("metric", ps, f"{prefix}metrics[{i}]", registry, problems)
+        if m is not None:
+            metrics.append(m)
+    problems.extend(_compat(parts, spec, registry, prefix, nested))
+    return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
+                    rounding=parts["rounding"], metrics=metrics, adapter=spec.adapter,
+                    n_clusters=spec.n_clusters, seed=spec.seed)
+
+
+def _raise(problems: list[Problem]) -> None:
+    if not problems:
+        return
+    if all("unknown " in p.msg and p.loc.endswith(".name") for p in problems):
+        raise UnknownPartError(problems, title="unknown part")
+    if all(p.msg.startswith(("solver ", "rounding ", "graph builder ", "'anchor-level'"))
+           for p in problems):
+        raise IncompatiblePartsError(problems, title="incompatible parts")
+    raise SpecError(problems)
+
+
+def compose(spec: str | dict, registry: Registry | None = None):
+    """Validate a spec and build its :class:`~graphclust.Pipeline` (no data is touched).
+
+    Parameters
+    ----------
+    spec : dict, path or text
+        A pipeline spec (see :mod:`graphclust._spec`), or a preset name.
+    registry : Registry, optional
+        Defaults to the process-wide registry of installed plugins.
+
+    Raises
+    ------
+    SpecError
+        Listing every problem, each with its path.
+    """
+    registry = _registry(registry)
+    if isinstance(spec, str) and spec in registry.presets:
+        data = registry.presets.get(spec)
+    else:
+        data = read_spec(spec)
+    problems: list[Problem] = []
+    pipe = _compose(data, registry, problems, nested=False)
+    _raise(problems)
+    return pipe
+
+
+def validate_spec(spec: str | dict, registry: Registry | None = None) -> list[Problem]:
+    """Every problem of a spec (empty when valid)."""
+    try:
+        compose(spec, registry)
+    except SpecError as exc:
+        return exc.problems
+    return []
+
+
+def resolve_part(value: Any, kind: str, registry: Registry | None = None):
+    """Turn a nested part parameter into a part (or a :class:`~graphclust.Pipeline` for
+    ``kind="pipeline"``).
+
+    ``value`` is a part instance (returned as is), or a table ``{"name": ..., ...}``
+    (for ``"pipeline"``: a table with ``solver``, ``rounding`` and optional ``graph``).
+    """
+    from graphclust._pipeline import Pipeline
+
+    if isinstance(value, (Part, Pipeline)):
+        return value
+    registry = _registry(registry)
+    problems: list[Problem] = []
+    if kind == "pipeline":
+        if not isinstance(value, dict):
+            raise SpecError(Problem("", f"a nested pipeline must be a table, got {value!r}"))
+        out = _compose(value, registry, problems, nested=True)
+    else:
+        from graphclust._spec import parse_part
+
+        ps = parse_part(value, kind, problems)
+        out = None if ps is None else build_part(kind, ps, kind, registry, problems)
+    _raise(problems)
+    return out
+
+
+_ = attrs

@@ -1,0 +1,207 @@
+"""A composed pipeline: anchors? → graph → solver → rounding (→ metrics)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import attrs
+import numpy as np
+import scipy.sparse as sp
+
+from graphclust._errors import DisconnectedGraphWarning, InputError
+from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._parts import Context, Metric, Part
+from graphclust._progress import Progress
+from graphclust._solution import Solution
+
+__all__ = ["Pipeline", "FitResult", "check_input"]
+
+
+def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
+    """Validate data: 2-D, non-empty, finite, numeric; ``n >= n_clusters``.
+
+    Dense float32 stays float32; anything else becomes float64. Sparse input is
+    densified (the built-in parts work on dense rows).
+    """
+    if sp.issparse(X):
+        X = X.toarray()
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise InputError(f"{what} cannot be read as an array: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
+                                   or arr.dtype == np.bool_):
+        raise InputError(f"{what} must be numeric, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise InputError(f"{what} must be 2-D (n_samples, n_features), got {arr.ndim}-D "
+                         f"with shape {arr.shape}" + ("; reshape a single feature with "
+                                                      "X.reshape(-1, 1)" if arr.ndim == 1 else ""))
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InputError(f"{what} is empty: shape {arr.shape}")
+    arr = arr.astype(np.float32 if arr.dtype == np.float32 else np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        bad = "NaN" if np.isnan(arr).any() else "infinity"
+        raise InputError(f"{what} contains {bad} (first at row "
+                         f"{int(np.argwhere(~np.isfinite(arr))[0, 0])})")
+    if n_clusters is not None and arr.shape[0] < n_clusters:
+        raise InputError(f"{what} has {arr.shape[0]} samples, fewer than n_clusters={n_clusters}")
+    return arr
+
+
+@attrs.define
+class FitResult:
+    """What one pipeline run produced."""
+
+    labels: np.ndarray
+    graph: AffinityGraph | AnchorGraph
+    solution: Solution
+    anchors: Anchors | None = None
+    timings: dict[str, float] = attrs.field(factory=dict)
+    scores: dict[str, float] = attrs.field(factory=dict)
+    n_components: int = 1
+
+
+class Pipeline:
+    """Parts in data-flow order, as built by :func:`graphclust.compose`.
+
+    ``graph`` may be ``None`` in a nested pipeline (it then reuses the graph it is given).
+    """
+
+    def __init__(self, *, anchors: Part | None = None, graph: Part | None = None,
+                 solver: Part | None = None, rounding: Part | None = None,
+                 metrics: list[Metric] | None = None, adapter: str | None = None,
+                 n_clusters: int | None = None, seed: int | None = None):
+        self.anchors = anchors
+        self.graph = graph
+        self.solver = solver
+        self.rounding = rounding
+        self.metrics = list(metrics or [])
+        self.adapter = adapter
+        self.n_clusters = n_clusters
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        parts = [f"{k}={getattr(self, k).name!r}" for k in ("anchors", "graph", "solver",
+                                                             "rounding") if getattr(self, k)]
+        if self.adapter:
+            parts.append(f"adapter={self.adapter!r}")
+        return f"Pipeline({', '.join(parts)})"
+
+    def named_parts(self) -> dict[str, Part]:
+        return {k: getattr(self, k) for k in ("anchors", "graph", "solver", "rounding")
+                if getattr(self, k) is not None}
+
+    # -- stages --------------------------------------------------------------------
+    def _solve(self, graph, X, n_clusters, ctx) -> Solution:
+        if self.adapter == "anchor-level":
+            if not isinstance(graph, AnchorGraph):
+                raise InputError("adapter 'anchor-level' needs an anchor graph")
+            level = graph.anchor_level()
+            Xa = graph.anchors.points if graph.anchors is not None else None
+            k = min(n_clusters, level.n)
+            sol = self.solver.solve(level, Xa, k, ctx)
+            emb = None if sol.embedding is None else graph.lift(sol.embedding)
+            soft = None if sol.soft is None else graph.lift(sol.soft)
+            return Solution(embedding=emb, soft=soft, objective=sol.objective, n_iter=sol.n_iter,
+                            converged=sol.converged, anchor_embedding=sol.embedding,
+                            anchor_soft=sol.soft, history=sol.history,
+                            info={**sol.info, "adapter": "anchor-level", "anchor_graph_n": level.n})
+        return self.solver.solve(graph, X, n_clusters, ctx)
+
+    def fit_labels(self, graph, X, n_clusters: int, ctx: Context) -> np.ndarray:
+        """Labels from this (nested) pipeline's solver and rounding on a given graph."""
+        return self.run(X, n_clusters=n_clusters, ctx=ctx, graph=graph).labels
+
+    def run(self, X: np.ndarray | None, y: np.ndarray | None = None, *, n_clusters: int,
+            ctx: Context | None = None, graph=None, emit=None) -> FitResult:
+        """Run every stage on validated data; returns a :class:`FitResult`.
+
+        Parameters
+        ----------
+        X : ndarray (n, d) or None
+            Features (``None`` only with a given ``graph`` and a solver that needs none).
+        y : ndarray, optional
+            True labels, for the metrics that need them.
+        n_clusters : int
+        ctx : Context, optional
+            Seed and progress; default seed 0, quiet.
+        graph : AffinityGraph or AnchorGraph, optional
+            Skip anchors and graph building and use this graph.
+        """
+        ctx = ctx or Context(seed=self.seed or 0)
+        progress = ctx.progress
+        timings: dict[str, float] = {}
+        anchors = None
+
+        def stage(name: str, part: Part):
+            return Context(ctx.seed, progress.for_stage(name, part.name), ctx.n_jobs)
+
+        if graph is None:
+            if self.graph is None:
+                raise InputError("this pipeline has no graph builder; pass a graph")
+            if self.anchors is not None:
+                t0 = time.perf_counter()
+                sctx = stage("anchors", self.anchors)
+                sctx.progress.start()
+                anchors = self.anchors.select(X, sctx)
+                sctx.progress.end(f"{anchors.n_anchors} anchors")
+                timings["anchors"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            sctx = stage("graph", self.graph)
+            sctx.progress.start()
+            graph = self.graph.build(X, anchors, sctx)
+            sctx.progress.end(f"{type(graph).__name__} nnz={graph.nnz}")
+            timings["graph"] = time.perf_counter() - t0
+        elif isinstance(graph, AnchorGraph):
+            anchors = graph.anchors
+        n_comp = graph.n_components()
+        if n_comp > 1:
+            warnings.warn(f"the graph has {n_comp} connected components; spectral methods may "
+                          "put whole components in one cluster (more neighbours or anchors "
+                          "connect it)", DisconnectedGraphWarning, stacklevel=3)
+        t0 = time.perf_counter()
+        sctx = stage("solver", self.solver)
+        sctx.progress.start()
+        solution = self._solve(graph, X, n_clusters, sctx)
+        sctx.progress.end(f"{solution.n_iter} iterations")
+        timings["solver"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        sctx = stage("rounding", self.rounding)
+        labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)
+        timings["rounding"] = time.perf_counter() - t0
+        scores = {}
+        for metric in self.metrics:
+            if metric.needs_truth and y is None:
+                continue
+            scores[metric.name] = float(metric.score(labels, y, graph))
+        timings["total"] = sum(timings.values())
+        return FitResult(labels, graph, solution, anchors, timings, scores, n_comp)
+
+    # -- new points ---------------------------------------------------------------
+    def can_predict(self) -> bool:
+        """Whether new points can be labelled: an anchor builder that places new points,
+        and a rounding that labels them."""
+        from graphclust._parts import GraphBuilder, Rounding
+
+        g, r = self.graph, self.rounding
+        return (g is not None and g.produces == "anchor"
+                and type(g).transform is not GraphBuilder.transform
+                and r is not None and type(r).assign is not Rounding.assign)
+
+    def extend(self, X_new: np.ndarray, result: FitResult) -> Solution:
+        """Solution rows for new points (anchor pipelines)."""
+        if not self.can_predict():
+            raise TypeError(f"{self!r} cannot place new points")
+        Z_new = self.graph.transform(X_new, result.graph)
+        if not result.solution.extendable:
+            raise TypeError(f"solver {self.solver.name!r} did not provide per-anchor values, "
+                            "so new points cannot be placed")
+        return result.solution.extend(Z_new)
+
+    def predict(self, X_new: np.ndarray, result: FitResult) -> np.ndarray:
+        return np.asarray(self.rounding.assign(self.extend(X_new, result)), dtype=np.int64)
+
+
+_ = Progress

@@ -1,0 +1,214 @@
+"""Pipeline specs: TOML, JSON or a dict, parsed into attrs value objects.
+
+A spec is::
+
+    n_clusters = 10            # optional (the estimator's n_clusters wins)
+    seed = 0                   # optional (the estimator's random_state wins)
+    adapter = "anchor-level"   # optional, see below
+    anchors  = { name = "kmeans", n_anchors = 1000 }   # optional section
+    graph    = { name = "gaussian-anchor", n_neighbors = 5 }
+    solver   = { name = "spectral" }
+    rounding = { name = "kmeans", n_init = 10 }
+    metrics  = [{ name = "acc" }, { name = "nmi" }]
+
+Each section names a registered part and gives its parameters. A spec selects parts
+by registered name only: it can never import or execute code (a name that looks
+like an import path, or a ``_target_`` key, is rejected).
+
+``adapter = "anchor-level"`` runs a solver that needs an explicit affinity graph on
+the ``m x m`` anchor-level graph ``ZᵀZ`` of an anchor graph and lifts its result to
+the points through ``Z``.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from graphclust._errors import Problem, SpecError
+from graphclust._registry import NAME_PATTERN
+
+__all__ = ["PartSpec", "PipelineSpec", "read_spec", "parse_spec", "merge_overrides",
+           "SECTIONS", "ADAPTERS"]
+
+SECTIONS = ("anchors", "graph", "solver", "rounding")
+TOP_KEYS = ("n_clusters", "seed", "adapter", "metrics", *SECTIONS)
+META_KEYS = ("summary", "paper")
+ADAPTERS = ("anchor-level",)
+
+
+@attrs.frozen
+class PartSpec:
+    """One section: a registered ``name`` and that part's parameters (or a given part)."""
+
+    name: str
+    params: dict = attrs.field(factory=dict)
+    instance: Any = None  # a Part object given directly (Python API only)
+
+
+@attrs.frozen
+class PipelineSpec:
+    """A parsed pipeline spec."""
+
+    graph: PartSpec | None
+    solver: PartSpec | None
+    rounding: PartSpec | None
+    anchors: PartSpec | None = None
+    metrics: tuple[PartSpec, ...] = ()
+    n_clusters: int | None = None
+    seed: int | None = None
+    adapter: str | None = None
+
+
+def read_spec(source: str | os.PathLike | dict) -> dict:
+    """Read a spec from a dict, a ``.toml``/``.json`` file, or TOML/JSON text.
+
+    Returns a deep copy, so the caller's dict is never modified.
+    """
+    if isinstance(source, dict):
+        return copy.deepcopy(source)
+    text = str(source)
+    path = Path(text)
+    if path.suffix.lower() in (".toml", ".json") and path.is_file():
+        raw = path.read_text()
+        return _parse_text(raw, path.suffix.lower(), str(path))
+    if path.suffix.lower() in (".toml", ".json"):
+        raise SpecError(Problem("", f"spec file {text!r} does not exist"))
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return _parse_text(text, ".json", "<json>")
+    if "=" in text or "[" in text:
+        return _parse_text(text, ".toml", "<toml>")
+    raise SpecError(Problem("", f"{text!r} is neither a spec file, TOML/JSON text, nor a dict"))
+
+
+def _parse_text(text: str, kind: str, where: str) -> dict:
+    try:
+        return json.loads(text) if kind == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(Problem("", f"{where}: cannot parse {kind[1:].upper()}: {exc}")) from None
+
+
+def merge_overrides(spec: dict, overrides: dict | None) -> dict:
+    """Apply per-section overrides: ``{"graph": {"n_neighbors": 15}}`` updates the section;
+    an override with a different ``name`` replaces the section; ``None`` removes it;
+    scalar top-level keys replace."""
+    out = copy.deepcopy(spec)
+    for key, value in (overrides or {}).items():
+        if key in SECTIONS and isinstance(value, dict) and isinstance(out.get(key), dict):
+            if "name" in value and value["name"] != out[key].get("name"):
+                out[key] = dict(value)
+            else:
+                out[key] = {**out[key], **value}
+        elif value is None and key in SECTIONS:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def _closest(word: str, options) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _looks_like_code(name: str) -> bool:
+    return any(ch in name for ch in ".:/\\()") or name.startswith("_")
+
+
+def parse_part(value: Any, loc: str, problems: list[Problem]) -> PartSpec | None:
+    """Parse one section value into a :class:`PartSpec`, appending problems."""
+    from graphclust._parts import Part
+
+    if isinstance(value, Part):
+        return PartSpec(value.name or type(value).__name__, {}, value)
+    if not isinstance(value, dict):
+        problems.append(Problem(loc, f"must be a table with a 'name', got {type(value).__name__}"))
+        return None
+    if "_target_" in value:
+        problems.append(Problem(f"{loc}._target_", "a spec selects parts by registered name "
+                                "only; '_target_' (an import path) is not allowed"))
+    name = value.get("name")
+    if name is None:
+        problems.append(Problem(f"{loc}.name", "missing: every section needs the registered "
+                                "name of a part"))
+        return None
+    if not isinstance(name, str):
+        problems.append(Problem(f"{loc}.name", f"must be a string, got {type(name).__name__}"))
+        return None
+    if _looks_like_code(name):
+        problems.append(Problem(f"{loc}.name", f"{name!r} looks like an import path; a spec "
+                                "selects parts by registered name only and never imports code"))
+        return None
+    if not NAME_PATTERN.match(name):
+        problems.append(Problem(f"{loc}.name", f"{name!r} is not a valid part name"))
+        return None
+    params = {k: v for k, v in value.items() if k not in ("name", "_target_")}
+    return PartSpec(name, params)
+
+
+def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[Problem]]:
+    """Check a spec's structure; return the parsed spec and every problem found.
+
+    ``nested=True`` parses a pipeline given as a part parameter (its ``graph`` is
+    optional: it reuses its parent's graph).
+    """
+    problems: list[Problem] = []
+    if not isinstance(data, dict):
+        return PipelineSpec(None, None, None), [Problem("", "a spec must be a table")]
+    for key in data:
+        if key not in TOP_KEYS and key not in META_KEYS:
+            if key == "_target_":
+                problems.append(Problem(key, "a spec selects parts by registered name only; "
+                                        "'_target_' (an import path) is not allowed"))
+            else:
+                problems.append(Problem(key, "unknown key" + _closest(key, TOP_KEYS) +
+                                        f" Allowed: {', '.join(TOP_KEYS)}"))
+    sections: dict[str, PartSpec | None] = {}
+    required = ("solver", "rounding") if nested else ("graph", "solver", "rounding")
+    for sec in SECTIONS:
+        if sec in data and data[sec] is not None:
+            sections[sec] = parse_part(data[sec], sec, problems)
+        else:
+            sections[sec] = None
+            if sec in required:
+                problems.append(Problem(sec, "missing section"))
+    metrics: list[PartSpec] = []
+    raw_metrics = data.get("metrics", [])
+    if isinstance(raw_metrics, (dict, str)):
+        raw_metrics = [raw_metrics]
+    if not isinstance(raw_metrics, list):
+        problems.append(Problem("metrics", "must be a list of tables"))
+        raw_metrics = []
+    for i, m in enumerate(raw_metrics):
+        if isinstance(m, str):
+            m = {"name": m}
+        ps = parse_part(m, f"metrics[{i}]", problems)
+        if ps is not None:
+            metrics.append(ps)
+    n_clusters = data.get("n_clusters")
+    if n_clusters is not None and (isinstance(n_clusters, bool) or not isinstance(n_clusters, int)
+                                   or n_clusters < 1):
+        problems.append(Problem("n_clusters", f"must be an integer >= 1, got {n_clusters!r}"))
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
+    adapter = data.get("adapter")
+    if adapter is not None and adapter not in ADAPTERS:
+        problems.append(Problem("adapter", f"must be one of {', '.join(map(repr, ADAPTERS))}, "
+                                f"got {adapter!r}"))
+    spec = PipelineSpec(
+        graph=sections["graph"], solver=sections["solver"], rounding=sections["rounding"],
+        anchors=sections["anchors"], metrics=tuple(metrics),
+        n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        adapter=adapter,
+    )
+    return spec, problems
