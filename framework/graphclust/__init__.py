@@ -11,6 +11,7 @@ Data flow::
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
+from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._pipeline import FitResult, Pipeline, check_input
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
@@ -66,6 +67,7 @@ __all__ = [
     "DisconnectedGraphWarning",
     "Graph",
     "GraphBuilder",
+    "GraphClustering",
     "GraphClustWarning",
     "IncompatiblePartsError",
     "InputError",

@@ -1,0 +1,298 @@
+"""The scikit-learn compatible estimator :class:`GraphClustering`."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from graphclust._composer import compose
+from graphclust._errors import InputError, SpecError, Problem
+from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._parts import AnchorSelector, Context, GraphBuilder, part
+from graphclust._pipeline import Pipeline, check_input
+from graphclust._progress import Progress
+from graphclust._spec import SECTIONS, merge_overrides, read_spec
+
+__all__ = ["GraphClustering"]
+
+DEFAULT_N_CLUSTERS = 8
+
+
+@part
+class GivenAnchors(AnchorSelector):
+    """Anchors given by the user as an array (not registered; built by the estimator)."""
+
+    name: ClassVar[str] = "given"
+    points: Any = None
+
+    def select(self, X, ctx):
+        pts = np.asarray(self.points, dtype=X.dtype if X.dtype == np.float32 else np.float64)
+        if pts.ndim != 2 or pts.shape[1] != X.shape[1]:
+            raise InputError(f"given anchors must have shape (m, {X.shape[1]}), got {pts.shape}")
+        return Anchors(pts, info={"given": True})
+
+
+@part
+class GivenGraph(GraphBuilder):
+    """A precomputed graph: a sparse ``n x n`` affinity or ``n x m`` anchor matrix ``Z``."""
+
+    name: ClassVar[str] = "precomputed"
+    matrix: Any = None
+
+    @property
+    def produces(self) -> str:  # type: ignore[override]
+        shape = self.matrix.shape
+        return "affinity" if shape[0] == shape[1] else "anchor"
+
+    def build(self, X, anchors, ctx):
+        if X is not None and self.matrix.shape[0] != X.shape[0]:
+            raise InputError(f"the precomputed graph has {self.matrix.shape[0]} rows but X has "
+                             f"{X.shape[0]} samples")
+        if self.produces == "affinity":
+            A = sp.csr_array(self.matrix)
+            if abs(A - A.T).sum() > 1e-8 * max(1.0, abs(A).sum()):
+                raise InputError("a precomputed n x n graph must be symmetric")
+            return AffinityGraph(A, info={"precomputed": True})
+        return AnchorGraph(sp.csr_array(self.matrix), None, info={"precomputed": True})
+
+
+def _is_array_like(value) -> bool:
+    return sp.issparse(value) or isinstance(value, np.ndarray)
+
+
+class GraphClustering(ClusterMixin, BaseEstimator):
+    """Graph clustering pipeline from a preset or a declarative spec.
+
+    Parameters
+    ----------
+    spec : str or dict, default="ncut"
+        A preset name (``graphclust plugins`` lists them), a path to a ``.toml`` /
+        ``.json`` spec, TOML/JSON text, or a spec dict.
+    n_clusters : int, optional
+        Number of clusters; defaults to the spec's ``n_clusters``, else 8.
+    random_state : int, RandomState or None
+        Seed of the run (overrides the spec's ``seed``). The same spec, data and seed
+        give identical labels.
+    verbose : bool, default=False
+        Report progress of long stages (through the ``graphclust_report_progress`` hook;
+        the built-in reporter writes to stderr).
+    overrides : dict, optional
+        Per-section overrides, merged into the spec: ``{"graph": {"n_neighbors": 15}}``.
+        A section may also be given as a part instance, ``anchors`` as an ``(m, d)``
+        array of anchors, ``graph`` as a precomputed sparse ``n x n`` affinity or
+        ``n x m`` matrix ``Z``.
+    **kwargs
+        Shorthand for ``overrides``: ``GraphClustering("ncut", graph={"n_neighbors": 15})``.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    pipeline_ : Pipeline
+        The composed, fitted parts.
+    graph_ : AffinityGraph or AnchorGraph
+    solution_ : Solution
+    anchors_ : Anchors or None
+    embedding_ : ndarray or None
+        The solution's embedding (or soft assignment when it has no embedding).
+    timings_ : dict of str to float
+        Wall time per stage in seconds.
+    scores_ : dict of str to float
+        The spec's metrics, when ``fit`` was given ``y``.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from graphclust import GraphClustering
+    >>> X, y = load_digits(return_X_y=True)
+    >>> model = GraphClustering("anchor-spectral", n_clusters=10, random_state=0,
+    ...                         anchors={"n_anchors": 300}).fit(X)
+    >>> model.labels_.shape
+    (1797,)
+    """
+
+    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, verbose=False,
+                 overrides=None, **kwargs):
+        self.spec = spec
+        self.n_clusters = n_clusters
+        self.random_state = random_state
+        self.verbose = verbose
+        self.overrides = {**(overrides or {}), **kwargs} if kwargs else overrides
+
+    # -- spec handling ------------------------------------------------------------------
+    def _spec_dict(self) -> dict:
+        from graphclust._plugins import get_registry
+
+        registry = get_registry()
+        if isinstance(self.spec, str) and self.spec in registry.presets:
+            base = copy.deepcopy(registry.presets.get(self.spec))
+        elif isinstance(self.spec, str) and not any(c in self.spec for c in "=[{./\\"):
+            registry.presets.record(self.spec)  # raises with the list of presets
+            base = {}
+        else:
+            base = read_spec(self.spec)
+        given: dict[str, Any] = {}
+        plain: dict[str, Any] = {}
+        for key, value in (self.overrides or {}).items():
+            if key == "anchors" and _is_array_like(value):
+                given[key] = GivenAnchors(points=value)
+            elif key == "graph" and _is_array_like(value):
+                given[key] = GivenGraph(matrix=value)
+            elif key in SECTIONS and not isinstance(value, (dict, type(None))):
+                given[key] = value  # a part instance; the composer checks it
+            else:
+                plain[key] = value
+        spec = merge_overrides(base, plain)
+        spec.update(given)
+        if isinstance(given.get("graph"), GivenGraph):
+            spec.pop("anchors", None)
+            if given["graph"].produces == "anchor" and spec.get("adapter") is None:
+                pass
+        return spec
+
+    def _compose(self) -> Pipeline:
+        return compose(self._spec_dict())
+
+    def _n_clusters(self, pipe: Pipeline) -> int:
+        k = self.n_clusters if self.n_clusters is not None else pipe.n_clusters
+        k = DEFAULT_N_CLUSTERS if k is None else k
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise SpecError(Problem("n_clusters", f"must be an integer >= 1, got {k!r}"))
+        return int(k)
+
+    def _seed(self, pipe: Pipeline) -> int:
+        if self.random_state is None and pipe.seed is not None:
+            return int(pipe.seed)
+        if isinstance(self.random_state, (int, np.integer)) and not isinstance(
+                self.random_state, bool):
+            return int(self.random_state) & 0x7FFFFFFF
+        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+
+    # -- scikit-learn parameter protocol ------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict:
+        params = super().get_params(deep=False)
+        if not deep:
+            return params
+        try:
+            pipe = self._compose()
+        except Exception:  # an invalid spec has no nested parameters to show
+            return params
+        for sec, p in pipe.named_parts().items():
+            for key, value in p.get_params(deep=False).items():
+                params[f"{sec}__{key}"] = value
+        return params
+
+    def set_params(self, **params):
+        nested: dict[str, dict] = {}
+        plain = {}
+        for key, value in params.items():
+            if "__" in key:
+                sec, sub = key.split("__", 1)
+                if sec not in SECTIONS:
+                    raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
+                                     f"({', '.join(SECTIONS)})")
+                nested.setdefault(sec, {})[sub] = value
+            elif key in SECTIONS:
+                nested.setdefault(key, {}).update(value if isinstance(value, dict) else {})
+                if not isinstance(value, dict):
+                    plain.setdefault("overrides", dict(self.overrides or {}))[key] = value
+            else:
+                plain[key] = value
+        if nested:
+            overrides = dict(plain.pop("overrides", None) or self.overrides or {})
+            for sec, values in nested.items():
+                current = overrides.get(sec)
+                overrides[sec] = {**current, **values} if isinstance(current, dict) else values
+            plain["overrides"] = overrides
+        if plain:
+            super().set_params(**plain)
+        return self
+
+    # -- fitting --------------------------------------------------------------------
+    def _emit(self):
+        if not self.verbose:
+            return None
+        from graphclust._plugins import get_plugin_manager
+
+        return get_plugin_manager().report_progress
+
+    def fit(self, X, y=None):
+        """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
+        pipe = self._compose()
+        precomputed = isinstance(pipe.graph, GivenGraph)
+        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
+                          dtype=(np.float64, np.float32), ensure_min_samples=1,
+                          ensure_all_finite=True)
+        n_clusters = self._n_clusters(pipe)
+        X = check_input(X, n_clusters)
+        if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
+            raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
+                             f"has {X.shape[0]} samples")
+        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()))
+        y_arr = None if y is None else np.asarray(y)
+        result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
+        self.pipeline_ = pipe
+        self.result_ = result
+        self.labels_ = result.labels
+        self.graph_ = result.graph
+        self.solution_ = result.solution
+        self.anchors_ = result.anchors
+        sol = result.solution
+        self.embedding_ = sol.embedding if sol.embedding is not None else sol.soft
+        self.timings_ = dict(result.timings)
+        self.scores_ = dict(result.scores)
+        self.n_clusters_ = n_clusters
+        return self
+
+    def fit_predict(self, X, y=None, **kwargs):
+        return self.fit(X, y).labels_
+
+    # -- new points -----------------------------------------------------------------
+    def _can_predict(self) -> bool:
+        if hasattr(self, "pipeline_"):
+            return self.pipeline_.can_predict()
+        try:
+            return self._compose().can_predict()
+        except Exception:
+            return False
+
+    @available_if(_can_predict)
+    def predict(self, X):
+        """Label new points through the fitted anchors (anchor-graph pipelines only).
+
+        Each new point gets its row of ``Z`` against the fitted anchors, its solution
+        row as ``z @ (per-anchor values)``, then a label from the fitted rounding.
+        """
+        check_is_fitted(self, "pipeline_")
+        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
+                          dtype=(np.float64, np.float32), reset=False)
+        X = check_input(X)
+        return self.pipeline_.predict(X, self.result_)
+
+    @available_if(_can_predict)
+    def transform(self, X):
+        """Embed new points: through the solver's feature projection when it has one
+        (ULGE), else through the fitted anchors (``z @ anchor_embedding``)."""
+        check_is_fitted(self, "pipeline_")
+        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
+                          dtype=(np.float64, np.float32), reset=False)
+        X = check_input(X)
+        sol = self.solution_
+        if sol.projection is not None:
+            center = 0.0 if sol.center is None else sol.center
+            return (X - center) @ sol.projection
+        ext = self.pipeline_.extend(X, self.result_)
+        return ext.embedding if ext.embedding is not None else ext.soft
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = False
+        return tags
