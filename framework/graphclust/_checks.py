@@ -31,6 +31,8 @@ class Check:
 
     description: str
     test: Callable[[Any], str | None]
+    #: For :func:`part_spec` checks: the nested part kind the composer resolves.
+    _part_kind: str | None = None
 
     def __call__(self, value: Any) -> str | None:
         return self.test(value)
@@ -98,7 +100,8 @@ boolean = Check("a boolean", lambda v: None if isinstance(v, bool) else f"must b
 
 def optional(check: Check) -> Check:
     """``None`` or what ``check`` accepts."""
-    return Check(f"None or {check.description}", lambda v: None if v is None else check(v))
+    return Check(f"None or {check.description}", lambda v: None if v is None else check(v),
+                 part_kind=check._part_kind)
 
 
 def any_of(*checks: Check) -> Check:
@@ -121,13 +124,16 @@ def part_spec(kind: str) -> Check:
     def test(value):
         if isinstance(value, Part):
             return None
+        if kind == "pipeline":
+            # a table with optional graph/solver/rounding sub-tables, or a composed Pipeline
+            if isinstance(value, dict) or hasattr(value, "fit_labels"):
+                return None
+            return f"must be a pipeline spec (a table with solver/rounding tables), {_got(value)}"
         if isinstance(value, dict) and isinstance(value.get("name"), str):
             return None
         return f"must be a {kind} spec (a table with a 'name'), {_got(value)}"
 
-    check = Check(f"a {kind} spec", test)
-    object.__setattr__(check, "_part_kind", kind)
-    return check
+    return Check(f"a {kind} spec", test, part_kind=kind)
 
 
 def run_checks(values: Iterable[tuple[str, Any, Check | None]]) -> list[tuple[str, str]]:

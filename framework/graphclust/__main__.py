@@ -1,0 +1,5 @@
+import sys
+
+from graphclust.cli import main
+
+sys.exit(main())
