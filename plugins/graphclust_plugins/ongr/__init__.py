@@ -1,4 +1,8 @@
-"""The ``ongr``  bundle (skeleton; parts are added by the bundle's issue)."""
+"""The ``ongr`` bundle: Han, Xiong, Nie — Orthogonal and Nonnegative Graph Reconstruction.
+
+Graph ``ongr-anchor`` (Gaussian anchor graph, Eq. 12), solver ``ongr`` (Eq. 7,
+Algorithm 1); presets ``ongr-k`` (k-means anchors) and ``ongr-r`` (random anchors).
+"""
 
 from pathlib import Path
 
@@ -9,5 +13,10 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+    from graphclust_plugins.ongr.solver import OngrSolver
+
+    registry.graphs.add(OngrAnchorGraph)
+    registry.solvers.add(OngrSolver)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
