@@ -1,0 +1,111 @@
+"""A toy registry of tiny parts, independent of the built-in bundles."""
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+import graphclust as gc
+from graphclust import Registry
+
+
+@gc.part
+class ToyAnchors(gc.AnchorSelector):
+    """First m points as anchors."""
+
+    name: ClassVar[str] = "toy-anchors"
+    n_anchors: int = gc.param(4, doc="m", check=gc.integer(1))
+
+    def select(self, X, ctx):
+        m = gc.clamp_anchors(self.n_anchors, X.shape[0])
+        return gc.Anchors(X[:m])
+
+
+@gc.part
+class ToyAnchorGraph(gc.GraphBuilder):
+    """Nearest anchor only."""
+
+    name: ClassVar[str] = "toy-anchor-graph"
+    produces: ClassVar[str] = "anchor"
+    needs_anchors: ClassVar[bool] = True
+
+    def build(self, X, anchors, ctx):
+        return gc.AnchorGraph(self.transform(X, None, anchors), anchors)
+
+    def transform(self, X_new, graph, anchors=None):
+        import scipy.sparse as sp
+        from graphclust.neighbors import nearest_anchors
+
+        anchors = anchors or graph.anchors
+        idx, _ = nearest_anchors(X_new, anchors.points, 1)
+        n = X_new.shape[0]
+        return sp.csr_array((np.ones(n), (np.arange(n), idx[:, 0])), shape=(n, anchors.n_anchors))
+
+
+@gc.part
+class ToyAffinity(gc.GraphBuilder):
+    """Complete graph."""
+
+    name: ClassVar[str] = "toy-affinity"
+    produces: ClassVar[str] = "affinity"
+
+    def build(self, X, anchors, ctx):
+        n = X.shape[0]
+        return gc.AffinityGraph(np.ones((n, n)) - np.eye(n))
+
+
+@gc.part
+class ToySolver(gc.Solver):
+    """Soft assignment from the first feature's rank."""
+
+    name: ClassVar[str] = "toy-solver"
+    accepts: ClassVar[frozenset] = frozenset({"affinity"})
+    needs_features: ClassVar[bool] = False
+    produces: ClassVar[frozenset] = frozenset({"soft"})
+    lam: float = gc.param(1.0, doc="λ", check=gc.real(0, low_open=True))
+    mode: str = gc.param("a", doc="mode", check=gc.one_of("a", "b"))
+    init: object = gc.param(None, doc="nested", check=gc.optional(gc.part_spec("pipeline")))
+
+    def solve(self, graph, X, n_clusters, ctx):
+        soft = np.zeros((graph.n, n_clusters))
+        soft[np.arange(graph.n), np.arange(graph.n) % n_clusters] = 1
+        return gc.Solution(soft=soft)
+
+
+@gc.part
+class ToyArgmax(gc.Rounding):
+    """argmax."""
+
+    name: ClassVar[str] = "toy-argmax"
+    needs: ClassVar[str] = "soft"
+
+    def round(self, solution, n_clusters, ctx):
+        return solution.soft.argmax(1)
+
+    def assign(self, solution):
+        return solution.soft.argmax(1)
+
+
+@gc.part
+class ToyKMeans(gc.Rounding):
+    """needs an embedding."""
+
+    name: ClassVar[str] = "toy-kmeans"
+    needs: ClassVar[str] = "embedding"
+
+    def round(self, solution, n_clusters, ctx):
+        return np.zeros(solution.n, dtype=int)
+
+
+@pytest.fixture
+def toy_registry():
+    reg = Registry()
+    reg.anchors.add(ToyAnchors)
+    reg.graphs.add(ToyAnchorGraph)
+    reg.graphs.add(ToyAffinity)
+    reg.solvers.add(ToySolver)
+    reg.roundings.add(ToyArgmax)
+    reg.roundings.add(ToyKMeans)
+    reg.presets.add("toy", {"graph": {"name": "toy-affinity"}, "solver": {"name": "toy-solver"},
+                            "rounding": {"name": "toy-argmax"}}, summary="toy preset")
+    return reg

@@ -1,0 +1,145 @@
+"""Plugin discovery: entry points loaded one by one, failures isolated and reported."""
+
+import importlib.metadata as md
+import sys
+import textwrap
+import warnings
+
+import pytest
+
+import graphclust as gc
+from graphclust import PluginError, PluginManager
+
+GOOD_PLUGIN = '''
+from typing import ClassVar
+import numpy as np
+import graphclust as gc
+
+@gc.part
+class EchoSolver(gc.Solver):
+    """Echo solver of a third-party package."""
+    name: ClassVar[str] = "{prefix}echo"
+    produces: ClassVar[frozenset] = frozenset({{"soft"}})
+    def solve(self, graph, X, n_clusters, ctx):
+        return gc.Solution(soft=np.ones((graph.n, n_clusters)))
+
+@gc.hookimpl
+def graphclust_register_components(registry):
+    registry.solvers.add(EchoSolver)
+    registry.presets.add("{prefix}echo-preset", {{"graph": {{"name": "knn"}},
+                         "solver": {{"name": "{prefix}echo"}}, "rounding": {{"name": "argmax"}}}})
+'''
+
+
+def make_dist(tmp_path, dist_name, module, body, version="1.2.3"):
+    """A real installed distribution: a module plus a .dist-info folder on sys.path."""
+    (tmp_path / f"{module}.py").write_text(textwrap.dedent(body))
+    info = tmp_path / f"{dist_name}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist_name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[graphclust]\n{module} = {module}\n")
+    return md.Distribution.at(info)
+
+
+def eps_of(dist):
+    return [ep for ep in dist.entry_points if ep.group == "graphclust"]
+
+
+@pytest.fixture
+def on_path(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in list(sys.modules):
+        if name.startswith("gcfix_"):
+            del sys.modules[name]
+
+
+def test_real_installed_fixture_package_is_discovered(on_path):
+    make_dist(on_path, "gcfix-good", "gcfix_good", GOOD_PLUGIN.format(prefix="fix-"))
+    # Discovery through importlib.metadata itself (no list handed in).
+    pm = PluginManager(strict=True).load()
+    rec = pm.registry.solvers.record("fix-echo")
+    assert rec.provider.bundle == "gcfix_good"
+    assert rec.provider.distribution == "gcfix-good" and rec.provider.version == "1.2.3"
+    assert "fix-echo-preset" in pm.registry.presets
+    # the built-in bundles are discovered the same way
+    assert pm.registry.roundings.record("argmax").provider.distribution == "graphclust"
+    assert rec.summary == "Echo solver of a third-party package."
+
+
+def test_broken_import_is_isolated_and_reported(on_path):
+    good = make_dist(on_path, "gcfix-a", "gcfix_a", GOOD_PLUGIN.format(prefix="a-"))
+    bad = make_dist(on_path, "gcfix-broken", "gcfix_broken", "raise ImportError('no numpy 3')\n")
+    pm = PluginManager(entry_points=eps_of(good) + eps_of(bad))
+    with pytest.warns(gc.GraphClustWarning, match="gcfix_broken.*no numpy 3"):
+        pm.load()
+    assert "a-echo" in pm.registry.solvers
+    rec = next(r for r in pm.records if r.name == "gcfix_broken")
+    assert rec.status == "failed" and "no numpy 3" in rec.error
+    assert rec.distribution == "gcfix-broken" and rec.entry_point == "gcfix_broken"
+
+
+def test_raising_hook_rolls_back_and_others_keep_working(on_path):
+    body = GOOD_PLUGIN.format(prefix="r-").replace(
+        'registry.presets.add(', 'raise RuntimeError("boom")\n    registry.presets.add(')
+    bad = make_dist(on_path, "gcfix-raise", "gcfix_raise", body)
+    good = make_dist(on_path, "gcfix-b", "gcfix_b", GOOD_PLUGIN.format(prefix="b-"))
+    pm = PluginManager(entry_points=eps_of(bad) + eps_of(good))
+    with pytest.warns(gc.GraphClustWarning, match="boom"):
+        pm.load()
+    assert "r-echo" not in pm.registry.solvers  # partial registration rolled back
+    assert "b-echo" in pm.registry.solvers
+    assert next(r for r in pm.records if r.name == "gcfix_raise").status == "failed"
+
+
+def test_misspelt_hook_fails_loudly(on_path):
+    body = GOOD_PLUGIN.format(prefix="m-").replace("graphclust_register_components",
+                                                   "graphclust_register_component")
+    dist = make_dist(on_path, "gcfix-typo", "gcfix_typo", body)
+    with pytest.warns(gc.GraphClustWarning, match="graphclust_register_component"):
+        pm = PluginManager(entry_points=eps_of(dist)).load()
+    assert next(r for r in pm.records if r.name == "gcfix_typo").status == "failed"
+    with pytest.raises(PluginError, match="unknown hook"):
+        PluginManager(entry_points=eps_of(dist), strict=True).load()
+
+
+def test_strict_mode_raises_on_broken_import(on_path, monkeypatch):
+    bad = make_dist(on_path, "gcfix-broken2", "gcfix_broken2", "1/0\n")
+    monkeypatch.setenv("GRAPHCLUST_STRICT_PLUGINS", "1")
+    with pytest.raises(PluginError, match="ZeroDivisionError"):
+        PluginManager(entry_points=eps_of(bad)).load()
+
+
+def test_block_list(on_path, monkeypatch):
+    dist = make_dist(on_path, "gcfix-c", "gcfix_c", GOOD_PLUGIN.format(prefix="c-"))
+    monkeypatch.setenv("GRAPHCLUST_DISABLE_PLUGINS", "gcfix_c, other")
+    pm = PluginManager(entry_points=eps_of(dist)).load()
+    assert "c-echo" not in pm.registry.solvers
+    assert next(r for r in pm.records if r.name == "gcfix_c").status == "blocked"
+
+
+def test_name_collision_names_both_providers(on_path):
+    a = make_dist(on_path, "gcfix-d", "gcfix_d", GOOD_PLUGIN.format(prefix="same-"))
+    b = make_dist(on_path, "gcfix-e", "gcfix_e", GOOD_PLUGIN.format(prefix="same-"))
+    with pytest.warns(gc.GraphClustWarning) as caught:
+        pm = PluginManager(entry_points=eps_of(a) + eps_of(b)).load()
+    msg = " ".join(str(w.message) for w in caught)
+    assert "collision" in msg and "gcfix-d" in msg and "gcfix-e" in msg
+    assert pm.registry.solvers.record("same-echo").provider.distribution == "gcfix-d"
+
+
+def test_registry_rejects_bad_parts():
+    reg = gc.Registry()
+    with pytest.raises(TypeError, match="subclass of graphclust.Solver"):
+        reg.solvers.add(object)
+    with pytest.raises(ValueError, match="invalid"):
+        reg.presets.add("Bad Name", {})
+
+
+def test_builtin_registry_has_all_five_kinds():
+    reg = gc.get_registry()
+    kinds = {r.kind for r in reg.all_parts()}
+    assert kinds == {"anchors", "graph", "solver", "rounding", "metric"}
+    bundles = {r.provider.bundle for r in reg.all_parts()}
+    assert {"common"} <= bundles
+    assert all(p.status == "loaded" for p in reg.plugins)
