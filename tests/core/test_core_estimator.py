@@ -1,0 +1,188 @@
+"""The scikit-learn estimator over the built-in presets."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import make_blobs
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import graphclust as gc
+from graphclust import GraphClustering, InputError, SpecError
+
+PRESETS = gc.get_registry().presets.names()
+
+# Checks that cannot hold for a whole family of presets, with the reason.
+EXPECTED_FAILED = {
+    # Graph pipelines read neighbourhoods: a dataset of 1 sample has none.
+}
+
+
+def _small_overrides(preset):
+    """Keep estimator checks fast: few anchors/restarts where the preset has them."""
+    spec = gc.get_registry().presets.get(preset)
+    out = {}
+    if "anchors" in spec:
+        out["anchors"] = {"n_anchors": 16}
+    return out
+
+
+@parametrize_with_checks(
+    [GraphClustering(p, random_state=0, overrides=_small_overrides(p) or None) for p in PRESETS],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gc.GraphClustWarning)
+        check(estimator)
+
+
+@pytest.fixture
+def blobs4():
+    X, y = make_blobs(n_samples=300, centers=4, n_features=6, cluster_std=0.8, random_state=1)
+    return X, y
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_presets_are_deterministic_under_a_seed(preset, blobs4):
+    X, _ = blobs4
+    over = _small_overrides(preset)
+    a = GraphClustering(preset, n_clusters=4, random_state=7, overrides=over).fit_predict(X)
+    b = GraphClustering(preset, n_clusters=4, random_state=7, overrides=over).fit_predict(X)
+    np.testing.assert_array_equal(a, b)
+    assert set(np.unique(a)) <= set(range(4))
+
+
+@pytest.mark.parametrize("preset", [p for p in ("ncut", "anchor-spectral") if p in PRESETS])
+def test_common_presets_find_blobs(preset, blobs4):
+    X, y = blobs4
+    model = GraphClustering(preset, n_clusters=4, random_state=0,
+                            overrides=_small_overrides(preset) or None,
+                            metrics=[{"name": "acc"}, {"name": "nmi"}]).fit(X, y)
+    assert model.scores_["acc"] > 0.95
+    assert set(model.timings_) >= {"graph", "solver", "rounding", "total"}
+    assert model.embedding_.shape[0] == X.shape[0]
+
+
+def test_overrides_and_nested_params():
+    est = GraphClustering("ncut", graph={"n_neighbors": 15})
+    assert est.get_params()["graph__n_neighbors"] == 15
+    est.set_params(graph__n_neighbors=7, solver__n_components=3)
+    assert est.overrides == {"graph": {"n_neighbors": 7}, "solver": {"n_components": 3}}
+    assert clone(est).get_params()["graph__n_neighbors"] == 7
+    with pytest.raises(ValueError, match="not a section"):
+        est.set_params(bogus__x=1)
+
+
+def test_grid_search_over_section_params(blobs4):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.metrics import adjusted_rand_score, make_scorer
+
+    X, y = blobs4
+    scorer = make_scorer(lambda yt, yp: adjusted_rand_score(yt, yp))
+
+    class FitPredictScorer:
+        def __call__(self, est, X, y):
+            return adjusted_rand_score(y, est.fit_predict(X))
+
+    search = GridSearchCV(GraphClustering("ncut", n_clusters=4, random_state=0),
+                          {"graph__n_neighbors": [5, 10]}, cv=2, scoring=FitPredictScorer())
+    search.fit(X, y)
+    assert search.best_params_["graph__n_neighbors"] in (5, 10)
+    del scorer
+
+
+def test_inside_sklearn_pipeline(blobs4):
+    X, y = blobs4
+    pipe = make_pipeline(StandardScaler(), GraphClustering("ncut", n_clusters=4, random_state=0))
+    labels = pipe.fit_predict(X)
+    assert labels.shape == (300,)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.array([[np.nan, 1.0], [1.0, 2.0], [3.0, 4.0]]), "NaN"),
+    (np.array([[np.inf, 1.0], [1.0, 2.0], [3.0, 4.0]]), "infinity|inf"),
+    (np.zeros((0, 3)), "0 sample|empty"),
+    (np.arange(5.0), "2D|2-D"),
+])
+def test_bad_input_errors(bad, match):
+    with pytest.raises(ValueError, match=match):
+        GraphClustering("ncut", n_clusters=2).fit(bad)
+
+
+def test_fewer_samples_than_clusters():
+    with pytest.raises(InputError, match="fewer than n_clusters=5"):
+        GraphClustering("ncut", n_clusters=5).fit(np.random.default_rng(0).random((4, 2)))
+
+
+def test_unknown_preset_and_bad_override():
+    with pytest.raises(gc.UnknownPartError, match="ncut"):
+        GraphClustering("nctu").fit(np.random.default_rng(0).random((20, 2)))
+    with pytest.raises(SpecError, match="graph.n_neighbours"):
+        GraphClustering("ncut", graph={"n_neighbours": 3}).fit(np.ones((20, 2)))
+    with pytest.raises(SpecError, match="n_clusters: must be an integer >= 1"):
+        GraphClustering("ncut", n_clusters=0).fit(np.ones((20, 2)))
+
+
+def test_precomputed_affinity_graph(blobs4):
+    X, y = blobs4
+    ref = GraphClustering("ncut", n_clusters=4, random_state=0).fit(X)
+    A = ref.graph_.adjacency
+    model = GraphClustering("ncut", n_clusters=4, random_state=0, graph=A).fit(X)
+    np.testing.assert_array_equal(model.labels_, ref.labels_)
+    with pytest.raises(InputError, match="rows"):
+        GraphClustering("ncut", n_clusters=4, graph=A).fit(X[:10])
+
+
+@pytest.mark.skipif("anchor-spectral" not in PRESETS, reason="common bundle not registered")
+def test_user_given_anchors_and_predict(blobs4):
+    X, y = blobs4
+    anchors = X[::10]
+    model = GraphClustering("anchor-spectral", n_clusters=4, random_state=0,
+                            anchors=anchors).fit(X)
+    np.testing.assert_array_equal(model.anchors_.points, anchors)
+    # predicting the training points reproduces their labels (row-local placement)
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    Xn, _ = make_blobs(n_samples=50, centers=4, n_features=6, cluster_std=0.8, random_state=1)
+    assert model.predict(Xn).shape == (50,)
+    assert model.transform(Xn).shape[0] == 50
+
+
+def test_predict_only_for_anchor_pipelines():
+    assert not hasattr(GraphClustering("ncut"), "predict")
+
+
+def test_pickle_round_trip(blobs4):
+    X, _ = blobs4
+    model = GraphClustering("ncut", n_clusters=4, random_state=0).fit(X)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.labels_, model.labels_)
+
+
+def test_sparse_input(blobs4):
+    X, _ = blobs4
+    Xs = sp.csr_matrix(X)
+    a = GraphClustering("ncut", n_clusters=4, random_state=0).fit_predict(Xs)
+    b = GraphClustering("ncut", n_clusters=4, random_state=0).fit_predict(X)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_verbose_progress_goes_to_stderr(blobs4, capsys):
+    X, _ = blobs4
+    GraphClustering("ncut", n_clusters=4, random_state=0, verbose=True).fit(X)
+    err = capsys.readouterr().err
+    assert "[graphclust] graph:knn" in err and "[graphclust] solver:spectral" in err
+    GraphClustering("ncut", n_clusters=4, random_state=0).fit(X)
+    assert capsys.readouterr().err == ""
+
+
+def test_disconnected_graph_warns():
+    X = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3,
+                   np.full((10, 2), 100.0) + np.arange(10)[:, None] * 1e-3])
+    with pytest.warns(gc.DisconnectedGraphWarning, match="2 connected components"):
+        GraphClustering("ncut", n_clusters=2, random_state=0, graph={"n_neighbors": 3}).fit(X)
