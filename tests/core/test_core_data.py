@@ -19,7 +19,7 @@ def test_npz_mat_csv_libsvm_round_trip(tmp_path):
                header="f1,f2,f3,label", comments="")
     from sklearn.datasets import dump_svmlight_file
 
-    dump_svmlight_file(X, y, tmp_path / "d.svm")
+    dump_svmlight_file(X, y, str(tmp_path / "d.svm"))
     for name in ("a.npz", "b.mat", "c.csv", "d.svm"):
         Xl, yl = load_file(tmp_path / name)
         Xl = Xl.toarray() if sp.issparse(Xl) else Xl
@@ -54,9 +54,12 @@ def test_mnist_extend_shifts():
     E, ye = mnist_extend(X, y)
     assert E.shape == (18, 784) and list(ye[:4]) == [4, 5, 4, 5]
     np.testing.assert_array_equal(E[:2], X)
-    img, up = X[0].reshape(28, 28), E[2].reshape(28, 28)
-    np.testing.assert_array_equal(up[:-1], img[1:])  # shifted up by one pixel
-    assert np.all(up[-1] == 0)
+    img, down = X[0].reshape(28, 28), E[2].reshape(28, 28)
+    np.testing.assert_array_equal(down[1:], img[:-1])  # first shift: one pixel down
+    assert np.all(down[0] == 0)
+    # the 8 shifted copies are all distinct and differ from the original
+    copies = {E[2 * s].tobytes() for s in range(9)}
+    assert len(copies) == 9
     assert mnist_extend(X, y, n=5)[0].shape == (5, 784)
     with pytest.raises(InputError):
         mnist_extend(X, y, n=19)
