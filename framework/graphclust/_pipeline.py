@@ -46,7 +46,9 @@ def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np
         raise InputError(f"{what} contains {bad} (first at row "
                          f"{int(np.argwhere(~np.isfinite(arr))[0, 0])})")
     if n_clusters is not None and arr.shape[0] < n_clusters:
-        raise InputError(f"{what} has {arr.shape[0]} samples, fewer than n_clusters={n_clusters}")
+        n = arr.shape[0]
+        raise InputError(f"{what} has {n} sample{'s' if n != 1 else ''}, fewer than "
+                         f"n_clusters={n_clusters}")
     return arr
 
 
