@@ -1,0 +1,183 @@
+"""Spectral embedding of NCER (Mizutani, Algorithm 1 steps 1–3, Proposition 1, Remark 2)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import eigsh
+
+import graphclust
+from graphclust import safe_inverse
+
+__all__ = ["NcerEmbedding", "first_vector_basis"]
+
+_DENSE_MAX = 600
+
+
+def first_vector_basis(V: np.ndarray, v1: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Rotate the orthonormal columns of ``V`` so that the first one is ``v1`` (Remark 2).
+
+    The eigensolver may return any orthonormal basis of a degenerate eigenspace (a
+    disconnected graph has eigenvalue 0 of the normalized Laplacian with multiplicity
+    = number of components). With ``w = Vᵀ v1`` (``||w|| = 1`` when ``v1`` lies in the
+    span), the Householder reflection ``H`` with ``H e1 = w/||w||`` gives ``V H`` whose
+    first column is ``v1`` and whose other columns are orthonormal and orthogonal to it;
+    ``w`` is supported on the degenerate eigenspace only, so the other eigenvectors are
+    left untouched. The first column is then set to ``v1`` exactly and the rest are
+    re-orthogonalised against it (Gram–Schmidt via QR).
+
+    Returns
+    -------
+    V_new : ndarray (n, r)
+    R : ndarray (r, r)
+        The orthogonal map applied (``V_new ≈ V @ R``).
+    in_span : float
+        ``||Vᵀ v1||``, 1 when ``v1`` lies in the computed eigenspace.
+    """
+    n, r = V.shape
+    w = V.T @ v1
+    norm_w = float(np.linalg.norm(w))
+    if norm_w < 1e-12:
+        R = np.eye(r)
+    else:
+        wh = w / norm_w
+        h = wh.copy()
+        h[0] -= 1.0
+        hh = float(h @ h)
+        R = np.eye(r) if hh < 1e-30 else np.eye(r) - 2.0 * np.outer(h, h) / hh
+    VR = V @ R
+    rest = VR[:, 1:] - np.outer(v1, v1 @ VR[:, 1:])
+    if rest.shape[1]:
+        Q, Rq = np.linalg.qr(rest)
+        signs = np.sign(np.diag(Rq))
+        signs[signs == 0] = 1.0
+        rest = Q * signs
+    V_new = np.column_stack([v1, rest])
+    return V_new, R, norm_w
+
+
+def _top_eigvecs_affinity(graph, r: int, rng, solver: str):
+    """Eigenvectors of D^{-1/2} K D^{-1/2} for the r largest eigenvalues (= the r
+    smallest of the normalized Laplacian), largest first."""
+    N = graph.normalized_adjacency()
+    n = N.shape[0]
+    if solver == "dense" or (solver == "auto" and (n <= _DENSE_MAX or r >= n - 1)):
+        vals, vecs = np.linalg.eigh(N.toarray())
+        order = np.argsort(-vals, kind="stable")[:r]
+        return vals[order], vecs[:, order]
+    v0 = rng.standard_normal(n)
+    vals, vecs = eigsh(N, k=r, which="LA", v0=v0, tol=0.0, maxiter=max(1000, 50 * n))
+    order = np.argsort(-vals, kind="stable")
+    return vals[order], vecs[:, order]
+
+
+@graphclust.part
+class NcerEmbedding(graphclust.Solver):
+    """NCER spectral embedding: p_i = rows of D^{-1/2} V_r, on the hyperplane x_1 = τ.
+
+    Algorithm 1, steps 1–3 of Mizutani: ``V_r`` holds the eigenvectors of the normalized
+    Laplacian ``D^{-1/2} L D^{-1/2}`` for the ``r`` smallest eigenvalues (computed as the
+    largest of ``D^{-1/2} K D^{-1/2}``), and the embedding rows are the columns of
+    ``V_rᵀ D^{-1/2}``. The first eigenvector is chosen as ``τ D^{1/2} e`` (Proposition 1)
+    even when the eigensolver returns another basis of a degenerate eigenspace
+    (Remark 2, see :func:`first_vector_basis`), so every row lies on the hyperplane
+    ``{x : e_1ᵀ x = τ}`` with ``τ = 1/sqrt(Σ_i d_i)``.
+
+    On an :class:`~graphclust.AnchorGraph` (``W = B Bᵀ``, ``B = Z Λ^{-1/2}``), ``V_r``
+    comes from the ``m x m`` Gram matrix of ``C = D^{-1/2} B`` (``V = C U Σ^{-1}``), never
+    forming ``W``; ``anchor_embedding`` places new points as ``z @ anchor_embedding``
+    (exact for training points whose ``Z`` rows sum to one, i.e. ``d_i = 1``).
+
+    Rules: an isolated vertex of an affinity graph (zero degree) is given a unit
+    self-loop (its own component) with a warning; ``r`` is clamped to ``n`` (affinity)
+    or to the number of nonzero singular values of ``C`` (anchor). Dense
+    eigendecomposition below 600 points, ARPACK (``eigsh``) above.
+    """
+
+    name = "ncer-embedding"
+    accepts = frozenset({"affinity", "anchor"})
+    needs_features = False
+    produces = frozenset({"embedding"})
+
+    n_components: int | None = graphclust.param(
+        None, doc="Embedding dimension r (Algorithm 1); None = n_clusters.",
+        check=graphclust.optional(graphclust.integer(1)))
+    eigen_solver: str = graphclust.param(
+        "auto", doc="'auto' (dense below 600 points, else ARPACK), 'arpack' or 'dense'.",
+        check=graphclust.one_of("auto", "arpack", "dense"))
+
+    def solve(self, graph, X, n_clusters, ctx):
+        r = int(self.n_components or n_clusters)
+        t0 = time.perf_counter()
+        if isinstance(graph, graphclust.AnchorGraph):
+            emb, info, anchor_emb = self._solve_anchor(graph, r, ctx)
+        else:
+            emb, info = self._solve_affinity(graph, r, ctx)
+            anchor_emb = None
+        info["eig_seconds"] = time.perf_counter() - t0
+        return graphclust.Solution(embedding=emb, anchor_embedding=anchor_emb, info=info)
+
+    def _solve_affinity(self, graph, r, ctx):
+        n = graph.n
+        isolated = graph.isolated()
+        if isolated.size:
+            warnings.warn(f"ncer-embedding: {isolated.size} isolated vertex(es); each gets a "
+                          "unit self-loop (its own component)", graphclust.GraphClustWarning,
+                          stacklevel=3)
+            graph = graphclust.AffinityGraph(
+                graph.adjacency + sp.csr_array((np.ones(isolated.size), (isolated, isolated)),
+                                               shape=(n, n)), info=graph.info)
+        r = min(r, n)
+        d = graph.degrees
+        vals, V = _top_eigvecs_affinity(graph, r, ctx.rng("ncer-embedding"), self.eigen_solver)
+        sqrt_d = np.sqrt(d)
+        v1 = sqrt_d / np.linalg.norm(sqrt_d)
+        V, _, in_span = first_vector_basis(V, v1)
+        emb = V * safe_inverse(d, 0.5)[:, None]
+        info = self._info(vals, d, in_span)
+        return emb, info
+
+    def _solve_anchor(self, graph, r, ctx):
+        d = graph.degrees
+        dinv = safe_inverse(d, 0.5)
+        B = graph.B()
+        C = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(graph.n, graph.n)) @ B)
+        G = (C.T @ C).toarray() if sp.issparse(C) else C.T @ C
+        G = 0.5 * (G + G.T)
+        s2, U = np.linalg.eigh(G)
+        order = np.argsort(-s2, kind="stable")
+        s2, U = s2[order], U[:, order]
+        positive = int(np.sum(s2 > 1e-12 * max(s2[0], 1e-300)))
+        if r > positive:
+            warnings.warn(f"ncer-embedding: r={r} exceeds the rank {positive} of the anchor "
+                          f"graph; using r={positive}", graphclust.GraphClustWarning, stacklevel=3)
+            r = positive
+        sig = np.sqrt(s2[:r])
+        Ur = U[:, :r]
+        V = np.asarray(C @ (Ur / sig[None, :]))
+        sqrt_d = np.sqrt(d)
+        v1 = sqrt_d / np.linalg.norm(sqrt_d)
+        V, R, in_span = first_vector_basis(V, v1)
+        emb = V * dinv[:, None]
+        lam_inv = safe_inverse(graph.anchor_degrees, 0.5)
+        anchor_emb = (lam_inv[:, None] * Ur / sig[None, :]) @ R
+        # make the first anchor coordinate exact: z @ col0 = τ for rows of Z summing to 1
+        anchor_emb[:, 0] = 1.0 / np.linalg.norm(sqrt_d)
+        info = self._info(s2[:r], d, in_span)
+        return emb, info, anchor_emb
+
+    @staticmethod
+    def _info(mu, d, in_span):
+        tau = 1.0 / float(np.sqrt(d.sum()))
+        mu = np.asarray(mu, dtype=np.float64)
+        lap = 1.0 - mu
+        return {
+            "laplacian_eigenvalues": lap,
+            "tau": tau,
+            "hyperplane": (0, tau),
+            "zero_eigenspace_dim": int(np.sum(lap <= 1e-8)),
+            "v1_in_span": in_span,
+        }

@@ -1,0 +1,132 @@
+"""Polynomial-kernel p-nearest-neighbour graph (Mizutani, Eq. 1 and Section 2)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+import graphclust
+from graphclust.neighbors import default_block_size, knn, nearest_anchors
+
+__all__ = ["PolyKnnGraph", "poly_knn_adjacency"]
+
+
+def _kernel(t: np.ndarray, b: float, c: int) -> np.ndarray:
+    return t if (b == 0 and c == 1) else (t + b) ** c
+
+
+def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
+    """Indices and kernel values of each point's ``p`` most similar points."""
+    n = X.shape[0]
+    monotone = (c % 2 == 1) or float(X.min(initial=0.0)) >= 0.0
+    if monotone:
+        # (t + b)^c increases with t (odd c, or all inner products >= 0 >= -b):
+        # the p most similar points are the p largest inner products.
+        if include_self:
+            idx, ip = nearest_anchors(X, X, p, metric="inner_product")
+        else:
+            idx, ip = knn(X, p, metric="inner_product")
+        return idx, _kernel(ip, b, c)
+    # Even c with mixed-sign inner products: rank by the kernel itself, in row blocks.
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    Xw = X.astype(dtype, copy=False)
+    block = default_block_size(n)
+    idx_out = np.empty((n, p), dtype=np.int64)
+    val_out = np.empty((n, p))
+    for s in range(0, n, block):
+        e = min(n, s + block)
+        K = _kernel((Xw[s:e] @ Xw.T).astype(np.float64), b, c)
+        if not include_self:
+            K[np.arange(e - s), np.arange(s, e)] = -np.inf
+        part = np.argpartition(-K, p - 1, axis=1)[:, :p]
+        vals = np.take_along_axis(K, part, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        idx_out[s:e] = np.take_along_axis(part, order, axis=1)
+        val_out[s:e] = np.take_along_axis(vals, order, axis=1)
+    return idx_out, val_out
+
+
+def poly_knn_adjacency(X: np.ndarray, p: int, b: float = 0.0, c: int = 1,
+                       include_self: bool = False) -> sp.csr_array:
+    """The adjacency ``K`` of Section 2: ``k_ij = (a_iᵀa_j + b)^c`` when ``a_i ∈ N_p(a_j)``
+    or ``a_j ∈ N_p(a_i)``, else 0. Negative similarities are dropped (no edge)."""
+    n = X.shape[0]
+    idx, vals = _top_similar(X, p, b, c, include_self)
+    vals = np.maximum(vals, 0.0)  # the paper's similarity is nonnegative; k <= 0 => no edge
+    rows = np.repeat(np.arange(n), idx.shape[1])
+    S = sp.csr_array((vals.ravel(), (rows, idx.ravel())), shape=(n, n))
+    S.sum_duplicates()
+    # k is symmetric, so an edge chosen from either side carries the same weight:
+    # the elementwise maximum keeps it once ("either side chose it").
+    K = S.maximum(S.T).tocsr()
+    K.eliminate_zeros()
+    return sp.csr_array(K)
+
+
+@graphclust.part
+class PolyKnnGraph(graphclust.GraphBuilder):
+    """Polynomial-kernel p-nearest-neighbour graph: weights (a_iᵀa_j + b)^c (Eq. 1).
+
+    Each point chooses its ``p`` most *similar* points by the kernel of Eq. (1) (not by
+    Euclidean distance); an edge is kept when either side chose it, with weight
+    ``k_ij = (a_iᵀa_j + b)^c`` (Section 2, the definition of ``k_ij``). With the
+    defaults ``b = 0, c = 1`` the similarity is the inner product, as in all of the
+    paper's experiments.
+
+    Neighbours come from :func:`graphclust.neighbors.knn` with the inner-product metric
+    whenever the kernel is monotone in the inner product (odd ``c``, or nonnegative
+    data), and from a blocked brute-force kernel evaluation otherwise.
+
+    Rules for degenerate input (documented deviations): a nonpositive similarity is no
+    edge (the paper assumes ``k >= 0``); an *isolated* vertex (zero degree, e.g. an
+    all-zero row with ``b = 0``) is, by the default ``on_isolated="self-loop"``, given a
+    self-loop of weight 1 and a warning — it then forms its own connected component
+    (its normalized-Laplacian row is zero), which is the paper's advice of setting
+    such a point apart (Section 2: "such a data point should be removed") without
+    changing ``n``; ``on_isolated="raise"`` raises :class:`graphclust.InputError`.
+    ``include_self=True`` lets ``a_i`` count among its own ``p`` neighbours, which the
+    ``p = m`` case of Section 4.3 (``K = AᵀA``, Corollary 1) needs.
+    """
+
+    name = "poly-knn"
+    produces = "affinity"
+    needs_anchors = False
+
+    n_neighbors: int = graphclust.param(5, doc="Neighbour number p (Section 2; 5 in Section 7.3).",
+                                        check=graphclust.integer(1))
+    b: float = graphclust.param(0.0, doc="Offset b >= 0 of the polynomial kernel (Eq. 1).",
+                                check=graphclust.real(0))
+    c: int = graphclust.param(1, doc="Degree c >= 1 of the polynomial kernel (Eq. 1).",
+                              check=graphclust.integer(1))
+    include_self: bool = graphclust.param(
+        False, doc="Count a point among its own p neighbours (p = m gives K = AᵀA, Section 4.3).",
+        check=graphclust.boolean)
+    on_isolated: str = graphclust.param(
+        "self-loop", doc="Isolated vertex: 'self-loop' (weight 1, own component) or 'raise'.",
+        check=graphclust.one_of("self-loop", "raise"))
+
+    def build(self, X, anchors, ctx):
+        X = np.asarray(X)
+        if X.dtype.kind not in "f":
+            X = X.astype(np.float64)
+        n = X.shape[0]
+        if n < 2:
+            raise graphclust.InputError("poly-knn needs at least 2 points")
+        p = min(int(self.n_neighbors), n if self.include_self else n - 1)
+        K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self))
+        deg = np.asarray(K.sum(axis=1)).ravel()
+        isolated = np.flatnonzero(deg <= 0)
+        if isolated.size:
+            msg = (f"poly-knn: {isolated.size} isolated vertex(es) (no positive similarity to "
+                   f"any chosen neighbour), e.g. point {int(isolated[0])}")
+            if self.on_isolated == "raise":
+                raise graphclust.InputError(msg + "; remove them or use on_isolated='self-loop'")
+            warnings.warn(msg + "; each gets a self-loop of weight 1 (its own component)",
+                          graphclust.GraphClustWarning, stacklevel=2)
+            K = sp.csr_array(K + sp.csr_array((np.ones(isolated.size), (isolated, isolated)),
+                                              shape=(n, n)))
+        info = {"n_neighbors": p, "b": float(self.b), "c": int(self.c),
+                "n_isolated": int(isolated.size)}
+        return graphclust.AffinityGraph(K, info=info)
