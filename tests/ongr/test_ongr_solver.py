@@ -235,3 +235,19 @@ def test_invariants_property(seed, k, lam):
     assert np.all(sol.soft.any(axis=1))  # zero rows were given a label entry
     seq = np.column_stack([sol.history["objective_after_G"], sol.objective]).ravel()
     assert np.all(np.diff(seq) <= 1e-9 * max(1.0, abs(seq[0])))
+
+
+@pytest.mark.parametrize("rank", [4, 2])
+def test_polar_matches_svd_and_maximises_trace(rng, rank):
+    from graphclust_plugins.ongr.solver import _polar
+
+    Y = rng.normal(size=(50, rank)) @ rng.normal(size=(rank, 4))
+    F = _polar(Y)
+    np.testing.assert_allclose(F.T @ F, np.eye(4), atol=1e-10)
+    U, s, Vt = np.linalg.svd(Y, full_matrices=False)
+    assert np.trace(F.T @ Y) == pytest.approx(s.sum())  # Eq. 10 upper bound attained
+    if rank == 4:
+        np.testing.assert_allclose(F, U @ Vt, atol=1e-8)
+    for _ in range(10):
+        Q = np.linalg.qr(rng.normal(size=(50, 4)))[0]
+        assert np.trace(Q.T @ Y) <= s.sum() + 1e-9

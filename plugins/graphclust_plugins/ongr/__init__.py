@@ -1,7 +1,7 @@
 """The ``ongr`` bundle: Han, Xiong, Nie — Orthogonal and Nonnegative Graph Reconstruction.
 
 Graph ``ongr-anchor`` (Gaussian anchor graph, Eq. 12), solver ``ongr`` (Eq. 7,
-Algorithm 1); presets ``ongr-k`` (k-means anchors) and ``ongr-r`` (random anchors).
+Algorithm 1), anchors ``capped`` (m = min(n_anchors, n/10)); presets ``ongr-k`` (k-means anchors) and ``ongr-r`` (random anchors).
 """
 
 from pathlib import Path
@@ -14,8 +14,10 @@ PRESETS = Path(__file__).parent / "presets"
 @hookimpl
 def graphclust_register_components(registry):
     from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+    from graphclust_plugins.ongr.capped_anchors import CappedAnchors
     from graphclust_plugins.ongr.solver import OngrSolver
 
+    registry.anchors.add(CappedAnchors)
     registry.graphs.add(OngrAnchorGraph)
     registry.solvers.add(OngrSolver)
     for path in sorted(PRESETS.glob("*.toml")):

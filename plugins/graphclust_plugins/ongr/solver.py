@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg as spla
+from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust import safe_inverse
@@ -110,10 +111,22 @@ def _flip_signs(F: np.ndarray) -> np.ndarray:
 
 
 def _polar(Y: np.ndarray) -> np.ndarray:
-    """``U Vᵀ`` from the thin SVD of ``Y`` (Eq. 11): the orthonormal ``F`` maximising
-    ``Tr(Fᵀ Y)``."""
-    U, _, Vt = np.linalg.svd(Y, full_matrices=False)
-    return U @ Vt
+    """``U Vᵀ`` from the thin SVD ``U Λ Vᵀ`` of ``Y`` (Eq. 11): the orthonormal ``F``
+    maximising ``Tr(Fᵀ Y)``.
+
+    Computed through the ``k × k`` Gram matrix, ``U Vᵀ = Y V Λ⁻¹ Vᵀ`` with ``YᵀY = V Λ² Vᵀ``
+    (one pass over the ``n × k`` data; a thin LAPACK SVD of a tall matrix is several times
+    slower). When ``Y`` is ill-conditioned (``Λ_min < 1e-5 Λ_max``, e.g. a column of G
+    vanished) it falls back to QR followed by the SVD of the ``k × k`` factor, which is
+    exact for rank-deficient ``Y`` too.
+    """
+    C = Y.T @ Y
+    w, V = np.linalg.eigh(C)
+    if w[0] > 1e-10 * w[-1] and w[-1] > 0:
+        return Y @ ((V / np.sqrt(w)[None, :]) @ V.T)
+    Q, R = np.linalg.qr(Y)
+    Ur, _, Vt = np.linalg.svd(R)
+    return Q @ (Ur @ Vt)
 
 
 def ongr_objective(norm2_W: float, F: np.ndarray, G: np.ndarray, WF: np.ndarray | None = None,
@@ -238,28 +251,34 @@ class OngrSolver(graphclust.Solver):
         progress.start(self.max_iter)
         n_iter = 0
         G = M = None
-        for it in range(1, self.max_iter + 1):
-            n_iter = it
-            WF = op.matvec(F)
-            M = (WF + lam * F) / (1.0 + lam)             # Eq. 8 target
-            G = positive(M)                               # Eq. 9
-            new_labels = self._labels(M)
-            if self.track_objective:
-                obj_g.append(ongr_objective(op.norm2, F, G, WF=WF, lam=lam))
-            WG = op.matvec(G)
-            F = _polar(WG + lam * G)                      # Eq. 11
-            if self.track_objective:
-                objective.append(ongr_objective(op.norm2, F, G, WG=WG, lam=lam))
-            gap.append(float(np.sum((F - G) ** 2)))
-            frac = 1.0 if labels is None else float(np.mean(new_labels != labels))
-            change.append(frac)
-            labels = new_labels
-            progress.step(it, self.max_iter,
-                          f"changed {frac:.4%}" + (f", objective {objective[-1]:.6g}"
-                                                   if objective else ""))
-            if it > 1 and frac < self.tol:
-                converged = True
-                break
+        # The loop does only skinny (n × k) products and sparse matvecs: BLAS threads
+        # give nothing there and oversubscribe busy machines, so they are limited to one.
+        limiter = threadpool_limits(limits=1, user_api="blas")
+        try:
+            for it in range(1, self.max_iter + 1):
+                n_iter = it
+                WF = op.matvec(F)
+                M = (WF + lam * F) / (1.0 + lam)             # Eq. 8 target
+                G = positive(M)                               # Eq. 9
+                new_labels = self._labels(M)
+                if self.track_objective:
+                    obj_g.append(ongr_objective(op.norm2, F, G, WF=WF, lam=lam))
+                WG = op.matvec(G)
+                F = _polar(WG + lam * G)                      # Eq. 11
+                if self.track_objective:
+                    objective.append(ongr_objective(op.norm2, F, G, WG=WG, lam=lam))
+                gap.append(float(np.sum((F - G) ** 2)))
+                frac = 1.0 if labels is None else float(np.mean(new_labels != labels))
+                change.append(frac)
+                labels = new_labels
+                progress.step(it, self.max_iter,
+                              f"changed {frac:.4%}" + (f", objective {objective[-1]:.6g}"
+                                                       if objective else ""))
+                if it > 1 and frac < self.tol:
+                    converged = True
+                    break
+        finally:
+            limiter.restore_original_limits()
         progress.end()
         if not converged and self.max_iter > 1:
             warnings.warn(
