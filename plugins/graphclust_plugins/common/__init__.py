@@ -14,13 +14,23 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.common.anchors_kmeans import KMeansAnchors
+    from graphclust_plugins.common.anchors_random import RandomAnchors
+    from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
+    from graphclust_plugins.common.graph_knn import KNNGraph
     from graphclust_plugins.common.metric_acc import Accuracy
     from graphclust_plugins.common.metric_ari import ARI
     from graphclust_plugins.common.metric_nmi import NMI
     from graphclust_plugins.common.metric_purity import Purity
     from graphclust_plugins.common.rounding_argmax import ArgmaxRounding
     from graphclust_plugins.common.rounding_kmeans import KMeansRounding
+    from graphclust_plugins.common.solver_spectral import SpectralEmbedding
 
+    registry.anchors.add(RandomAnchors)
+    registry.anchors.add(KMeansAnchors)
+    registry.graphs.add(KNNGraph)
+    registry.graphs.add(GaussianAnchorGraph)
+    registry.solvers.add(SpectralEmbedding)
     registry.roundings.add(KMeansRounding)
     registry.roundings.add(ArgmaxRounding)
     for cls in (Accuracy, NMI, ARI, Purity):

@@ -40,3 +40,13 @@ def normalize_rows(E: np.ndarray) -> np.ndarray:
     pos = norms > 0
     scale[pos] = 1.0 / norms[pos]
     return E * scale[:, None]
+
+
+def dense_features(X) -> np.ndarray:
+    """``X`` as a dense float array (sparse input densified; float32 kept)."""
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return X
