@@ -159,9 +159,14 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-4,
     batch : int, optional
         Violators added to the working set per sweep (default ``max(10 r, 50)``).
     """
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    n, r = P.shape
+    P0 = np.ascontiguousarray(P, dtype=np.float64)
+    n, r = P0.shape
     batch = batch or max(10 * r, 50)
+    # Whiten (Lemma 1: active points are invariant under nonsingular linear maps);
+    # the ellipsoid maps back as L = G Lw Gᵀ.
+    C0 = np.linalg.cholesky(P0.T @ P0 / n)
+    G = solve_triangular(C0, np.eye(r), lower=True).T
+    P = P0 @ G
     # Working set: SPA's r points (linearly independent: M(u) > 0 at once) plus the
     # largest-norm points, a cheap Kumar–Yildirim-style start.
     work = set(_spa_init(P).tolist())
@@ -198,7 +203,7 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-4,
 
         warnings.warn(f"MVEE (Frank-Wolfe) stopped after {total} iterations before reaching "
                       f"tol={tol}", ConvergenceWarning, stacklevel=2)
-    L = np.linalg.inv(M) / r
+    L = G @ (np.linalg.inv(M) / r) @ G.T
     om = omega / r
     active = np.flatnonzero(om >= 1.0 - active_tol)
     return MVEEResult(L, u_full, om, active, total, converged, "fw")
@@ -211,19 +216,29 @@ def mvee_cvxpy(P: np.ndarray, *, active_tol: float = 1e-4, solver: str | None = 
 
     P = np.asarray(P, dtype=np.float64)
     n, r = P.shape
-    # Scale for conditioning (active points are scale invariant: L -> L / c²).
-    scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", P, P)))) or 1.0
-    Ps = P / scale
+    # Whiten for conditioning: p -> Gᵀp with G = chol(PᵀP/n)^{-T}. Active points are
+    # invariant under nonsingular linear maps (Lemma 1); L = G Lw Gᵀ maps back.
+    C = np.linalg.cholesky(P.T @ P / n + 1e-300 * np.eye(r))
+    G = solve_triangular(C, np.eye(r), lower=True).T
+    Ps = P @ G
+    scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", Ps, Ps)))) or 1.0
+    Ps = Ps / scale
     L = cp.Variable((r, r), PSD=True)
     cons = [cp.sum(cp.multiply(Ps @ L, Ps), axis=1) <= 1]
     prob = cp.Problem(cp.Minimize(-cp.log_det(L)), cons)
-    if solver is None:
-        solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS"
-    kwargs = {"eps": 1e-9, "max_iters": 200_000} if solver == "SCS" else {}
-    prob.solve(solver=solver, **kwargs)
+    solvers = [solver] if solver else [s for s in ("CLARABEL", "SCS") if s in cp.installed_solvers()]
+    for name in solvers:
+        kwargs = {"eps": 1e-9, "max_iters": 200_000} if name == "SCS" else {}
+        try:
+            prob.solve(solver=name, **kwargs)
+        except cp.error.SolverError:
+            continue
+        if L.value is not None:
+            break
     if L.value is None:
         raise RuntimeError(f"cvxpy failed to solve the MVEE problem (status {prob.status})")
-    Lv = 0.5 * (L.value + L.value.T) / scale**2
+    Lw = 0.5 * (L.value + L.value.T) / scale**2
+    Lv = G @ Lw @ G.T
     om = np.einsum("ij,jk,ik->i", P, Lv, P)
     dual = cons[0].dual_value
     u = np.maximum(np.asarray(dual, dtype=np.float64).ravel(), 0.0) if dual is not None else np.zeros(n)

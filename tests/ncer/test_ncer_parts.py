@@ -1,0 +1,351 @@
+"""Tests of the ncer bundle against slow obvious references."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import nnls as scipy_nnls
+
+import graphclust
+from graphclust_plugins.ncer import (EllipsoidRounding, MerEmbedding, NcerEmbedding,
+                                     PolyKnnGraph, ellipsoid_round, er, er_embedding)
+from graphclust_plugins.ncer._mvee import mvee_cvxpy, mvee_fw
+from graphclust_plugins.ncer._nnls import nnls_many
+from graphclust_plugins.ncer._spa import spa
+
+
+def _ctx(seed=0):
+    return graphclust.Context(seed=seed)
+
+
+# ----------------------------------------------------------------------------- graph
+
+def _dense_poly_knn(X, p, b, c, include_self=False):
+    n = X.shape[0]
+    K = (X @ X.T + b) ** c
+    S = np.zeros((n, n))
+    for i in range(n):
+        row = K[i].copy()
+        if not include_self:
+            row[i] = -np.inf
+        nb = np.argsort(-row, kind="stable")[:p]
+        S[i, nb] = 1
+    chosen = (S + S.T) > 0
+    return np.where(chosen, np.maximum(K, 0), 0.0)
+
+
+@pytest.mark.parametrize("b,c,signed", [(0.0, 1, False), (1.0, 2, False), (0.5, 3, True),
+                                        (0.0, 2, True)])
+def test_poly_knn_matches_dense_reference(rng, b, c, signed):
+    X = rng.random((60, 4))
+    if signed:
+        X = X - 0.5
+    g = PolyKnnGraph(n_neighbors=4, b=b, c=c).build(X, None, _ctx())
+    ref = _dense_poly_knn(X, 4, b, c)
+    A = g.adjacency.toarray()
+    assert np.allclose(A, A.T)
+    # rows with a zero-degree reference get a unit self-loop (documented rule)
+    iso = ref.sum(axis=1) == 0
+    ref[iso, iso] = 1.0
+    assert np.allclose(A, ref)
+
+
+def test_poly_knn_p_equals_m_is_gram_matrix(rng):
+    X = rng.random((25, 6))
+    g = PolyKnnGraph(n_neighbors=25, include_self=True).build(X, None, _ctx())
+    assert np.allclose(g.adjacency.toarray(), X @ X.T)
+
+
+def test_poly_knn_isolated_vertex_rule(rng):
+    X = rng.random((20, 3))
+    X[7] = 0.0  # zero inner product with everyone: no edge
+    with pytest.warns(graphclust.GraphClustWarning, match="isolated"):
+        g = PolyKnnGraph(n_neighbors=3).build(X, None, _ctx())
+    assert g.adjacency[7, 7] == 1.0 and g.isolated().size == 0
+    with pytest.raises(graphclust.InputError, match="isolated"):
+        PolyKnnGraph(n_neighbors=3, on_isolated="raise").build(X, None, _ctx())
+
+
+def test_poly_knn_param_checks():
+    assert PolyKnnGraph(n_neighbors=0).check_params()
+    assert PolyKnnGraph(c=0).check_params()
+    assert PolyKnnGraph(b=-1.0).check_params()
+    assert not PolyKnnGraph().check_params()
+
+
+# ------------------------------------------------------------------------ embedding
+
+def _blocks_graph(rng, sizes, extra_edges=0):
+    """A random graph with one dense random block per component."""
+    n = sum(sizes)
+    A = np.zeros((n, n))
+    s = 0
+    for size in sizes:
+        B = rng.random((size, size))
+        A[s:s + size, s:s + size] = B + B.T
+        s += size
+    return A
+
+
+def _check_hyperplane_and_eigen(A, emb, r):
+    d = A.sum(axis=1)
+    tau = 1 / np.sqrt(d.sum())
+    assert np.allclose(emb[:, 0], tau, rtol=1e-10, atol=0)  # Proposition 1
+    V = emb * np.sqrt(d)[:, None]
+    assert np.allclose(V.T @ V, np.eye(r), atol=1e-8)
+    N = A / np.sqrt(np.outer(d, d))
+    mu = np.sort(np.linalg.eigvalsh(N))[::-1]
+    # span(V) is the top-r invariant subspace: Rayleigh quotient has the top-r eigenvalues
+    ritz = np.sort(np.linalg.eigvalsh(V.T @ N @ V))[::-1]
+    assert np.allclose(ritz, mu[:r], atol=1e-7)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_embedding_hyperplane_connected(rng, solver):
+    X = rng.random((200, 5))
+    g = PolyKnnGraph(n_neighbors=6).build(X, None, _ctx())
+    sol = NcerEmbedding(eigen_solver=solver).solve(g, X, 4, _ctx())
+    _check_hyperplane_and_eigen(g.to_dense(), sol.embedding, 4)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_embedding_hyperplane_degenerate_eigenspace(rng, solver):
+    # three components: eigenvalue 0 of the Laplacian has multiplicity 3 and the
+    # eigensolver returns some basis of it; Remark 2 must still put τD^{1/2}e first.
+    A = _blocks_graph(rng, [40, 50, 60])
+    g = graphclust.AffinityGraph(sp.csr_array(A))
+    sol = NcerEmbedding(eigen_solver=solver).solve(g, None, 5, _ctx())
+    assert sol.info["zero_eigenspace_dim"] == 3
+    assert sol.info["v1_in_span"] == pytest.approx(1.0, abs=1e-8)
+    _check_hyperplane_and_eigen(A, sol.embedding, 5)
+    # the three components are the three vertices of a simplex: the rounding finds them
+    labels = EllipsoidRounding().round(sol.__class__(embedding=sol.embedding[:, :3]), 3, _ctx())
+    truth = np.repeat([0, 1, 2], [40, 50, 60])
+    assert len(set(zip(labels, truth))) == 3
+
+
+def _anchor_graph(rng, n=300, m=30, s=4):
+    X = rng.random((n, 3))
+    U = X[rng.choice(n, m, replace=False)]
+    d2 = ((X[:, None, :] - U[None]) ** 2).sum(-1)
+    idx = np.argsort(d2, axis=1)[:, :s]
+    w = np.exp(-np.take_along_axis(d2, idx, 1) / 0.05)
+    w /= w.sum(axis=1, keepdims=True)
+    Z = sp.csr_array((w.ravel(), (np.repeat(np.arange(n), s), idx.ravel())), shape=(n, m))
+    return graphclust.AnchorGraph(Z, anchors=graphclust.Anchors(U))
+
+
+def test_embedding_on_anchor_graph(rng):
+    g = _anchor_graph(rng)
+    sol = NcerEmbedding().solve(g, None, 4, _ctx())
+    W = g.to_dense()
+    _check_hyperplane_and_eigen(W, sol.embedding, 4)
+    # out-of-sample map reproduces the training rows (rows of Z sum to one)
+    assert np.allclose(g.Z @ sol.anchor_embedding, sol.embedding, atol=1e-8)
+
+
+# ----------------------------------------------------------------------------- MVEE
+
+def _simplex_points(rng, r, n, noise=0.0, alpha=0.3):
+    V = rng.random((r, r)) + 2 * np.eye(r)
+    V /= V.sum(axis=1, keepdims=True)  # vertices on the hyperplane e^T x = 1
+    K = rng.dirichlet(np.full(r, alpha), size=n)
+    P = np.vstack([V, K @ V]) + noise * rng.standard_normal((n + r, r))
+    return P, V
+
+
+def test_mvee_proposition_3a_touches_only_vertices(rng):
+    P, _ = _simplex_points(rng, 4, 300)
+    res = mvee_fw(P)
+    assert sorted(res.active.tolist()) == [0, 1, 2, 3]
+    assert res.omega.max() <= 1 + 1e-7
+
+
+@pytest.mark.parametrize("r,n,noise", [(3, 200, 0.02), (5, 500, 0.05), (8, 400, 0.1)])
+def test_mvee_backends_agree_random(rng, r, n, noise):
+    P, _ = _simplex_points(rng, r, n, noise)
+    a = mvee_fw(P)
+    b = mvee_cvxpy(P)
+    assert a.active.tolist() == b.active.tolist()
+    assert np.allclose(a.L, b.L, rtol=1e-4, atol=1e-6 * np.abs(b.L).max())
+    # optimality certificate of the FW solution: max p^T L p = 1 (feasible), sum u = 1
+    assert a.omega.max() <= 1 + 1e-7 and a.weights.sum() == pytest.approx(1.0)
+    la = ellipsoid_round(P, r, mvee_backend="fw")["labels"]
+    lb = ellipsoid_round(P, r, mvee_backend="cvxpy")["labels"]
+    assert np.array_equal(la, lb)
+
+
+def test_mvee_backends_agree_on_usps_embedding(load):
+    X, y = load("usps")
+    keep = np.flatnonzero(np.isin(y, [0, 1, 2, 3]))[::4]
+    X = np.asarray(X[keep], dtype=np.float64) * 2.0
+    ctx = _ctx()
+    g = PolyKnnGraph(n_neighbors=5).build(X, None, ctx)
+    P = NcerEmbedding().solve(g, X, 4, ctx).embedding
+    out_fw = ellipsoid_round(P, 4, mvee_backend="fw", nnls_backend="fast")
+    out_cv = ellipsoid_round(P, 4, mvee_backend="cvxpy", nnls_backend="scipy")
+    assert out_fw["active"].tolist() == out_cv["active"].tolist()
+    assert np.array_equal(out_fw["representatives"], out_cv["representatives"])
+    assert np.array_equal(out_fw["labels"], out_cv["labels"])
+
+
+# ------------------------------------------------------------------------------ SPA
+
+def test_spa_recovers_vertices_like_brute_force(rng):
+    r = 4
+    P, V = _simplex_points(rng, r, 8, alpha=1.0)
+    P = P[rng.permutation(P.shape[0])]
+    # brute force: the only r-subset whose convex hull contains every point
+    # (NNLS residual 0 with weights summing to one; rows lie on e^T x = 1)
+    hull_sets = []
+    for S in itertools.combinations(range(P.shape[0]), r):
+        A = P[list(S)].T
+        if np.linalg.matrix_rank(A) < r:
+            continue
+        res = max(scipy_nnls(A, p, maxiter=1000)[1] for p in P)
+        if res < 1e-9:
+            hull_sets.append(set(S))
+    assert len(hull_sets) == 1
+    assert set(spa(P, r).tolist()) == hull_sets[0]
+
+
+def test_spa_restricted_to_candidates_and_rank_stop(rng):
+    P = rng.random((30, 3))
+    cand = np.array([3, 7, 11, 20])
+    J = spa(P, 3, candidates=cand)
+    assert set(J.tolist()) <= set(cand.tolist()) and len(J) == 3
+    # first pick: largest norm among candidates
+    assert J[0] == cand[np.argmax(np.linalg.norm(P[cand], axis=1))]
+    flat = np.outer(rng.random(10), [1.0, 2.0, 3.0])  # rank one
+    assert len(spa(flat, 3)) == 1
+
+
+# ----------------------------------------------------------------------------- NNLS
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), r=st.integers(1, 8), n=st.integers(1, 60))
+def test_nnls_fast_matches_scipy(seed, r, n):
+    rng = np.random.default_rng(seed)
+    PJ = rng.standard_normal((r, r)) + 0.5 * np.eye(r)
+    Q = rng.standard_normal((n, r)) * 3
+    W = nnls_many(PJ, Q, "fast")
+    ref = np.array([scipy_nnls(PJ.T, q)[0] for q in Q])
+    obj = ((W @ PJ - Q) ** 2).sum(axis=1)
+    obj_ref = ((ref @ PJ - Q) ** 2).sum(axis=1)
+    assert (W >= 0).all()
+    assert np.allclose(obj, obj_ref, rtol=1e-9, atol=1e-9)
+    assert np.allclose(W, ref, atol=1e-7)
+
+
+def test_nnls_fast_many_points_and_duplicated_representative(rng):
+    PJ = rng.random((5, 5)) + np.eye(5)
+    PJ[4] = PJ[3]  # singular Gram matrix
+    Q = rng.standard_normal((2000, 5))
+    W = nnls_many(PJ, Q, "fast")
+    ref = np.array([scipy_nnls(PJ.T, q)[0] for q in Q])
+    obj = ((W @ PJ - Q) ** 2).sum(axis=1)
+    obj_ref = ((ref @ PJ - Q) ** 2).sum(axis=1)
+    assert np.allclose(obj, obj_ref, rtol=1e-8, atol=1e-8)
+
+
+# ------------------------------------------------------------------------ ER / MER
+
+def test_er_recovers_basis_of_separable_matrix(rng):
+    r, d, n = 4, 30, 120
+    F = rng.random((r, d))  # basis as rows
+    H = rng.dirichlet(np.ones(r), size=n) * rng.uniform(0.5, 2.0, size=(n, 1))
+    X = np.vstack([F * rng.uniform(0.5, 2, size=(r, 1)), H @ F])
+    perm = rng.permutation(X.shape[0])
+    X = X[perm]
+    truth = {int(np.flatnonzero(perm == i)[0]) for i in range(r)}
+    for modified in (False, True):
+        for scaling in (False, True):
+            J = er(X, r, modified=modified, degree_scaling=scaling)
+            assert set(J.tolist()) == truth
+
+
+def test_er_rejects_negative_data(rng):
+    with pytest.raises(graphclust.InputError, match="nonnegative"):
+        er_embedding(rng.standard_normal((10, 3)), 2)
+
+
+@pytest.mark.parametrize("dataset", ["random", "usps"])
+def test_corollary_1_ncer_p_equals_m_matches_mer(rng, load, dataset):
+    if dataset == "random":
+        X = rng.random((150, 20)) ** 3
+        r = 4
+    else:
+        Xa, y = load("usps")
+        keep = np.flatnonzero(np.isin(y, [1, 4, 7]))[::6]
+        X = np.asarray(Xa[keep], dtype=np.float64) * 2.0
+        r = 3
+    n = X.shape[0]
+    ctx = _ctx()
+    g = PolyKnnGraph(n_neighbors=n, include_self=True).build(X, None, ctx)
+    P = NcerEmbedding().solve(g, X, r, ctx).embedding
+    Q = MerEmbedding(degree_scaling=True).solve(g, X, r, ctx).embedding
+    ncer = ellipsoid_round(P, r)
+    mer = ellipsoid_round(Q, r)
+    # Theorem 1: same active points; Corollary 1: same J and the same clusters
+    assert ncer["active"].tolist() == mer["active"].tolist()
+    assert set(ncer["representatives"].tolist()) == set(mer["representatives"].tolist())
+    order = {j: k for k, j in enumerate(mer["representatives"].tolist())}
+    remap = np.array([order[j] for j in ncer["representatives"].tolist()])
+    assert np.array_equal(remap[ncer["labels"]], mer["labels"])
+    # plain ER (with Σ_r) shares the active set (Theorem 1) but may pick another J
+    Qer = er_embedding(X, r, degree_scaling=True)["Q"]
+    assert ellipsoid_round(Qer, r)["active"].tolist() == ncer["active"].tolist()
+
+
+# ------------------------------------------------------------------ the whole chain
+
+def _ncer_labels(X, k, seed=0, **graph_kw):
+    ctx = _ctx(seed)
+    g = PolyKnnGraph(**graph_kw).build(X, None, ctx)
+    sol = NcerEmbedding().solve(g, X, k, ctx)
+    return EllipsoidRounding().round(sol, k, ctx)
+
+
+def test_ncer_deterministic_and_accurate_on_blobs():
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    # nonnegative data whose classes point in different directions (like pixel images)
+    X, y = make_blobs(n_samples=900, centers=4.0 * np.eye(6)[:3] + 1.0, n_features=6,
+                      cluster_std=0.6, random_state=1)
+    X = np.abs(X)
+    labels = _ncer_labels(X, 3, seed=0)
+    for seed in (0, 1, 7):
+        assert np.array_equal(_ncer_labels(X, 3, seed=seed), labels)
+    assert adjusted_rand_score(y, labels) > 0.6
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_tiny_inputs(k):
+    X = np.random.default_rng(0).standard_normal((30, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", graphclust.GraphClustWarning)
+        labels = _ncer_labels(X, k)
+    assert labels.shape == (30,)
+    assert set(labels.tolist()) == set(range(labels.max() + 1))
+    assert labels.max() + 1 <= k
+
+
+def test_rounding_assign_new_points(rng):
+    P, _ = _simplex_points(rng, 3, 300, noise=0.01)
+    rd = EllipsoidRounding()
+    sol = graphclust.Solution(embedding=P)
+    labels = rd.round(sol, 3, _ctx())
+    assert np.array_equal(rd.assign(sol), labels)
+
+
+def test_rounding_param_checks():
+    assert EllipsoidRounding(mvee="sdpt3").check_params()
+    assert EllipsoidRounding(nnls="x").check_params()
+    assert not EllipsoidRounding().check_params()
