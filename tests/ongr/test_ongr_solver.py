@@ -251,3 +251,15 @@ def test_polar_matches_svd_and_maximises_trace(rng, rank):
     for _ in range(10):
         Q = np.linalg.qr(rng.normal(size=(50, 4)))[0]
         assert np.trace(Q.T @ Y) <= s.sum() + 1e-9
+
+
+def test_init_lanczos_path_matches_dense(rng):
+    """m above the dense threshold uses Lanczos on the m x m Gram; same subspace as dense W."""
+    X = rng.normal(size=(700, 4))
+    g = _anchor_graph(X, 350, s=4)
+    U, vals = OngrOperator(g).leading(3, np.random.default_rng(1))
+    ev, vecs = np.linalg.eigh(g.to_dense())
+    np.testing.assert_allclose(vals, ev[::-1][:3], atol=1e-8)
+    np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-10)
+    if ev[-3] - ev[-4] > 1e-3:
+        np.testing.assert_allclose(U @ U.T, vecs[:, -3:] @ vecs[:, -3:].T, atol=1e-6)
