@@ -1,0 +1,90 @@
+"""Figures (matplotlib, Agg backend, PNG): quality against time, time and memory against n."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+__all__ = ["quality_vs_time", "scaling_plots"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _ok(x) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str, str]:
+    """One PNG per data set: ``metric`` (mean over seeds) against fit time (log scale).
+
+    Returns ``{title: file name}`` of the figures written into ``out_dir``.
+    """
+    plt = _plt()
+    out_dir = Path(out_dir)
+    written = {}
+    for ds in sorted({r["dataset"] for r in rows}):
+        rs = [r for r in rows if r["dataset"] == ds and r["status"] in ("ok", "partial")
+              and _ok(r.get("time_fit")) and r.get(metric) is not None]
+        if not rs:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        for r in rs:
+            peer = r["kind"] == "peer"
+            ax.errorbar(r["time_fit"], 100 * r[metric], yerr=100 * (r.get(f"{metric}_std") or 0),
+                        fmt="s" if peer else "o", color="0.45" if peer else None, capsize=2)
+            ax.annotate(r["method"], (r["time_fit"], 100 * r[metric]), fontsize=7,
+                        xytext=(4, 3), textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_xlabel("fit time (s, log scale)")
+        ax.set_ylabel(f"{metric.upper()} (%)")
+        ax.set_title(f"{ds}: {metric.upper()} against time (circles: presets, squares: peers)",
+                     fontsize=9)
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        name = f"quality_time_{ds.replace('@', '_')}.png"
+        fig.savefig(out_dir / name, dpi=110)
+        plt.close(fig)
+        written[f"{metric.upper()} against time on {ds}"] = name
+    return written
+
+
+def scaling_plots(rows: list[dict], out_dir, tag: str = "") -> dict[str, str]:
+    """Per data family: fit time and extra memory against n, log-log, one line per method."""
+    plt = _plt()
+    out_dir = Path(out_dir)
+    written = {}
+    for family in sorted({r["family"] for r in rows}):
+        rs = [r for r in rows if r["family"] == family and r["status"] in ("ok", "partial")]
+        if not rs:
+            continue
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        for method in sorted({r["method"] for r in rs}):
+            pts = sorted((r["n"], r.get("time_fit"), r.get("fit_extra_mb"))
+                         for r in rs if r["method"] == method and r.get("n"))
+            ts = [(n, t) for n, t, _ in pts if _ok(t)]
+            ms = [(n, m) for n, _, m in pts if _ok(m)]
+            if ts:
+                axes[0].plot(*zip(*ts), marker="o", label=method)
+            if ms:
+                axes[1].plot(*zip(*ms), marker="o", label=method)
+        for ax, what in zip(axes, ("fit time (s)", "memory of fit above its input (MB)")):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("n (log scale)")
+            ax.set_ylabel(what)
+            ax.grid(alpha=0.3, which="both")
+        axes[0].legend(fontsize=7)
+        fig.suptitle(f"{family}: time and memory against n", fontsize=10)
+        fig.tight_layout()
+        name = f"scaling_{family}{('_' + tag) if tag else ''}.png"
+        fig.savefig(out_dir / name, dpi=110)
+        plt.close(fig)
+        written[f"Time and memory against n on {family}"] = name
+    return written
