@@ -140,7 +140,7 @@ def _spa_init(P: np.ndarray) -> np.ndarray:
     return spa(P, P.shape[1])
 
 
-def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-4,
+def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
             max_iter: int = 100_000, batch: int | None = None, progress=None) -> MVEEResult:
     """Origin-centred MVEE by Frank–Wolfe with away steps in a core-set loop.
 
@@ -209,7 +209,7 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-4,
     return MVEEResult(L, u_full, om, active, total, converged, "fw")
 
 
-def mvee_cvxpy(P: np.ndarray, *, active_tol: float = 1e-4, solver: str | None = None,
+def mvee_cvxpy(P: np.ndarray, *, active_tol: float = 1e-5, solver: str | None = None,
                **_ignored) -> MVEEResult:
     """Origin-centred MVEE by solving R(S) with cvxpy's ``log_det`` (reference backend)."""
     import cvxpy as cp

@@ -26,11 +26,18 @@ def _solve_groups(G: np.ndarray, C: np.ndarray, F: np.ndarray) -> np.ndarray:
     X = np.zeros((r, n))
     if n == 0:
         return X
-    patterns, inverse = np.unique(F.T, axis=0, return_inverse=True)
+    # group columns by passive set: pack each boolean column into an integer key
+    if r <= 62:
+        keys = (F.astype(np.int64) << np.arange(r, dtype=np.int64)[:, None]).sum(axis=0)
+    else:
+        keys = np.packbits(F, axis=0).T.copy().view(f"V{(r + 7) // 8}").ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
-    for g, pat in enumerate(patterns):
-        cols = np.flatnonzero(inverse == g)
-        sel = np.flatnonzero(pat)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(first.size + 1))
+    for g in range(first.size):
+        cols = order[bounds[g]:bounds[g + 1]]
+        sel = np.flatnonzero(F[:, first[g]])
         if sel.size == 0:
             continue
         Gs = G[np.ix_(sel, sel)]

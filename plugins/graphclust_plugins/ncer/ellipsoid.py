@@ -33,7 +33,7 @@ def assign_by_nnls(P: np.ndarray, reps: np.ndarray, backend: str = "fast") -> np
 
 
 def ellipsoid_round(P: np.ndarray, r: int, *, mvee_backend: str = "fw",
-                    nnls_backend: str = "fast", tol: float = 1e-8, active_tol: float = 1e-6,
+                    nnls_backend: str = "fast", tol: float = 1e-7, active_tol: float = 1e-5,
                     max_iter: int = 100_000, progress=None) -> dict:
     """Algorithm 2 steps 2–4 on the rows of ``P`` (any embedding; the theory of
     Section 3 wants the rows on a hyperplane not through the origin).
@@ -99,10 +99,10 @@ class EllipsoidRounding(graphclust.Rounding):
                                  check=graphclust.one_of("fw", "cvxpy"))
     nnls: str = graphclust.param("fast", doc="NNLS backend for step 4: 'fast', 'scipy' or 'cvxpy'.",
                                  check=graphclust.one_of("fast", "scipy", "cvxpy"))
-    tol: float = graphclust.param(1e-8, doc="Frank–Wolfe stopping tolerance ε on max p_iᵀLp_i - 1.",
+    tol: float = graphclust.param(1e-7, doc="Frank–Wolfe stopping tolerance ε on max p_iᵀLp_i - 1.",
                                   check=graphclust.real(0, low_open=True))
     active_tol: float = graphclust.param(
-        1e-6, doc="A point is active when p_iᵀ L* p_i >= 1 - active_tol (Section 3.2).",
+        1e-5, doc="A point is active when p_iᵀ L* p_i >= 1 - active_tol (Section 3.2).",
         check=graphclust.real(0, 1, low_open=True, high_open=True))
     max_iter: int = graphclust.param(100_000, doc="Maximum Frank–Wolfe iterations.",
                                      check=graphclust.integer(1))

@@ -106,7 +106,7 @@ def er_embedding(X, r: int, *, modified: bool = False, degree_scaling: bool = Fa
 
 
 def er(X, r: int, *, modified: bool = False, degree_scaling: bool = False,
-       mvee_backend: str = "fw", tol: float = 1e-8, active_tol: float = 1e-6) -> np.ndarray:
+       mvee_backend: str = "fw", tol: float = 1e-7, active_tol: float = 1e-5) -> np.ndarray:
     """Algorithm 3 (ER; MER when ``modified``): the index set ``J`` of ``r`` points
     (rows of ``X``) chosen as the basis, in SPA order (step 4)."""
     from graphclust_plugins.ncer._mvee import mvee, reduce_rank
