@@ -81,7 +81,7 @@ def build_jobs(suite: str, *, presets=None, datasets=None, seeds: int, time_cap:
                     jobs.append(runner.Job(p, ds, s, kind="peer", time_cap=cap))
 
     if suite == "search":
-        grid = grid if grid is not None else suites.PAPER_GRIDS.get(preset)
+        grid = grid if grid is not None else suites.paper_grid(preset)
         if not preset or not dataset or not grid:
             raise SystemExit("--suite search needs --preset, --dataset and --grid (or a preset "
                              f"with a paper grid: {', '.join(suites.PAPER_GRIDS)})")
@@ -250,7 +250,7 @@ def run_suite(args) -> int:
 
 def _search_result(summary, args, grid, seeds) -> dict:
     metric = args.metric
-    grid = grid if grid is not None else suites.PAPER_GRIDS.get(args.preset)
+    grid = grid if grid is not None else suites.paper_grid(args.preset)
     rows = [r for r in summary if r["method"] == args.preset]
     default = next((r for r in rows if not r["params"]), None)
     best = pick_best(rows, metric)

@@ -27,7 +27,8 @@ the clusterer (:func:`make_pipeline_for`):
 presets                        preprocessing (paper, section)
 =============================  ==================================================
 ``ongr-k``, ``ongr-r``         MinMaxScaler to [0, 1], PCA keeping 95 % of the
-                               variance (90 % on MNIST-extend) (ONGR, Sec. 4.1)
+                               variance (90 % on MNIST-extend) on the image sets
+                               (USPS, COIL, MNIST); others as they are (Sec. 4.1)
 ``slc``, ``dlc``               Normalizer: unit-length samples (DLC, Sec. 4.1)
 ``ncer``, ``ncer-anchor``      raw values (pixels 0-255); USPS, stored in [0, 1] =
                                (x+1)/2, multiplied by 2 to the paper's [0, 2]
@@ -45,7 +46,7 @@ import numpy as np
 
 __all__ = [
     "PAPER", "PAPER_DATASETS", "PEER_DATASETS", "QUICK_DATASETS", "SCALING_SIZES",
-    "PAPER_GRIDS", "PEERS", "preprocess_recipe", "make_preprocessing", "make_pipeline_for",
+    "PAPER_GRIDS", "PEERS", "paper_grid", "preprocess_recipe", "make_preprocessing", "make_pipeline_for",
     "load", "paper_number",
 ]
 
@@ -173,10 +174,10 @@ def paper_number(method: str, dataset: str) -> dict | None:
 #: ``run --suite search`` without ``--grid``.
 PAPER_GRIDS: dict[str, dict[str, list]] = {
     # ONGR Sec. 4.2: m in 100..1200, s in 2..8, log10(lambda) in -6..3.
-    "ongr-k": {"anchors__n_anchors": [400, 800, 1200], "graph__n_neighbors": [3, 5, 8],
-               "solver__lam": [1e-3, 1.0, 1e3]},
-    "ongr-r": {"anchors__n_anchors": [400, 800, 1200], "graph__n_neighbors": [3, 5, 8],
-               "solver__lam": [1e-3, 1.0, 1e3]},
+    "ongr-k": {"anchors__n_anchors": [400, 800, 1200], "anchors__max_fraction": [1.0],
+               "graph__n_neighbors": [3, 5, 8], "solver__lam": [1e-3, 1.0, 1e3]},
+    "ongr-r": {"anchors__n_anchors": [400, 800, 1200], "anchors__max_fraction": [1.0],
+               "graph__n_neighbors": [3, 5, 8], "solver__lam": [1e-3, 1.0, 1e3]},
     # DLC Fig. 1: landmarks 100..1500.
     "slc": {"anchors__n_anchors": [250, 500, 1000, 1500]},
     "dlc": {"anchors__n_anchors": [250, 500, 1000, 1500]},
@@ -199,6 +200,25 @@ _RECIPES = {
 }
 
 
+#: ONGR Sec. 4.1: "For USPS, COIL-20, COIL-100, MINIST and its extended version, we firstly
+#: scaled them to [0, 1], then ... PCA with 95% information reserved" (90% for MNIST-extend).
+_ONGR_SCALED = {"usps", "coil20", "coil100_subset1000", "mnist", "mnist_test", "mnist-extend"}
+
+
+def paper_grid(preset: str) -> dict | None:
+    """The search grid of ``preset``: the bundle's own grid when its benchmark module has
+    one (``benchmarks.ongr_paper.GRID_LARGE``), else :data:`PAPER_GRIDS`."""
+    if preset in ("ongr-k", "ongr-r"):
+        try:
+            from benchmarks.ongr_paper import GRID_LARGE as g
+
+            return {"anchors__n_anchors": list(g["m"]), "anchors__max_fraction": [1.0],
+                    "graph__n_neighbors": list(g["s"]), "solver__lam": list(g["lam"])}
+        except Exception:  # noqa: BLE001 - the bundle's module is optional
+            pass
+    return PAPER_GRIDS.get(preset)
+
+
 def preprocess_recipe(method: str) -> str:
     """Name of the preprocessing recipe of ``method`` (``raw`` when the paper used none)."""
     return _RECIPES.get(method, "raw")
@@ -216,6 +236,8 @@ def make_preprocessing(method: str, dataset: str) -> list[tuple[str, object]]:
     recipe = preprocess_recipe(method)
     base = dataset.split("@")[0]
     if recipe == "minmax-pca":
+        if base not in _ONGR_SCALED:
+            return []  # Sec. 4.1 scales/reduces only the image sets; PenDigits etc. as they are
         keep = 0.90 if base == "mnist-extend" else 0.95
         return [("minmax", MinMaxScaler()), ("pca", PCA(n_components=keep, random_state=0))]
     if recipe == "normalize":

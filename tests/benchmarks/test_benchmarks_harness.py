@@ -222,6 +222,8 @@ def test_subset_is_deterministic_and_labels_consecutive():
 def test_preprocessing_recipes():
     names = lambda m, d: [n for n, _ in suites.make_preprocessing(m, d)]  # noqa: E731
     assert names("ongr-k", "usps") == ["minmax", "pca"]
+    assert names("ongr-k", "usps@600") == ["minmax", "pca"]
+    assert names("ongr-k", "pendigits") == []  # ONGR Sec. 4.1 scales the image sets only
     assert suites.make_preprocessing("ongr-r", "mnist-extend@70000")[1][1].n_components == 0.90
     assert suites.make_preprocessing("ongr-r", "usps")[1][1].n_components == 0.95
     assert names("dlc", "mnist") == ["normalize"]
