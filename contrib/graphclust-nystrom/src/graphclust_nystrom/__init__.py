@@ -1,0 +1,34 @@
+"""graphclust-nystrom: Nyström spectral clustering (Fowlkes et al. 2004) for graphclust.
+
+Registers the graph builder ``nystrom-landmarks``, the solver ``nystrom`` and the
+preset ``nystrom`` through the ``graphclust`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version as _version
+from pathlib import Path
+
+from graphclust import hookimpl
+
+from graphclust_nystrom.landmarks import NystromLandmarkGraph
+from graphclust_nystrom.solver import NystromSolver, nystrom_embedding
+
+__all__ = ["NystromLandmarkGraph", "NystromSolver", "nystrom_embedding",
+           "graphclust_register_components"]
+
+try:
+    __version__ = _version("graphclust-nystrom")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+PRESETS = Path(__file__).parent / "presets"
+
+
+@hookimpl
+def graphclust_register_components(registry):
+    """Register the parts and presets of this package."""
+    registry.graphs.add(NystromLandmarkGraph)
+    registry.solvers.add(NystromSolver)
+    for path in sorted(PRESETS.glob("*.toml")):
+        registry.presets.add_toml(path)
