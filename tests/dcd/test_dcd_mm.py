@@ -72,7 +72,7 @@ def nonempty(A):
     return np.count_nonzero(A) > 0
 
 
-PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # ----------------------------------------------------------------------------- tests
 
@@ -171,12 +171,12 @@ def test_rows_stay_near_simplex(data, alpha):
 def test_fixed_point_is_on_the_simplex(rng):
     """At a fixed point of Eq. (13), Σ_k W_ik = 1 follows from λ = (b − 1)/a; a long run
     therefore ends close to the simplex."""
-    n = 30
+    n = 16
     M = np.triu(rng.random((n, n)) < 0.3, 1)
     A = sp.csr_array((M | M.T).astype(float))
-    W = rng.uniform(0.1, 1.0, (n, 3))
+    W = rng.uniform(0.1, 1.0, (n, 2))
     W /= W.sum(axis=1, keepdims=True)
-    out = _mm.run_dcd(A, W, 1.0, max_iter=5000, tol=1e-13)
+    out = _mm.run_dcd(A, W, 1.0, max_iter=1500, tol=1e-14)
     dev = np.abs(out["W"].sum(axis=1) - 1)
     assert dev.max() < 1e-3
     assert dev.max() < out["max_row_deviation"]

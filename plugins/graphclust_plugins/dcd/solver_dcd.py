@@ -18,9 +18,12 @@ from graphclust_plugins.dcd._mm import (
 
 __all__ = ["DCDSolver", "NCUT_INIT"]
 
-#: The default initialisation of Sections 2.4 / 4.1: Ncut (spectral embedding of the same
-#: graph rounded by k-means).
-NCUT_INIT = {"solver": {"name": "spectral"}, "rounding": {"name": "kmeans"}}
+#: The default initialisation of Sections 2.4 / 4.1: Ncut on the same graph, i.e. the solver
+#: and rounding of the common ``ncut`` preset (normalised spectral embedding + k-means).
+NCUT_INIT = {
+    "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+    "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+}
 
 
 def _check_alphas(value):
