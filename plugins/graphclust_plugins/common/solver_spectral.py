@@ -25,7 +25,7 @@ def sign_flip(U: np.ndarray) -> np.ndarray:
     return U * s
 
 
-def top_eigvecs(M, p: int, v0: np.ndarray, dense_below: int = DENSE_BELOW):
+def top_eigvecs(M, p: int, v0: np.ndarray, dense_below: int | None = None):
     """The ``p`` largest (algebraic) eigenpairs of a symmetric matrix/operator, descending.
 
     Dense ``eigh`` when the size is below ``dense_below`` or ``p`` is close to it,
@@ -33,6 +33,7 @@ def top_eigvecs(M, p: int, v0: np.ndarray, dense_below: int = DENSE_BELOW):
     """
     n = M.shape[0]
     p = int(min(p, n))
+    dense_below = DENSE_BELOW if dense_below is None else dense_below
     if n < dense_below or p >= n // 2:
         if isinstance(M, LinearOperator):
             M = M @ np.eye(n)
@@ -102,7 +103,8 @@ class SpectralEmbedding(graphclust.Solver):
             raise TypeError(f"solver 'spectral' cannot use {type(graph).__name__}")
         return sol
 
-    def _finish(self, U, vals, extra, anchor_embedding=None):
+    def _finish(self, U, vals, extra, isolated, anchor_embedding=None):
+        U[isolated] = 0.0  # exact zeros, not round-off that row normalisation would inflate
         if extra:
             U = U[:, extra:]
             vals = vals[extra:]
@@ -124,7 +126,7 @@ class SpectralEmbedding(graphclust.Solver):
         M = graph.normalized_adjacency()
         v0 = rng.uniform(-1.0, 1.0, n)
         vals, U = top_eigvecs(M, q, v0)
-        return self._finish(sign_flip(U), vals, extra)
+        return self._finish(sign_flip(U), vals, extra, graph.isolated())
 
     def _anchor(self, graph, p, extra, rng):
         n, m = graph.n, graph.n_anchors
@@ -148,4 +150,4 @@ class SpectralEmbedding(graphclust.Solver):
         lam_inv_half = safe_inverse(graph.anchor_degrees, 0.5)
         anchor_embedding = (lam_inv_half[:, None] * V) * inv[None, :]
         U = np.asarray(B @ (V * inv[None, :]))
-        return self._finish(U, vals, extra, anchor_embedding)
+        return self._finish(U, vals, extra, graph.isolated(), anchor_embedding)

@@ -1,0 +1,143 @@
+"""Spectral embedding against dense eigen/singular decompositions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+import graphclust
+from graphclust_plugins.common.anchors_random import RandomAnchors
+from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
+from graphclust_plugins.common.graph_knn import KNNGraph
+from graphclust_plugins.common import solver_spectral
+from graphclust_plugins.common.solver_spectral import SpectralEmbedding
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: one BLAS thread avoids oversubscription on a busy machine."""
+    with threadpool_limits(1):
+        yield
+
+
+def assert_same_subspace(U, V, tol=1e-6):
+    """Column spaces equal: the principal angles are zero (signs/rotations ignored)."""
+    Qu, _ = np.linalg.qr(U)
+    Qv, _ = np.linalg.qr(V)
+    s = np.linalg.svd(Qu.T @ Qv, compute_uv=False)
+    assert s.min() > 1 - tol, s
+
+
+def random_graph(rng, n, density=0.05):
+    A = sp.random_array((n, n), density=density, random_state=rng)
+    A = A + A.T
+    return graphclust.AffinityGraph(A)
+
+
+def dense_top(M, q):
+    vals, vecs = np.linalg.eigh(M)
+    order = np.argsort(-vals)
+    return vals[order][:q], vecs[:, order][:, :q]
+
+
+@pytest.fixture(params=["dense", "arpack"])
+def eig_path(request, monkeypatch):
+    """Run a test through the dense eigensolver and through ARPACK."""
+    if request.param == "arpack":
+        monkeypatch.setattr(solver_spectral, "DENSE_BELOW", 20)
+    return request.param
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_affinity_embedding_matches_dense_eigh(rng, eig_path, drop):
+    n = 150
+    g = random_graph(rng, n, density=min(0.2, 12 / n))
+    A = g.to_dense()
+    d = A.sum(1)
+    Dm = np.diag(np.where(d > 0, d, 1) ** -0.5 * (d > 0))
+    vals, vecs = dense_top(Dm @ A @ Dm, 5 + drop)
+    # a well-separated gap after the last kept eigenvalue makes the subspace unique
+    assert vals[-1] - np.linalg.eigvalsh(Dm @ A @ Dm)[::-1][5 + drop] > 1e-6
+    sol = SpectralEmbedding(n_components=5, drop_trivial=drop, normalize_rows=False).solve(
+        g, None, 3, graphclust.Context(seed=0))
+    assert sol.embedding.shape == (n, 5)
+    np.testing.assert_allclose(sol.info["eigenvalues"], vals[drop:], atol=1e-8)
+    if drop:
+        # the dropped direction is the leading one; the kept block is vecs[:, 1:]
+        assert_same_subspace(np.column_stack([vecs[:, :1], sol.embedding]), vecs)
+    else:
+        assert_same_subspace(sol.embedding, vecs)
+
+
+def test_affinity_embedding_rows_normalised_and_isolated_vertex(rng):
+    g = random_graph(rng, 40, density=0.3)
+    A = g.adjacency.tolil()
+    A[5, :] = 0
+    A[:, 5] = 0
+    g = graphclust.AffinityGraph(sp.csr_array(A))
+    sol = SpectralEmbedding().solve(g, None, 3, graphclust.Context())
+    norms = np.linalg.norm(sol.embedding, axis=1)
+    assert norms[5] == 0
+    np.testing.assert_allclose(np.delete(norms, 5), 1.0)
+
+
+def test_deterministic_under_seed(rng):
+    g = random_graph(rng, 600, density=0.01)
+    a = SpectralEmbedding().solve(g, None, 4, graphclust.Context(seed=7)).embedding
+    b = SpectralEmbedding().solve(g, None, 4, graphclust.Context(seed=7)).embedding
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("m", [25, 120])
+def test_anchor_embedding_matches_dense_svd_of_B(rng, eig_path, m):
+    X = rng.standard_normal((300, 4))
+    anchors = RandomAnchors(n_anchors=m).select(X, graphclust.Context(seed=2))
+    g = GaussianAnchorGraph(n_neighbors=5).build(X, anchors, graphclust.Context())
+    B = g.B().toarray()
+    U, s, _ = np.linalg.svd(B, full_matrices=False)
+    p = 4
+    sol = SpectralEmbedding(n_components=p, drop_trivial=True, normalize_rows=False).solve(
+        g, X, 3, graphclust.Context(seed=0))
+    np.testing.assert_allclose(np.sqrt(sol.info["eigenvalues"]), s[1:p + 1], rtol=1e-6)
+    assert_same_subspace(np.column_stack([U[:, :1], sol.embedding]), U[:, :p + 1])
+    # columns are orthonormal singular vectors (not just the right span)
+    np.testing.assert_allclose(sol.embedding.T @ sol.embedding, np.eye(p), atol=1e-6)
+    # also against the dense W = B Bᵀ of the anchor graph
+    vals, vecs = dense_top(g.to_dense(), p + 1)
+    np.testing.assert_allclose(vals[1:], sol.info["eigenvalues"], atol=1e-8)
+    # out-of-sample map reproduces the training embedding (rows of Z sum to 1)
+    np.testing.assert_allclose(g.Z @ sol.anchor_embedding, sol.embedding, atol=1e-8)
+
+
+def test_anchor_embedding_not_row_stochastic_Z_uses_degrees(rng):
+    one = sp.csr_array((rng.uniform(0.5, 1, 200), (np.arange(200), rng.integers(0, 20, 200))),
+                       shape=(200, 20))  # every row has an anchor
+    Z = sp.random_array((200, 20), density=0.2, random_state=rng) + one
+    g = graphclust.AnchorGraph(Z)
+    W = g.to_dense()
+    d = W.sum(1)
+    M = W / np.sqrt(np.outer(d, d))
+    vals, vecs = dense_top(M, 4)
+    sol = SpectralEmbedding(n_components=4, drop_trivial=False, normalize_rows=False).solve(
+        g, None, 4, graphclust.Context())
+    assert_same_subspace(sol.embedding, vecs)
+
+
+@pytest.mark.parametrize("kind", ["affinity", "anchor"])
+def test_tiny_inputs_and_one_cluster(rng, kind):
+    X = rng.standard_normal((30, 2))
+    ctx = graphclust.Context()
+    if kind == "affinity":
+        g = KNNGraph().build(X, None, ctx)
+    else:
+        g = GaussianAnchorGraph().build(X, RandomAnchors(n_anchors=1000).select(X, ctx)
+                                        if False else graphclust.Anchors(points=X[:8]), ctx)
+    for k in (1, 3):
+        sol = SpectralEmbedding().solve(g, X, k, ctx)
+        assert sol.embedding.shape == (30, k)
+        assert np.all(np.isfinite(sol.embedding))
+    # more components than the graph allows: clamped, still finite
+    sol = SpectralEmbedding(n_components=50, drop_trivial=False).solve(g, X, 3, ctx)
+    assert np.all(np.isfinite(sol.embedding))
