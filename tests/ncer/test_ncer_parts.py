@@ -56,6 +56,17 @@ def test_poly_knn_matches_dense_reference(rng, b, c, signed):
     assert np.allclose(A, ref)
 
 
+def test_poly_knn_distance_variant_matches_dense_reference(rng):
+    X = rng.random((50, 4))
+    g = PolyKnnGraph(n_neighbors=3, c=2, b=1.0, neighbors="distance").build(X, None, _ctx())
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    S = np.zeros((50, 50))
+    S[np.repeat(np.arange(50), 3), np.argsort(D, axis=1)[:, :3].ravel()] = 1
+    ref = np.where((S + S.T) > 0, (X @ X.T + 1.0) ** 2, 0.0)
+    assert np.allclose(g.adjacency.toarray(), ref)
+
+
 def test_poly_knn_p_equals_m_is_gram_matrix(rng):
     X = rng.random((25, 6))
     g = PolyKnnGraph(n_neighbors=25, include_self=True).build(X, None, _ctx())

