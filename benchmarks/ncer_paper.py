@@ -69,10 +69,11 @@ def _load(name, data_dir):
     return X, np.asarray(y)
 
 
-def _ncer(X, k, p, include_self=False, mvee="fw", nnls="fast"):
+def _ncer(X, k, p, include_self=False, mvee="fw", nnls="fast", neighbors="similarity"):
     ctx = graphclust.Context(seed=0)
     t0 = time.perf_counter()
-    g = PolyKnnGraph(n_neighbors=p, include_self=include_self).build(X, None, ctx)
+    g = PolyKnnGraph(n_neighbors=p, include_self=include_self,
+                     neighbors=neighbors).build(X, None, ctx)
     t1 = time.perf_counter()
     sol = NcerEmbedding().solve(g, X, k, ctx)
     t2 = time.perf_counter()
@@ -86,18 +87,22 @@ def _ncer(X, k, p, include_self=False, mvee="fw", nnls="fast"):
 def run(data_dir, quick: bool = False, seeds=(0,), nc_seeds=range(10), speed: bool = False):
     """Rows: dataset, preset, params, acc, nmi, paper numbers, timings, NC peer."""
     rows = []
-    cases = [("usps", 5), ("mnist456", 5)]
+    cases = [("usps", 5, "similarity"), ("mnist456", 5, "similarity"),
+             ("usps", 5, "distance"), ("mnist456", 5, "distance")]
     if not quick:
-        cases += [("mnist_test", 5), ("coil20", 5), ("mnist456", 944), ("mnist456", 1888),
-                  ("mnist456", 2832)]
-    for name, p in cases:
+        cases += [("mnist_test", 5, "similarity"), ("coil20", 5, "similarity"),
+                  ("mnist_test", 5, "distance"), ("coil20", 5, "distance"),
+                  ("mnist456", 944, "similarity"), ("mnist456", 1888, "similarity"),
+                  ("mnist456", 2832, "similarity")]
+    for name, p, neighbors in cases:
         X, y = _load(name, data_dir)
         k = int(np.unique(y).size)
         include_self = p >= X.shape[0]
-        out = _ncer(X, k, p, include_self)
+        out = _ncer(X, k, p, include_self, neighbors=neighbors)
         labels = out["labels"]
         row = {
-            "dataset": name, "preset": "ncer", "params": {"n_neighbors": p, "b": 0, "c": 1},
+            "dataset": name, "preset": "ncer" if neighbors == "similarity" else "ncer-l2nn",
+            "params": {"n_neighbors": p, "b": 0, "c": 1, "neighbors": neighbors},
             "n": int(X.shape[0]), "acc": acc(y, labels),
             "nmi": float(normalized_mutual_info_score(y, labels)),
             "paper_acc": PAPER[(name, p)][0], "paper_nmi": PAPER[(name, p)][1],
@@ -157,15 +162,15 @@ def main():
     ap.add_argument("--speed", action="store_true")
     args = ap.parse_args()
     rows = run(args.data_dir, quick=args.quick, speed=args.speed)
-    print("| dataset | p | n | AC | paper AC | NMI | paper NMI | NC AC ave/min/max (ours) | "
+    print("| dataset | preset | p | n | AC | paper AC | NMI | paper NMI | NC AC ave/min/max (ours) | "
           "NC paper AC/NMI | active | graph s | eig s | round s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["dataset"] == "mnist70k":
             continue
         nc = (f"{r['nc_acc_ave']:.3f}/{r['nc_acc_min']:.3f}/{r['nc_acc_max']:.3f}"
               if "nc_acc_ave" in r else "")
-        print(f"| {r['dataset']} | {r['params']['n_neighbors']} | {r['n']} | {r['acc']:.3f} | "
+        print(f"| {r['dataset']} | {r['preset']} | {r['params']['n_neighbors']} | {r['n']} | {r['acc']:.3f} | "
               f"{r['paper_acc']:.3f} | {r['nmi']:.3f} | {r['paper_nmi']:.3f} | {nc} | "
               f"{r.get('paper_nc') or ''} | {r['n_active']} | {r['graph_seconds']:.1f} | "
               f"{r['eig_seconds']:.2f} | {r['round_seconds']:.2f} |")
