@@ -1,0 +1,172 @@
+"""ULGE / OULGE: unsupervised large graph embedding (Nie, Zhu, Li; Eq. 21–24, Algorithm 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+import graphclust
+from graphclust import safe_inverse
+
+__all__ = ["ULGE", "anchor_spectral_vectors", "ridge_projection"]
+
+_BLOCK = 16384
+
+
+def anchor_spectral_vectors(graph: graphclust.AnchorGraph, p: int, *,
+                            drop_trivial: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Top ``p`` left singular vectors of ``B = Z Δ^{-1/2}`` (Eq. 21) via the ``m x m``
+    Gram matrix ``BᵀB``.
+
+    ``F_p = B V_p Σ_p^{-1}``; columns whose singular value is below ``1e-10·σ_max`` are
+    returned as zero (no division by zero). Signs are fixed so the largest-magnitude
+    entry of each ``v`` is positive. With ``drop_trivial`` the first (trivial, constant)
+    vector is skipped and the next ``p`` are returned.
+
+    Returns
+    -------
+    F : ndarray of shape (n, p)
+    sigma : ndarray of shape (p,)
+        Singular values of ``B`` (square roots of the eigenvalues of ``W``).
+    """
+    B = graph.B()
+    m = B.shape[1]
+    G = (B.T @ B).toarray() if sp.issparse(B) else B.T @ B
+    G = 0.5 * (G + G.T)
+    evals, evecs = np.linalg.eigh(G)
+    evals, evecs = evals[::-1], evecs[:, ::-1]
+    first = 1 if drop_trivial else 0
+    take = np.arange(first, min(m, first + p))
+    V = evecs[:, take]
+    big = np.argmax(np.abs(V), axis=0)
+    V = V * np.where(V[big, np.arange(V.shape[1])] < 0, -1.0, 1.0)
+    sigma = np.sqrt(np.maximum(evals[take], 0.0))
+    tol = 1e-10 * max(float(np.sqrt(max(evals[0], 0.0))), np.finfo(float).tiny)
+    inv = np.where(sigma > tol, 1.0 / np.where(sigma > tol, sigma, 1.0), 0.0)
+    F = np.asarray(B @ (V * inv[None, :]))
+    if F.shape[1] < p:  # fewer anchors than requested dimensions: pad with zeros
+        F = np.hstack([F, np.zeros((F.shape[0], p - F.shape[1]))])
+        sigma = np.concatenate([sigma, np.zeros(p - sigma.size)])
+    return F, sigma
+
+
+def ridge_projection(X, F: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Solve Eq. (23): ``W = (XᵀHX + αI)⁻¹ XᵀH F`` with ``H`` the centring matrix.
+
+    Sums over row blocks in float64 (``X`` is never copied whole). When ``d > n`` the
+    dual form ``W = X_cᵀ (X_c X_cᵀ + αI)⁻¹ F`` is used (``n x n`` instead of ``d x d``).
+
+    Returns
+    -------
+    W : ndarray of shape (d, p)
+    mean : ndarray of shape (d,)
+    """
+    X = np.asarray(X)
+    n, d = X.shape
+    F = np.asarray(F, dtype=np.float64)
+    mean = np.zeros(d)
+    for start in range(0, n, _BLOCK):
+        mean += X[start:start + _BLOCK].sum(axis=0, dtype=np.float64)
+    mean /= n
+    if d > n:
+        Xc = X.astype(np.float64) - mean
+        K = Xc @ Xc.T
+        K[np.diag_indices_from(K)] += alpha
+        return Xc.T @ _spd_solve(K, F), mean
+    C = np.zeros((d, d))
+    XtF = np.zeros((d, F.shape[1]))
+    for start in range(0, n, _BLOCK):
+        Xb = X[start:start + _BLOCK].astype(np.float64) - mean
+        C += Xb.T @ Xb
+        XtF += Xb.T @ F[start:start + _BLOCK]
+    C[np.diag_indices_from(C)] += alpha
+    return _spd_solve(C, XtF), mean
+
+
+def _spd_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    try:
+        return sla.solve(A, b, assume_a="pos")
+    except (np.linalg.LinAlgError, sla.LinAlgError):  # α = 0 and singular: least squares
+        return sla.lstsq(A, b)[0]
+
+
+def orthogonalize(W: np.ndarray) -> np.ndarray:
+    """OULGE's orthogonalisation (Lemma 5): an orthonormal basis of the column space of
+    ``W`` from its SVD (``W = U S Vᵀ`` → ``U``); directions with singular value below
+    ``1e-10·s_max`` (e.g. the zero column of the trivial vector) become zero columns, so
+    the span is preserved and no arbitrary direction is added."""
+    U, s, _ = np.linalg.svd(W, full_matrices=False)
+    if s.size == 0 or s[0] <= 0:
+        return np.zeros_like(W)
+    keep = s > 1e-10 * s[0]
+    U[:, ~keep] = 0.0
+    return U
+
+
+@graphclust.part
+class ULGE(graphclust.Solver):
+    """ULGE / OULGE linear graph embedding by spectral regression on an anchor graph (Algorithm 2).
+
+    Steps (Algorithm 2, lines 3–5): ``F_p`` = the ``p`` leading left singular vectors
+    of ``B = Z Δ^{-1/2}`` (Eq. 21), computed from the ``m x m`` Gram matrix ``BᵀB``
+    (``W = BBᵀ``'s rank-``p`` approximation of Eq. 20 is ``F_p Λ_p F_pᵀ``); then the
+    ridge regression of Eq. (23), ``W = (XᵀHX + αI)⁻¹ XᵀH F_p``, which by the paper's
+    Theorem 2 solves the regularised LPP of Eq. (22); the embedding is ``HXW``. With
+    ``orthogonal=True`` (OULGE, Eq. 24) ``W`` is replaced by an orthonormal basis of
+    its column space (Lemma 5). The projection and the feature mean are stored in the
+    :class:`Solution`, so new points map as ``(x − mean) W``.
+
+    One solver with an ``orthogonal`` switch (the presets ``ulge`` and ``oulge`` set
+    it) rather than two registered names.
+
+    Notes
+    -----
+    As in the paper ``F_p`` includes the leading, constant singular vector; its
+    regression target is removed by ``H``, so one column of ``W`` is zero and the
+    embedding carries ``p − 1`` informative dimensions (``drop_trivial=True`` skips it
+    and uses the next ``p`` vectors). For OULGE the zero direction stays zero rather
+    than becoming an arbitrary orthonormal column. Needs a row-stochastic ``Z`` for
+    Theorem 1's doubly-stochastic ``W`` (any anchor graph is accepted). ``d > n`` uses
+    the dual form of the ridge problem; the paper mentions LSQR, which we do not need.
+    """
+
+    name = "ulge"
+    accepts = frozenset({"anchor"})
+    needs_features = True
+    produces = frozenset({"embedding"})
+
+    alpha: float = graphclust.param(
+        0.01, doc="Ridge regularisation α of Eq. (23) (the paper uses 0.01).",
+        check=graphclust.real(0))
+    n_components: int | None = graphclust.param(
+        None, doc="Embedding dimension p; None uses the number of clusters (as the paper).",
+        check=graphclust.optional(graphclust.integer(1)))
+    orthogonal: bool = graphclust.param(
+        False, doc="Orthogonalise the projection (OULGE, Eq. 24 and Lemma 5).",
+        check=graphclust.boolean)
+    drop_trivial: bool = graphclust.param(
+        False, doc="Skip the constant leading singular vector of B (the paper keeps it).",
+        check=graphclust.boolean)
+
+    def solve(self, graph, X, n_clusters, ctx) -> graphclust.Solution:
+        if X is None:
+            raise ValueError("solver 'ulge' needs the features X")
+        if sp.issparse(X):
+            X = X.toarray()
+        X = np.asarray(X)
+        p = int(self.n_components or n_clusters)
+        F, sigma = anchor_spectral_vectors(graph, p, drop_trivial=bool(self.drop_trivial))
+        W, mean = ridge_projection(X, F, float(self.alpha))
+        if self.orthogonal:
+            W = orthogonalize(W)
+        emb = np.empty((X.shape[0], p))
+        shift = mean @ W
+        for start in range(0, X.shape[0], _BLOCK):
+            emb[start:start + _BLOCK] = X[start:start + _BLOCK].astype(np.float64) @ W - shift
+        lam = graph.anchor_degrees
+        return graphclust.Solution(
+            embedding=emb, projection=W, center=mean,
+            info={"singular_values": sigma, "orthogonal": bool(self.orthogonal),
+                  "empty_anchors": int(np.sum(safe_inverse(lam) == 0))},
+        )
