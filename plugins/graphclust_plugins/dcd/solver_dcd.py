@@ -100,7 +100,7 @@ class DCDSolver(graphclust.Solver):
         1000, doc="Maximum iterations of Algorithm 1 per run.", check=graphclust.integer(1),
     )
     tol: float = graphclust.param(
-        1e-6, doc="Stop when the relative change of the objective (Eq. 4/9) is below tol.",
+        1e-5, doc="Stop when the relative change of the objective (Eq. 4/9) is below tol.",
         check=graphclust.real(0),
     )
 
