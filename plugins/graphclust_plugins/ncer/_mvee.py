@@ -161,6 +161,14 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
     """
     P0 = np.ascontiguousarray(P, dtype=np.float64)
     n, r = P0.shape
+    if r == 1:  # closed form: the interval [-max|p|, max|p|]
+        sq = P0[:, 0] ** 2
+        L = np.array([[1.0 / sq.max()]])
+        om = sq / sq.max()
+        active = np.flatnonzero(om >= 1.0 - active_tol)
+        u = np.zeros(n)
+        u[active] = 1.0 / active.size
+        return MVEEResult(L, u, om, active, 0, True, "fw")
     batch = batch or max(10 * r, 50)
     # Whiten (Lemma 1: active points are invariant under nonsingular linear maps);
     # the ellipsoid maps back as L = G Lw Gᵀ.
