@@ -538,8 +538,9 @@ def check_parameters(part_or_cls: Part | type, kind: str | None = None, **option
                         f"parameters: {names}")
     # __init__ stores values as given and does not validate
     bad = _Invalid()
+    base = {} if isinstance(part_or_cls, type) else part_or_cls.get_params(deep=False)
     for f in fields:
-        kwargs = {**options, f.name: bad}
+        kwargs = {**base, **options, f.name: bad}
         with _Contract(cls, c, f"{cls.__name__}({f.name}=<invalid>) (__init__ must not "
                        "validate; the composer calls check_params)"):
             obj = cls(**kwargs)

@@ -309,3 +309,14 @@ def test_parametrize_parts_covers_the_installed_registry():
     mark = parametrize_parts()
     registry = graphclust.get_registry()
     assert len(mark.args[1]) == len(registry.all_parts())
+
+
+def test_instance_with_required_parameter():
+    @graphclust.part
+    class Required2(KitAnchors):
+        """Needs a value."""
+
+        name = "needs-value-2"
+        scale: float = graphclust.param(doc="A scale.", check=graphclust.real(0))
+
+    check_part(Required2(scale=2.0))
