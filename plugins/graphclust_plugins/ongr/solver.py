@@ -192,8 +192,11 @@ class OngrSolver(graphclust.Solver):
     gives the same label. Their number is ``info["n_zero_rows"]``.
 
     Outputs: ``soft`` = ``G`` (n × k), ``embedding`` = ``F``. For anchor graphs
-    ``anchor_soft = Σ⁻¹ Zᵀ G``, so a new point with anchor row ``z`` gets the soft row
-    ``z Σ⁻¹ Zᵀ G`` — its row of ``W G``, the label matrix propagated through the graph.
+    ``anchor_soft = Σ⁻¹ Zᵀ G`` and ``anchor_embedding = Σ⁻¹ Zᵀ F``, so a new point with
+    anchor row ``z`` gets the soft row ``z Σ⁻¹ Zᵀ G`` — its row of ``W G``, the label
+    matrix propagated through the graph — and the embedding row ``z Σ⁻¹ Zᵀ F`` (its row
+    of ``W F``; the leading eigenvalues of ``W`` are close to 1, so this is on the scale
+    of ``F``).
 
     Affinity graphs (small ``n``) are accepted: ``W`` is then the normalised adjacency
     ``D^{-1/2} A D^{-1/2}`` (``normalize=True``), and the initial eigenvectors come from
@@ -296,13 +299,14 @@ class OngrSolver(graphclust.Solver):
                 graphclust.ConvergenceWarning, stacklevel=3)
 
         soft, n_zero = self._soft(G, labels)
-        anchor_soft = None
+        anchor_soft = anchor_embedding = None
         if graph.kind == "anchor":
             inv = safe_inverse(graph.anchor_degrees)
             anchor_soft = inv[:, None] * np.asarray(graph.Z.T @ soft)
+            anchor_embedding = inv[:, None] * np.asarray(graph.Z.T @ F)
         return graphclust.Solution(
             embedding=F, soft=soft, objective=np.asarray(objective), n_iter=n_iter,
-            converged=converged, anchor_soft=anchor_soft,
+            converged=converged, anchor_soft=anchor_soft, anchor_embedding=anchor_embedding,
             history={"objective_after_G": np.asarray(obj_g), "fg_gap": np.asarray(gap),
                      "label_change": np.asarray(change)},
             info={"n_zero_rows": n_zero, "lam": lam, "positive_part": self.positive_part,

@@ -1,0 +1,27 @@
+"""The core's contract kit on the ONGR parts."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphclust.testing import check_part
+from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+from graphclust_plugins.ongr.capped_anchors import CappedAnchors
+from graphclust_plugins.ongr.solver import OngrSolver
+
+
+@pytest.mark.parametrize("cls, params", [
+    (OngrAnchorGraph, {}),
+    (OngrSolver, {}),
+    (OngrSolver, {"positive_part": "abs", "init": "random"}),
+])
+def test_contract(cls, params):
+    check_part(cls, **params)
+
+
+def test_capped_contract():
+    import graphclust
+
+    if "random" not in graphclust.get_registry().anchors:
+        pytest.skip("common 'random' anchors not registered")
+    check_part(CappedAnchors, base={"name": "random"}, max_fraction=1.0)
