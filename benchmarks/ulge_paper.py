@@ -1,0 +1,303 @@
+"""ULGE / OULGE (Nie, Zhu, Li): reproduction of Table 5 and the speed claims.
+
+What it measures (raw features, as the paper):
+
+* **ACC** (Hungarian) and NMI of ``ulge`` and ``oulge`` on USPS and MNIST-70k, mean and
+  std over seeds, beside Table 5. Per seed the BKHK anchors (m = 1024) and the
+  adaptive anchor graph (k = 5) are built once and both solvers run on them (the two
+  presets differ only in the solver); each embedding is rounded by k-means with
+  ``n_init = 10``.
+* **leaf vs exact search** of the anchor graph on the same anchors: time, fraction of
+  rows of ``Z`` with the same support, ACC of ``ulge``.
+* **speed**: BKHK (m = 1024) vs scikit-learn ``KMeans(n_clusters=1024, n_init=1,
+  max_iter=100)`` on MNIST-70k; ``ulge`` end to end vs scikit-learn
+  ``SpectralClustering(affinity="nearest_neighbors")`` (in a child process under a time
+  cap; if it does not finish, "over cap" and both timed on a subset instead).
+* **scaling** (``scaling=True``): ``ulge`` fit time on MNIST-extend prefixes
+  (``graphclust.data.mnist_extend``) and the fitted log-log slope.
+
+The machine is shared: compare ratios measured in the same process, not seconds.
+
+``python -m benchmarks.ulge_paper --data-dir ../shared/data [--quick] [--seeds 10]
+[--speed] [--scaling 70000,140000,280000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import time
+import warnings
+
+import numpy as np
+
+import graphclust
+from graphclust.data import load_dataset
+
+__all__ = ["run", "run_speed", "run_scaling", "PAPER_ACC"]
+
+#: Table 5 of the paper (ACC %, mean over 10 runs).
+PAPER_ACC = {"usps": {"ulge": 64.5, "oulge": 67.4}, "mnist": {"ulge": 59.3, "oulge": 54.5}}
+#: Table 4 (seconds, MATLAB, i5-3470) for reference.
+PAPER_SECONDS = {"usps": 4.6, "mnist": 32.3}
+
+
+def acc_score(y, labels) -> float:
+    from scipy.optimize import linear_sum_assignment
+
+    y = np.asarray(y)
+    labels = np.asarray(labels)
+    C = np.zeros((labels.max() + 1, y.max() + 1))
+    np.add.at(C, (labels, y), 1)
+    r, c = linear_sum_assignment(-C)
+    return float(C[r, c].sum() / y.size)
+
+
+def _nmi(y, labels) -> float:
+    from sklearn.metrics import normalized_mutual_info_score
+
+    return float(normalized_mutual_info_score(y, labels))
+
+
+def _kmeans(emb, k, seed):
+    from sklearn.cluster import KMeans
+
+    return KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(emb)
+
+
+def _parts(n_anchors=1024, k=5, search="exact"):
+    from graphclust_plugins.ulge import BKHK, ULGE, AdaptiveAnchorGraph
+
+    return (BKHK(n_anchors=n_anchors), AdaptiveAnchorGraph(n_neighbors=k, search=search),
+            ULGE(alpha=0.01), ULGE(alpha=0.01, orthogonal=True))
+
+
+def run(data_dir, quick=False, seeds=range(10), datasets=("usps", "mnist"),
+        n_anchors=1024, leaf_compare=True) -> list[dict]:
+    """ACC/NMI of ulge and oulge (and ulge with the leaf search) per dataset and seed.
+
+    Returns one row per (dataset, preset, seed) plus ``leaf`` rows; keys: dataset,
+    preset, seed, params, acc, nmi, paper_acc, fit_seconds, timings.
+    """
+    from graphclust_plugins.ulge import AdaptiveAnchorGraph
+
+    rows = []
+    seeds = list(seeds)[:2] if quick else list(seeds)
+    for name in datasets:
+        X, y = load_dataset(name, data_dir)
+        if quick:
+            idx = np.sort(np.random.default_rng(0).choice(X.shape[0], min(3000, X.shape[0]),
+                                                          replace=False))
+            X, y = X[idx], y[idx]
+        c = int(np.unique(y).size)
+        m = min(n_anchors, 256) if quick else n_anchors
+        for seed in seeds:
+            bk, graph_b, ulge, oulge = _parts(m)
+            ctx = graphclust.Context(seed=seed)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
+                anchors = bk.select(X, ctx)
+            t_anchor = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            graph = graph_b.build(X, anchors, ctx)
+            t_graph = time.perf_counter() - t0
+            for preset, solver in (("ulge", ulge), ("oulge", oulge)):
+                t0 = time.perf_counter()
+                sol = solver.solve(graph, X, c, ctx)
+                t_solve = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                labels = _kmeans(sol.embedding, c, seed)
+                t_round = time.perf_counter() - t0
+                rows.append({
+                    "dataset": name, "preset": preset, "seed": seed, "n": X.shape[0],
+                    "params": {"n_anchors": m, "n_neighbors": 5, "alpha": 0.01,
+                               "search": "exact"},
+                    "acc": acc_score(y, labels), "nmi": _nmi(y, labels),
+                    "paper_acc": PAPER_ACC.get(name, {}).get(preset),
+                    "fit_seconds": t_anchor + t_graph + t_solve + t_round,
+                    "timings": {"anchors": t_anchor, "graph": t_graph, "solver": t_solve,
+                                "rounding": t_round},
+                })
+            if leaf_compare:
+                t0 = time.perf_counter()
+                leaf = AdaptiveAnchorGraph(n_neighbors=5, search="leaf").build(X, anchors, ctx)
+                t_leaf = time.perf_counter() - t0
+                same = _same_support(graph.Z, leaf.Z)
+                sol = ulge.solve(leaf, X, c, ctx)
+                labels = _kmeans(sol.embedding, c, seed)
+                rows.append({
+                    "dataset": name, "preset": "ulge[leaf]", "seed": seed, "n": X.shape[0],
+                    "params": {"n_anchors": m, "n_neighbors": 5, "alpha": 0.01,
+                               "search": "leaf", "candidates": 10},
+                    "acc": acc_score(y, labels), "nmi": _nmi(y, labels),
+                    "paper_acc": PAPER_ACC.get(name, {}).get("ulge"),
+                    "fit_seconds": None,
+                    "timings": {"graph_exact": t_graph, "graph_leaf": t_leaf,
+                                "same_support_rows": same},
+                })
+    return rows
+
+
+def _same_support(Z1, Z2) -> float:
+    n = Z1.shape[0]
+    same = 0
+    for i in range(n):
+        a = Z1.indices[Z1.indptr[i]:Z1.indptr[i + 1]]
+        b = Z2.indices[Z2.indptr[i]:Z2.indptr[i + 1]]
+        same += set(a.tolist()) == set(b.tolist())
+    return same / n
+
+
+# -- speed ---------------------------------------------------------------------------
+def _spectral_child(X, c, seed, queue):
+    from sklearn.cluster import SpectralClustering
+
+    t = time.perf_counter()
+    labels = SpectralClustering(n_clusters=c, affinity="nearest_neighbors",
+                                random_state=seed).fit_predict(X)
+    queue.put((time.perf_counter() - t, labels))
+
+
+def _spectral_capped(X, c, seed, cap):
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_spectral_child, args=(X, c, seed, q))
+    p.start()
+    p.join(cap)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None, None
+    return q.get()
+
+
+def _ulge_fit(X, c, seed, m=1024, search="exact"):
+    bk, gb, ulge, _ = _parts(m, search=search)
+    ctx = graphclust.Context(seed=seed)
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
+        anchors = bk.select(X, ctx)
+    graph = gb.build(X, anchors, ctx)
+    labels = _kmeans(ulge.solve(graph, X, c, ctx).embedding, c, seed)
+    return time.perf_counter() - t, labels
+
+
+def run_speed(data_dir, seed=0, cap=600.0, subset=10000, kmeans=True,
+              spectral=True) -> list[dict]:
+    """BKHK vs sklearn KMeans(1024) and ulge vs sklearn SpectralClustering on MNIST-70k."""
+    from graphclust_plugins.ulge import BKHK
+    from sklearn.cluster import KMeans
+
+    X, y = load_dataset("mnist", data_dir)
+    c = int(np.unique(y).size)
+    rows = []
+    if kmeans:
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
+            BKHK(n_anchors=1024).select(X, graphclust.Context(seed=seed))
+        t_bkhk = time.perf_counter() - t
+        Xf = X.astype(np.float32)
+        t = time.perf_counter()
+        KMeans(n_clusters=1024, n_init=1, max_iter=100, random_state=seed).fit(Xf)
+        t_km = time.perf_counter() - t
+        rows.append({"dataset": "mnist", "preset": "bkhk(m=1024)", "fit_seconds": t_bkhk,
+                     "peer": "sklearn KMeans(1024, n_init=1, max_iter=100)",
+                     "peer_seconds": t_km, "speedup": t_km / t_bkhk})
+    if spectral:
+        t_u, lab_u = _ulge_fit(X, c, seed)
+        t_s, lab_s = _spectral_capped(X, c, seed, cap)
+        row = {"dataset": "mnist", "preset": "ulge", "n": X.shape[0], "fit_seconds": t_u,
+               "acc": acc_score(y, lab_u), "peer": "sklearn SpectralClustering(nearest_neighbors)",
+               "peer_seconds": t_s, "peer_acc": None if lab_s is None else acc_score(y, lab_s),
+               "speedup": None if t_s is None else t_s / t_u,
+               "note": "" if t_s is not None else f"peer over cap ({cap:.0f} s)"}
+        rows.append(row)
+        if t_s is None and subset:
+            idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], subset, replace=False))
+            Xs, ys = X[idx], y[idx]
+            t_u, lab_u = _ulge_fit(Xs, c, seed)
+            t_s, lab_s = _spectral_capped(Xs, c, seed, cap)
+            rows.append({"dataset": f"mnist[{subset}]", "preset": "ulge", "n": subset,
+                         "fit_seconds": t_u, "acc": acc_score(ys, lab_u),
+                         "peer": "sklearn SpectralClustering(nearest_neighbors)",
+                         "peer_seconds": t_s,
+                         "peer_acc": None if lab_s is None else acc_score(ys, lab_s),
+                         "speedup": None if t_s is None else t_s / t_u})
+    return rows
+
+
+def run_scaling(data_dir, sizes=(70000, 140000, 280000, 630000), seed=0,
+                search="exact") -> list[dict]:
+    """``ulge`` fit time on MNIST-extend prefixes and the fitted log-log slope."""
+    from graphclust.data import mnist_extend
+
+    X0, y0 = load_dataset("mnist", data_dir)
+    rows = []
+    for n in sizes:
+        X, y = mnist_extend(X0, y0, n=n)
+        t, labels = _ulge_fit(X, 10, seed, search=search)
+        rows.append({"dataset": f"mnist-extend[{n}]", "preset": f"ulge[{search}]", "n": n,
+                     "fit_seconds": t, "acc": acc_score(y, labels)})
+        del X
+    if len(rows) >= 2:
+        slope = np.polyfit(np.log([r["n"] for r in rows]),
+                           np.log([r["fit_seconds"] for r in rows]), 1)[0]
+        for r in rows:
+            r["loglog_slope"] = float(slope)
+    return rows
+
+
+def _table(rows) -> str:
+    out = ["| dataset | preset | n | seeds | ACC % (mean ± std) | paper ACC % | NMI | fit s |",
+           "|---|---|---|---|---|---|---|---|"]
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r["preset"]), []).append(r)
+    for (ds, preset), rs in groups.items():
+        accs = np.array([r["acc"] for r in rs]) * 100
+        nmis = np.array([r["nmi"] for r in rs])
+        fits = [r["fit_seconds"] for r in rs if r["fit_seconds"] is not None]
+        extra = ""
+        if preset.endswith("[leaf]"):
+            extra = (f" (same support {np.mean([r['timings']['same_support_rows'] for r in rs]):.3f};"
+                     f" graph exact {np.mean([r['timings']['graph_exact'] for r in rs]):.1f} s"
+                     f" vs leaf {np.mean([r['timings']['graph_leaf'] for r in rs]):.1f} s)")
+        out.append(f"| {ds} | {preset}{extra} | {rs[0]['n']} | {len(rs)} | "
+                   f"{accs.mean():.1f} ± {accs.std():.1f} | {rs[0]['paper_acc']} | "
+                   f"{nmis.mean():.3f} | {np.mean(fits) if fits else float('nan'):.1f} |")
+    return "\n".join(out)
+
+
+def _main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--datasets", default="usps,mnist")
+    ap.add_argument("--no-acc", action="store_true")
+    ap.add_argument("--speed", action="store_true")
+    ap.add_argument("--cap", type=float, default=600.0)
+    ap.add_argument("--scaling", default="")
+    ap.add_argument("--search", default="exact")
+    a = ap.parse_args()
+    from graphclust.data import find_data_dir
+
+    data_dir = a.data_dir or find_data_dir()
+    if not a.no_acc:
+        rows = run(data_dir, quick=a.quick, seeds=range(a.seeds),
+                   datasets=tuple(a.datasets.split(",")))
+        print(_table(rows), flush=True)
+    if a.speed:
+        for r in run_speed(data_dir, cap=a.cap):
+            print(r, flush=True)
+    if a.scaling:
+        for r in run_scaling(data_dir, sizes=[int(s) for s in a.scaling.split(",")],
+                             search=a.search):
+            print(r, flush=True)
+
+
+if __name__ == "__main__":
+    _main()
