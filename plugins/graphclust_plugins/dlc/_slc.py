@@ -72,24 +72,31 @@ def sparse_cross(X: np.ndarray, Z: sp.csr_array, block: int = BLOCK) -> tuple[np
     return XtZ, ZtZ, float(np.dot(Z.data, Z.data))
 
 
-def w_update(P: np.ndarray, Q: np.ndarray, rcond: float = 1e-10) -> np.ndarray:
-    """``W = P Q⁺`` (Eq. 5), the minimiser of ``‖X − W X̃‖²_F`` (Eq. 4).
+def w_update(P: np.ndarray, Q: np.ndarray, reg: float = 1e-10) -> np.ndarray:
+    """``W = P (Q + εI)⁻¹`` (Eq. 5), the minimiser of ``‖X − W X̃‖²_F`` (Eq. 4).
 
     ``Q = X̃X̃ᵀ`` is singular whenever the reconstructed data do not span all ``d``
-    directions (always-zero pixels, a later layer whose input has rank < its width).
-    The paper writes ``Q⁻¹``; we use the Moore–Penrose pseudo-inverse through the
-    eigendecomposition of ``Q``, dropping eigenvalues below ``rcond · λ_max``. This is
-    the limit of Tikhonov-regularising ``Q`` as the ridge goes to zero, still an exact
-    minimiser of Eq. 4 (the minimum-norm one), so the objective stays monotone.
+    directions (always-zero pixels; a later layer whose input has rank below its
+    width). The paper writes ``Q⁻¹``; we add the tiny ridge ``ε = reg · tr(Q)/d`` and
+    solve by Cholesky. As ``reg → 0`` this is the Moore–Penrose solution ``P Q⁺`` (the
+    minimum-norm minimiser of Eq. 4); at ``reg = 1e-10`` they agree to about six
+    digits (roundoff in the null directions of ``Q`` is amplified by 1/ε), which does
+    not change ``‖X − W X̃‖²`` measurably. All-zero ``Q`` gives ``W = 0``.
     """
-    Q = 0.5 * (Q + Q.T)
-    evals, evecs = np.linalg.eigh(Q)
-    top = float(evals.max()) if evals.size else 0.0
-    if top <= 0.0:
+    d = Q.shape[0]
+    scale = float(np.trace(Q)) / max(d, 1)
+    if not scale > 0.0:
         return np.zeros_like(P)
-    keep = evals > rcond * top
-    E = evecs[:, keep]
-    return ((P @ E) / evals[keep]) @ E.T
+    Qr = 0.5 * (Q + Q.T)
+    Qr[np.diag_indices(d)] += reg * scale
+    try:
+        factor = sla.cho_factor(Qr, lower=False, check_finite=False)
+        return sla.cho_solve(factor, P.T, check_finite=False).T
+    except np.linalg.LinAlgError:  # pragma: no cover - only if roundoff made Qr indefinite
+        evals, evecs = np.linalg.eigh(Qr)
+        keep = evals > reg * scale
+        E = evecs[:, keep]
+        return ((P @ E) / evals[keep]) @ E.T
 
 
 def ridge_map(Ut: np.ndarray, lam: float) -> np.ndarray:
@@ -118,7 +125,7 @@ def _recon_after_a(S: np.ndarray, trS: float, K: np.ndarray) -> float:
 
 
 def slc_layer(S: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray, z_sq: float, U: np.ndarray,
-              lam: float, n_iter: int, tol: float, rcond: float = 1e-10,
+              lam: float, n_iter: int, tol: float, q_reg: float = 1e-10,
               on_iter=None) -> dict:
     """One SLC layer (Algorithm 1 steps 3–7) on the sufficient statistics.
 
@@ -142,22 +149,22 @@ def slc_layer(S: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray, z_sq: float, U: n
     trS = float(np.trace(S))
     P = XtZ @ U
     Q = U.T @ ZtZ @ U
-    reg = lam * z_sq
+    penalty = lam * z_sq
     obj, obj_w, recon = [], [], []
     R = W = None
     stopped = False
     t = 0
     for t in range(1, n_iter + 1):
-        W = w_update(P, Q, rcond)                        # step 4, Eq. 5
-        obj_w.append(max(_recon_after_w(trS, P, Q, W), 0.0) + reg)
+        W = w_update(P, Q, q_reg)                        # step 4, Eq. 5
+        obj_w.append(max(_recon_after_w(trS, P, Q, W), 0.0) + penalty)
         Ut = U @ W.T                                     # D̃ = W D
         R = ridge_map(Ut, lam)                           # step 5, Eq. 7
         K = R @ Ut                                       # X − WDA = X (I − K)
         rec = max(_recon_after_a(S, trS, K), 0.0)
         SR = S @ R
-        reg = lam * float(np.sum(R * SR))                # λ‖A‖² = λ tr(Rᵀ S R)
+        penalty = lam * float(np.sum(R * SR))            # λ‖A‖² = λ tr(Rᵀ S R)
         recon.append(rec)
-        obj.append(rec + reg)
+        obj.append(rec + penalty)
         if on_iter is not None:
             on_iter(t, obj[-1])
         if rec < tol * trS:                              # step 6
@@ -171,17 +178,19 @@ def slc_layer(S: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray, z_sq: float, U: n
 
 
 def compact_basis(S: np.ndarray, R: np.ndarray, rtol: float = 1e-7) -> np.ndarray:
-    """``V_r`` (m×r): orthonormal basis of the row space of the codes ``C = X R``.
+    """``V_r`` (m×r, orthonormal columns) whose span holds every row of the codes ``C = X R``.
 
-    Computed from the thin SVD of ``F R`` with ``FᵀF = S`` (so ``(FR)ᵀ(FR) = CᵀC``);
-    singular values below ``rtol · s_max`` are dropped (they carry a relative variance
-    below ``rtol²``). At least one direction is kept, so ``r ≥ 1`` even for all-zero data.
+    The rows of ``C`` lie in the column space of ``Rᵀ``; a pivoted (rank-revealing) QR
+    of ``Rᵀ`` gives its orthonormal basis, columns with ``|r_jj| < rtol · |r_11|`` being
+    dropped. ``Y = X R V_r`` then has the same pairwise distances and inner products as
+    ``C``. At least one column is kept, so ``r ≥ 1`` even for all-zero codes. (``S`` is
+    not needed for the basis; it is accepted so callers could restrict to the data's
+    range later.)
     """
-    evals, evecs = np.linalg.eigh(0.5 * (S + S.T))
-    F = np.sqrt(np.clip(evals, 0.0, None))[:, None] * evecs.T
-    _, s, Vt = np.linalg.svd(F @ R, full_matrices=False)
-    keep = max(1, int(np.sum(s > rtol * s[0]))) if s.size and s[0] > 0 else 1
-    return Vt[:keep].T
+    Qm, Rm, _ = sla.qr(R.T, mode="economic", pivoting=True, check_finite=False)
+    diag = np.abs(np.diag(Rm))
+    keep = int(np.sum(diag > rtol * diag[0])) if diag.size and diag[0] > 0 else 0
+    return Qm[:, :max(1, keep)]
 
 
 def project(X: np.ndarray, M: np.ndarray, dtype=np.float32, block: int = BLOCK) -> np.ndarray:

@@ -50,9 +50,9 @@ class DLCSolver(graphclust.Solver):
     Deviations from the paper
     -------------------------
     * ``Q`` is singular whenever the reconstructed data miss some direction (always-zero
-      pixels; every later layer with m > its input rank). ``Q⁻¹`` is replaced by the
-      pseudo-inverse with relative eigenvalue cutoff ``q_rcond`` — the zero-ridge limit
-      of regularising ``Q``, still an exact minimiser of Eq. 4.
+      pixels; every later layer with m > its input rank). ``Q⁻¹`` is replaced by
+      ``(Q + ε I)⁻¹`` with ``ε = q_reg · tr(Q)/d`` (Cholesky); for ``q_reg → 0`` this is
+      the pseudo-inverse solution, the minimum-norm minimiser of Eq. 4.
     * ε is relative: stop when ``‖X − WDA‖² < tol · ‖X‖²_F`` (the paper gives no value).
     * ``objective`` records Eq. 3, ``‖X − WDA‖² + λ‖A‖²``, after every iteration of every
       layer (Figure 3); ``history["objective_w"]`` the same after each W-update, and
@@ -93,8 +93,8 @@ class DLCSolver(graphclust.Solver):
     embedding: str = graphclust.param(
         "compact", doc="'compact': isometric n×r copy of the last codes; 'codes': the n×m codes Aᵀ.",
         check=graphclust.one_of("compact", "codes"))
-    q_rcond: float = graphclust.param(
-        1e-10, doc="Relative eigenvalue cutoff of the pseudo-inverse of Q (Eq. 5).",
+    q_reg: float = graphclust.param(
+        1e-10, doc="Relative ridge ε·tr(Q)/d added to Q before inverting it (Eq. 5).",
         check=graphclust.real(0, 1, high_open=True))
 
     def solve(self, graph, X, n_clusters, ctx):
@@ -139,7 +139,7 @@ class DLCSolver(graphclust.Solver):
                               f"layer {_layer + 1} iteration {t}: objective {value:.6g}")
 
             res = _slc.slc_layer(S, XtZ, ZtZ, z_sq, U, self.lam, self.n_iter, self.tol,
-                                 self.q_rcond, on_iter=on_iter)
+                                 self.q_reg, on_iter=on_iter)
             done += res["n_iter"]
             stopped = res["stopped"]
             objective.extend(res["objective"])
