@@ -107,7 +107,7 @@ def test_parameter_checks():
     assert not OngrAnchorGraph().check_params()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(2, 25), st.integers(1, 4)),
               elements=st.floats(-50, 50)),
        st.integers(1, 6))

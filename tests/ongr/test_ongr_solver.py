@@ -223,7 +223,7 @@ def test_convergence_warning_and_checks(problem):
         OngrSolver().solve(problem, None, problem.n + 1, graphclust.Context())
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 5), st.sampled_from([1e-4, 1.0, 1e3]))
 def test_invariants_property(seed, k, lam):
     rng = np.random.default_rng(seed)
