@@ -709,7 +709,9 @@ def _check_output(inst: Part, kind: str, out: Any, fx: Fixture, X, *, contract: 
                     f"solution.soft must be nonnegative with at most k = {k} columns, got "
                     f"{out.soft.shape}")
         if graph_kind == "anchor" and out.extendable:
-            partial = [a for a in sorted(out.provides) if getattr(out, f"anchor_{a}") is None]
+            # an embedding placed through the feature projection needs no anchor_embedding
+            partial = [a for a in sorted(out.provides) if getattr(out, f"anchor_{a}") is None
+                       and not (a == "embedding" and out.projection is not None)]
             _ensure(not partial, cls, c,
                     f"the solution sets per-anchor values for new points but not anchor_"
                     f"{' / anchor_'.join(partial)}, although it holds that too: "
