@@ -165,14 +165,8 @@ class ULGE(graphclust.Solver):
         for start in range(0, X.shape[0], _BLOCK):
             emb[start:start + _BLOCK] = X[start:start + _BLOCK].astype(np.float64) @ W - shift
         lam = graph.anchor_degrees
-        # Per-anchor values for pipelines that place new points through Z:
-        # z @ ((U − mean) W) = (zU − mean) W, the projection of the point's anchor
-        # reconstruction (``transform`` uses the exact projection instead).
-        anchor_emb = None
-        if graph.anchors is not None and graph.anchors.points.shape[1] == X.shape[1]:
-            anchor_emb = (np.asarray(graph.anchors.points, dtype=np.float64) - mean) @ W
         return graphclust.Solution(
-            embedding=emb, projection=W, center=mean, anchor_embedding=anchor_emb,
+            embedding=emb, projection=W, center=mean,
             info={"singular_values": sigma, "orthogonal": bool(self.orthogonal),
                   "empty_anchors": int(np.sum(safe_inverse(lam) == 0))},
         )
