@@ -135,7 +135,7 @@ class PolyKnnGraph(graphclust.GraphBuilder):
             X = X.astype(np.float64)
         n = X.shape[0]
         if n < 2:
-            raise graphclust.InputError("poly-knn needs at least 2 points")
+            raise graphclust.InputError(f"poly-knn needs at least 2 samples, got n_samples = {n}")
         p = min(int(self.n_neighbors), n if self.include_self else n - 1)
         K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self),
                                self.neighbors)
