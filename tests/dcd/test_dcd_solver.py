@@ -145,3 +145,17 @@ def test_bkhk_dcd_preset_composes():
     if "bkhk" not in reg.anchors or "adaptive-anchor" not in reg.graphs:
         pytest.skip("ulge parts not registered yet")
     assert graphclust.validate_spec("bkhk-dcd") == []
+
+
+def test_preset_graph_is_the_binary_symmetric_knn_of_section_4_2(rng):
+    """A_ij = 1 iff j is among the K nearest neighbours of i or i among those of j."""
+    X = rng.normal(size=(60, 4))
+    spec = graphclust.get_registry().presets.get("dcd")["graph"]
+    g = graphclust.resolve_part(dict(spec, n_neighbors=5), "graph").build(
+        X, None, graphclust.Context(0))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    B = np.zeros_like(D)
+    nn = np.argsort(D, axis=1)[:, :5]
+    B[np.repeat(np.arange(60), 5), nn.ravel()] = 1
+    np.testing.assert_array_equal(g.to_dense(), np.maximum(B, B.T))
