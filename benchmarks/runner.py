@@ -334,12 +334,13 @@ def _group_key(job: Job, isolate: str):
 
 
 def execute(jobs: list[Job], data_dir=None, isolate: str = "dataset", skip=None,
-            log=_log, startup_timeout: float = 300.0) -> list[dict]:
+            log=_log, startup_timeout: float = 300.0, threads: int | None = None) -> list[dict]:
     """Run ``jobs`` in fresh spawned worker processes; one record per job, in job order.
 
     ``isolate``: ``"job"`` (a process per job), ``"dataset"`` (per method and data set),
     ``"method"``, or ``"none"`` (one process for all; tests). ``skip(job, records_so_far) -> reason | None`` can skip a job
-    (e.g. larger sizes after a smaller one went over the cap).
+    (e.g. larger sizes after a smaller one went over the cap). ``threads`` limits the
+    workers' BLAS/OpenMP threads (None: the libraries' defaults).
     """
     ctx = mp.get_context("spawn")
     groups: dict = {}
@@ -371,16 +372,40 @@ def execute(jobs: list[Job], data_dir=None, isolate: str = "dataset", skip=None,
                 pending = keep
                 if not pending:
                     break
-            pending = _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout)
+            pending = _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout,
+                                 threads)
     return [r for r in records if r is not None]
 
 
-def _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout) -> list[int]:
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _start_worker(ctx, target, args, threads: int | None):
+    """Start a spawned worker; with ``threads``, its BLAS/OpenMP pools are limited to that
+    many threads (environment set before the child imports numpy)."""
+    saved = {v: os.environ.get(v) for v in _THREAD_VARS}
+    if threads:
+        for v in _THREAD_VARS:
+            os.environ[v] = str(threads)
+    try:
+        proc = ctx.Process(target=target, args=args, daemon=True)
+        proc.start()
+    finally:
+        for v, old in saved.items():
+            if old is None:
+                os.environ.pop(v, None)
+            else:
+                os.environ[v] = old
+    return proc
+
+
+def _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout,
+               threads=None) -> list[int]:
     """Run ``pending`` jobs in one worker; returns the jobs still to run (after a kill)."""
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_worker_main, args=(child, [jobs[i] for i in pending], data_dir),
-                       daemon=True)
-    proc.start()
+    proc = _start_worker(ctx, _worker_main, (child, [jobs[i] for i in pending], data_dir),
+                         threads)
     child.close()
     done: set[int] = set()
     current, started = None, time.perf_counter()

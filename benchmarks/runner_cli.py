@@ -27,12 +27,12 @@ from benchmarks import plots, runner, runner_report, scaling, suites
 __all__ = ["main", "build_jobs", "run_suite"]
 
 SUITES = ("paper", "peers", "scaling", "quick", "search")
-DEFAULTS = {  # seeds, time cap (s), spectral cap (s), isolate
-    "paper": (5, 600.0, 300.0, "dataset"),
-    "peers": (3, 600.0, 300.0, "dataset"),
-    "scaling": (1, 900.0, 300.0, "job"),
-    "quick": (1, 60.0, 60.0, "method"),
-    "search": (1, 600.0, 300.0, "dataset"),
+DEFAULTS = {  # seeds, time cap (s), spectral cap (s), isolate, threads per worker
+    "paper": (5, 600.0, 300.0, "dataset", 1),
+    "peers": (3, 600.0, 300.0, "dataset", 1),
+    "scaling": (1, 900.0, 300.0, "job", 1),
+    "quick": (1, 60.0, 60.0, "none", 1),
+    "search": (1, 600.0, 300.0, "dataset", 1),
 }
 
 
@@ -111,10 +111,12 @@ def build_jobs(suite: str, *, presets=None, datasets=None, seeds: int, time_cap:
     if suite == "quick":
         chosen = _select(registered_presets(), presets, "presets")
         ds_list = datasets or (suites.QUICK_DATASETS if data_available
-                               else ["digits", "blobs@600"])
+                               else ["digits@600", "blobs@600"])
         for p in chosen:
+            params = _quick_params(p)
             for ds in ds_list:
-                jobs += [runner.Job(p, ds, s, time_cap=time_cap) for s in range(seeds)]
+                jobs += [runner.Job(p, ds, s, time_cap=time_cap, params=params)
+                         for s in range(seeds)]
         peer_jobs(ds_list)
         return jobs
 
@@ -141,6 +143,17 @@ def build_jobs(suite: str, *, presets=None, datasets=None, seeds: int, time_cap:
     order = {ds: i for i, ds in enumerate(used)}
     jobs.sort(key=lambda j: (order[j.dataset], j.kind == "peer"))
     return jobs
+
+
+def _quick_params(preset: str) -> dict:
+    """Smaller anchor counts for the quick suite (a smoke test on ~600 points): when the
+    preset's anchor section has an ``n_anchors``, it becomes 64."""
+    import graphclust
+
+    anchors = graphclust.get_registry().presets.get(preset).get("anchors")
+    if isinstance(anchors, dict) and "n_anchors" in anchors:
+        return {"anchors__n_anchors": suites.QUICK_ANCHORS}
+    return {}
 
 
 def _scaling_skip(job: runner.Job, records: list[dict]) -> str | None:
@@ -170,7 +183,9 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 def run_suite(args) -> int:
     suite = "quick" if args.quick else args.suite
-    seeds0, cap0, sc0, iso0 = DEFAULTS[suite]
+    seeds0, cap0, sc0, iso0, threads0 = DEFAULTS[suite]
+    threads = args.threads if args.threads is not None else threads0
+    threads = threads or None
     seeds = args.seeds or seeds0
     time_cap = args.time_cap or cap0
     spectral_cap = args.spectral_cap or min(sc0, time_cap)
@@ -199,7 +214,8 @@ def run_suite(args) -> int:
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     records = runner.execute(jobs, data_dir=args.data_dir, isolate=isolate,
-                             skip=_scaling_skip if suite == "scaling" else None)
+                             skip=_scaling_skip if suite == "scaling" else None,
+                             threads=threads)
     duration = time.perf_counter() - t0
     summary = runner.aggregate(records)
     tag = args.tag or (f"{args.preset}-{args.dataset}" if suite == "search" else "")
@@ -210,7 +226,8 @@ def run_suite(args) -> int:
             datasets_seen.append(j.dataset)
     meta = {"suite": suite, "tag": tag, "command": command, "started": f"{started:%Y-%m-%d %H:%M} UTC",
             "duration_s": duration, "seeds": seeds, "time_cap": time_cap,
-            "spectral_cap": spectral_cap, "isolate": isolate, "datasets": datasets_seen,
+            "spectral_cap": spectral_cap, "isolate": isolate, "threads": threads,
+            "datasets": datasets_seen,
             "machine": runner_report.machine_info(), "figures": {}}
     result = {"meta": meta, "records": records, "summary": summary}
     try:
@@ -304,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--no-peers", action="store_true")
     r.add_argument("--isolate", choices=("job", "dataset", "method", "none"),
                    help="a fresh process per job, per (method, data set) or per method")
+    r.add_argument("--threads", type=int, help="BLAS/OpenMP threads per worker (default 1: "
+                                                "one core per job; 0: library default)")
     r.add_argument("--preset", help="search: the preset")
     r.add_argument("--dataset", help="search: the data set")
     r.add_argument("--grid", help="search: JSON {section__param: [values]}")

@@ -73,7 +73,9 @@ DEFAULT_DATASETS = ["usps", "pendigits"]
 #: Data sets of the peers suite: every anchor preset and the peers, side by side.
 PEER_DATASETS = ["usps", "pendigits", "mnist"]
 #: The quick (CI) suite: tiny subsets.
-QUICK_DATASETS = ["usps@600", "pendigits@600", "digits"]
+QUICK_DATASETS = ["usps@600", "pendigits@600", "digits@600"]
+#: Anchor count of the anchor presets in the quick suite.
+QUICK_ANCHORS = 64
 #: Scaling suite sizes.
 SCALING_SIZES = {
     "mnist-extend": [70_000, 140_000, 280_000, 630_000],
