@@ -42,7 +42,7 @@ import numpy as np
 
 from benchmarks import suites
 
-__all__ = ["Job", "execute", "aggregate", "run_job_inline", "METRICS", "STAGES"]
+__all__ = ["Job", "execute", "Interrupted", "aggregate", "run_job_inline", "METRICS", "STAGES"]
 
 METRICS = ("acc", "nmi", "ari", "purity")
 STAGES = ("preprocess", "anchors", "graph", "solver", "rounding", "fit")
@@ -334,13 +334,16 @@ def _group_key(job: Job, isolate: str):
 
 
 def execute(jobs: list[Job], data_dir=None, isolate: str = "dataset", skip=None,
-            log=_log, startup_timeout: float = 300.0, threads: int | None = None) -> list[dict]:
+            log=_log, startup_timeout: float = 300.0, threads: int | None = None,
+            on_record=None) -> list[dict]:
     """Run ``jobs`` in fresh spawned worker processes; one record per job, in job order.
 
     ``isolate``: ``"job"`` (a process per job), ``"dataset"`` (per method and data set),
     ``"method"``, or ``"none"`` (one process for all; tests). ``skip(job, records_so_far) -> reason | None`` can skip a job
     (e.g. larger sizes after a smaller one went over the cap). ``threads`` limits the
-    workers' BLAS/OpenMP threads (None: the libraries' defaults).
+    workers' BLAS/OpenMP threads (None: the libraries' defaults). ``on_record(rec)`` is
+    called as each job finishes. On ``KeyboardInterrupt`` the running worker is killed
+    and :class:`Interrupted` carries the records finished so far.
     """
     ctx = mp.get_context("spawn")
     groups: dict = {}
@@ -352,12 +355,32 @@ def execute(jobs: list[Job], data_dir=None, isolate: str = "dataset", skip=None,
 
     def finish(i: int, rec: dict) -> None:
         records[i] = {**asdict(jobs[i]), **rec}
+        if on_record is not None:
+            on_record(records[i])
         counter[0] += 1
         j = jobs[i]
         extra = f" {j.setting}" if j.setting else ""
         log(f"[{counter[0]:>3}/{total}] {j.method} · {j.dataset} · seed {j.seed}{extra}: "
             f"{_describe(records[i])}")
 
+    try:
+        _execute_groups(groups, jobs, records, data_dir, finish, log, startup_timeout,
+                        threads, ctx, skip)
+    except KeyboardInterrupt:
+        raise Interrupted([r for r in records if r is not None]) from None
+    return [r for r in records if r is not None]
+
+
+class Interrupted(Exception):
+    """The run was interrupted; ``records`` holds the jobs that finished."""
+
+    def __init__(self, records):
+        super().__init__(f"interrupted after {len(records)} jobs")
+        self.records = records
+
+
+def _execute_groups(groups, jobs, records, data_dir, finish, log, startup_timeout, threads,
+                    ctx, skip) -> None:
     for idxs in groups.values():
         pending = list(idxs)
         while pending:
@@ -374,7 +397,6 @@ def execute(jobs: list[Job], data_dir=None, isolate: str = "dataset", skip=None,
                     break
             pending = _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout,
                                  threads)
-    return [r for r in records if r is not None]
 
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",

@@ -205,6 +205,9 @@ def run_suite(args) -> int:
                       dataset=args.dataset, grid=grid,
                       sizes=[int(float(s)) for s in _split(args.sizes)] if args.sizes else None,
                       data_available=data_available)
+    if args.skip_datasets:
+        drop = set(_split(args.skip_datasets))
+        jobs = [j for j in jobs if j.dataset not in drop]
     if not jobs:
         print("nothing to run (no preset matched)", file=sys.stderr)
         return 1
@@ -213,13 +216,31 @@ def run_suite(args) -> int:
           f"isolation per {isolate} → {out}", file=sys.stderr)
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    records = runner.execute(jobs, data_dir=args.data_dir, isolate=isolate,
-                             skip=_scaling_skip if suite == "scaling" else None,
-                             threads=threads)
-    duration = time.perf_counter() - t0
-    summary = runner.aggregate(records)
     tag = args.tag or (f"{args.preset}-{args.dataset}" if suite == "search" else "")
     stem = f"results-{suite}" + (f"-{tag}" if tag else "")
+    stream = open(out / f"{stem}.jsonl", "w")  # one line per finished job, as they finish
+
+    def on_record(rec):
+        stream.write(json.dumps(rec, default=str) + "\n")
+        stream.flush()
+
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
+    interrupted = False
+    try:
+        records = runner.execute(jobs, data_dir=args.data_dir, isolate=isolate,
+                                 skip=_scaling_skip if suite == "scaling" else None,
+                                 threads=threads, on_record=on_record)
+    except runner.Interrupted as exc:
+        records = exc.records
+        interrupted = True
+        print(f"benchmarks: interrupted; writing the {len(records)} finished jobs",
+              file=sys.stderr)
+    finally:
+        stream.close()
+    duration = time.perf_counter() - t0
+    summary = runner.aggregate(records)
     datasets_seen: list[str] = []
     for j in jobs:
         if j.dataset not in datasets_seen:
@@ -227,7 +248,8 @@ def run_suite(args) -> int:
     meta = {"suite": suite, "tag": tag, "command": command, "started": f"{started:%Y-%m-%d %H:%M} UTC",
             "duration_s": duration, "seeds": seeds, "time_cap": time_cap,
             "spectral_cap": spectral_cap, "isolate": isolate, "threads": threads,
-            "datasets": datasets_seen,
+            "datasets": datasets_seen, "interrupted": interrupted,
+            "jobs_planned": len(jobs),
             "machine": runner_report.machine_info(), "figures": {}}
     result = {"meta": meta, "records": records, "summary": summary}
     try:
@@ -262,7 +284,7 @@ def run_suite(args) -> int:
     for r in errors:
         print(f"ERROR {r['method']} on {r['dataset']} seed {r['seed']}: {r.get('error')}\n"
               f"{r.get('traceback', '')}", file=sys.stderr)
-    return 1 if errors else 0
+    return 1 if errors or interrupted else 0
 
 
 def _search_result(summary, args, grid, seeds) -> dict:
@@ -314,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--presets", help="comma-separated presets (default: all registered)")
     r.add_argument("--datasets", help="comma-separated data sets (NAME, NAME@N, "
                                       "mnist-extend@N, synthetic@N)")
+    r.add_argument("--skip-datasets", help="comma-separated data sets to leave out")
     r.add_argument("--seeds", type=int, help="seeds per job (0..N-1)")
     r.add_argument("--time-cap", type=float, help="seconds per job before it is killed")
     r.add_argument("--spectral-cap", type=float, help="time cap of SpectralClustering")

@@ -265,7 +265,11 @@ def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str:
              f"Ran {meta.get('started', '?')} for {meta.get('duration_s', 0):.0f} s on "
              f"{_machine_line(meta)}.  ",
              f"Seeds: {meta.get('seeds')}; time cap per job {meta.get('time_cap')} s "
-             f"(scikit-learn SpectralClustering: {meta.get('spectral_cap')} s).", ""]
+             f"(scikit-learn SpectralClustering: {meta.get('spectral_cap')} s); "
+             f"{meta.get('threads') or 'default'} BLAS thread(s) per job.", ""]
+    if meta.get("interrupted"):
+        lines += [f"_This run was stopped early: {len(result['records'])} of "
+                  f"{meta.get('jobs_planned')} jobs finished; the others are missing._", ""]
     if suite == "search":
         lines += [search_table(result["search"]), ""]
         return "\n".join(lines)

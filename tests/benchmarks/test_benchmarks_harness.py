@@ -75,9 +75,11 @@ def test_time_cap_kills_the_job_and_skips_its_other_seeds():
 def test_a_crash_is_an_error_and_the_other_jobs_still_run():
     jobs = [runner.Job("no-such-preset", "blobs@100", 0),
             runner.Job("sk-kmeans", "blobs@100", 0, kind="peer")]
-    recs = runner.execute(jobs, isolate="none", log=lambda m: None)
+    seen = []
+    recs = runner.execute(jobs, isolate="none", log=lambda m: None, on_record=seen.append)
     assert recs[0]["status"] == "error" and "no-such-preset" in recs[0]["error"]
     assert recs[1]["status"] == "ok"
+    assert [r["method"] for r in seen] == ["no-such-preset", "sk-kmeans"]
 
 
 # ---------------------------------------------------------------------------------------
