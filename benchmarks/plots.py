@@ -35,10 +35,11 @@ def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str,
         if not rs:
             continue
         fig, ax = plt.subplots(figsize=(6, 4.2))
-        for r in rs:
+        for i, r in enumerate(rs):
             peer = r["kind"] == "peer"
             ax.errorbar(r["time_fit"], 100 * r[metric], yerr=100 * (r.get(f"{metric}_std") or 0),
-                        fmt="s" if peer else "o", color="0.45" if peer else None, capsize=2)
+                        fmt="s" if peer else "o", color="0.3" if peer else plt.cm.tab20(i % 20),
+                        capsize=2)
             ax.annotate(r["method"], (r["time_fit"], 100 * r[metric]), fontsize=7,
                         xytext=(4, 3), textcoords="offset points")
         ax.set_xscale("log")
