@@ -141,3 +141,30 @@ def test_tiny_inputs_and_one_cluster(rng, kind):
     # more components than the graph allows: clamped, still finite
     sol = SpectralEmbedding(n_components=50, drop_trivial=False).solve(g, X, 3, ctx)
     assert np.all(np.isfinite(sol.embedding))
+
+
+@pytest.mark.parametrize("kind", ["affinity", "anchor"])
+def test_drop_trivial_on_disconnected_graph_keeps_component_indicators(rng, kind):
+    """Three components: eigenvalue 1 has multiplicity 3. Dropping the global trivial
+    direction must leave the other two indicator directions, so after row normalisation
+    every component collapses to one point and the three points differ."""
+    sizes = [30, 40, 50]
+    if kind == "affinity":
+        blocks = [sp.random_array((s, s), density=0.5, random_state=rng) for s in sizes]
+        blocks = [b + b.T + sp.eye_array(s) for b, s in zip(blocks, sizes)]
+        g = graphclust.AffinityGraph(sp.block_diag(blocks, format="csr"))
+    else:
+        blocks = [sp.csr_array(rng.uniform(0.1, 1.0, (s, 6))) for s in sizes]
+        Z = sp.csr_array(sp.block_diag(blocks, format="csr"))
+        Z = sp.csr_array(sp.diags_array(1.0 / Z.sum(axis=1)) @ Z)
+        g = graphclust.AnchorGraph(Z)
+    sol = SpectralEmbedding(n_components=2).solve(g, None, 3, graphclust.Context(seed=1))
+    np.testing.assert_allclose(sol.info["eigenvalues"], 1.0, atol=1e-8)
+    E = sol.embedding
+    comp = np.repeat([0, 1, 2], sizes)
+    centres = np.array([E[comp == c].mean(0) for c in range(3)])
+    for c in range(3):
+        np.testing.assert_allclose(E[comp == c], np.broadcast_to(centres[c], E[comp == c].shape),
+                                   atol=1e-6)
+    d = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+    assert d[np.triu_indices(3, 1)].min() > 0.5

@@ -46,6 +46,25 @@ def top_eigvecs(M, p: int, v0: np.ndarray, dense_below: int | None = None):
     return vals[order], vecs[:, order]
 
 
+def drop_direction(op, U: np.ndarray, t: np.ndarray):
+    """Remove the unit direction ``t`` from the invariant subspace ``span(U)``.
+
+    Projects ``t`` out, keeps the ``q - 1`` leading directions of what is left and
+    re-diagonalises ``op`` on them (Rayleigh–Ritz). For a connected graph, where ``t``
+    is the leading eigenvector, this equals dropping the first column; for a graph
+    with several components (eigenvalue 1 repeated) it drops exactly the global
+    trivial direction instead of an arbitrary vector of the repeated eigenspace.
+    """
+    q = U.shape[1]
+    R = U - np.outer(t, t @ U)
+    Q, _, _ = np.linalg.svd(R, full_matrices=False)
+    Q = Q[:, : q - 1]
+    H = Q.T @ np.asarray(op @ Q)
+    vals, Y = np.linalg.eigh(0.5 * (H + H.T))
+    order = np.argsort(-vals, kind="stable")
+    return vals[order], Q @ Y[:, order]
+
+
 @graphclust.part
 class SpectralEmbedding(graphclust.Solver):
     """Normalized-cut spectral embedding (Shi–Malik / Ng–Jordan–Weiss; LSC for anchor graphs).
@@ -60,8 +79,10 @@ class SpectralEmbedding(graphclust.Solver):
       Σ⁻¹`` is set so that a new point with anchor row z gets ``z @ anchor_embedding``.
 
     ``n_components`` vectors are kept (default: n_clusters). With ``drop_trivial`` one
-    more is computed and the first (the trivial ``D^{1/2} 1`` direction, eigenvalue 1)
-    dropped, as LSC does; with ``normalize_rows`` each row of the embedding is scaled
+    more is computed and the trivial direction ``D^{1/2} 1`` (eigenvalue 1) removed, as
+    LSC drops its first vector; on a graph with several components (eigenvalue 1
+    repeated) exactly that global direction is projected out and the rest
+    re-diagonalised (:func:`drop_direction`), rather than an arbitrary vector dropped; with ``normalize_rows`` each row of the embedding is scaled
     to unit length (Ng–Jordan–Weiss; LSC). Defaults follow the LSC reference
     (drop and normalise), which was clearly better there for k-means rounding.
 
@@ -105,11 +126,6 @@ class SpectralEmbedding(graphclust.Solver):
 
     def _finish(self, U, vals, extra, isolated, anchor_embedding=None):
         U[isolated] = 0.0  # exact zeros, not round-off that row normalisation would inflate
-        if extra:
-            U = U[:, extra:]
-            vals = vals[extra:]
-            if anchor_embedding is not None:
-                anchor_embedding = anchor_embedding[:, extra:]
         if U.shape[1] == 0:  # tiny graph: nothing left after dropping
             U = np.zeros((U.shape[0], 1))
             if anchor_embedding is not None:
@@ -126,6 +142,13 @@ class SpectralEmbedding(graphclust.Solver):
         M = graph.normalized_adjacency()
         v0 = rng.uniform(-1.0, 1.0, n)
         vals, U = top_eigvecs(M, q, v0)
+        if extra:
+            t = np.sqrt(np.maximum(graph.degrees, 0.0))
+            nrm = np.linalg.norm(t)
+            if nrm > 0 and q > 1:
+                vals, U = drop_direction(M, U, t / nrm)
+            else:
+                vals, U = vals[1:], U[:, 1:]
         return self._finish(sign_flip(U), vals, extra, graph.isolated())
 
     def _anchor(self, graph, p, extra, rng):
@@ -142,6 +165,14 @@ class SpectralEmbedding(graphclust.Solver):
             G = LinearOperator((m, m), matvec=lambda v: Bt @ (B @ v), dtype=np.float64)
         v0 = rng.uniform(-1.0, 1.0, m)
         vals, V = top_eigvecs(G, q, v0)
+        if extra:
+            # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
+            t = np.sqrt(np.maximum(graph.anchor_degrees, 0.0))
+            nrm = np.linalg.norm(t)
+            if nrm > 0 and q > 1:
+                vals, V = drop_direction(G, V, t / nrm)
+            else:
+                vals, V = vals[1:], V[:, 1:]
         vals = np.maximum(vals, 0.0)
         sv = np.sqrt(vals)
         inv = np.where(sv > 1e-10 * max(sv.max(initial=0.0), 1e-300), 1.0, 0.0)
