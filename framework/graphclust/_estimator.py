@@ -124,7 +124,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.n_clusters = n_clusters
         self.random_state = random_state
         self.verbose = verbose
-        self.overrides = {**(overrides or {}), **kwargs} if kwargs else overrides
+        if kwargs and (overrides is None or isinstance(overrides, dict)):
+            overrides = {**(overrides or {}), **kwargs}
+        self.overrides = overrides  # a non-dict is reported by fit, never here
 
     # -- spec handling ------------------------------------------------------------------
     def _spec_dict(self) -> dict:
@@ -138,6 +140,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             base = {}
         else:
             base = read_spec(self.spec)
+        if self.overrides is not None and not isinstance(self.overrides, dict):
+            raise SpecError(Problem("overrides", "must be a dict of section overrides, got "
+                                    f"{type(self.overrides).__name__}"))
         given: dict[str, Any] = {}
         plain: dict[str, Any] = {}
         for key, value in (self.overrides or {}).items():
@@ -284,15 +289,20 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
                           dtype=(np.float64, np.float32), reset=False)
         X = check_input(X)
-        sol = self.solution_
-        if sol.projection is not None:
-            center = 0.0 if sol.center is None else sol.center
-            return (X - center) @ sol.projection
         ext = self.pipeline_.extend(X, self.result_)
         return ext.embedding if ext.embedding is not None else ext.soft
 
+    @available_if(_can_predict)
+    def fit_transform(self, X, y=None):
+        """Fit, then embed the training points with :meth:`transform`."""
+        return self.fit(X, y).transform(X)
+
     def __sklearn_tags__(self):
+        from sklearn.utils import TransformerTags
+
         tags = super().__sklearn_tags__()
+        if self._can_predict():
+            tags.transformer_tags = TransformerTags(preserves_dtype=[])
         tags.input_tags.sparse = True
         tags.non_deterministic = False
         return tags

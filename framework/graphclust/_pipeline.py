@@ -196,11 +196,13 @@ class Pipeline:
         """Solution rows for new points (anchor pipelines)."""
         if not self.can_predict():
             raise TypeError(f"{self!r} cannot place new points")
-        Z_new = self.graph.transform(X_new, result.graph)
-        if not result.solution.extendable:
-            raise TypeError(f"solver {self.solver.name!r} did not provide per-anchor values, "
-                            "so new points cannot be placed")
-        return result.solution.extend(Z_new)
+        sol = result.solution
+        if not sol.extendable:
+            raise TypeError(f"solver {self.solver.name!r} provided neither a feature projection "
+                            "nor per-anchor values, so new points cannot be placed")
+        needs_Z = sol.anchor_embedding is not None or sol.anchor_soft is not None
+        Z_new = self.graph.transform(X_new, result.graph) if needs_Z else None
+        return sol.extend(Z_new, X_new)
 
     def predict(self, X_new: np.ndarray, result: FitResult) -> np.ndarray:
         return np.asarray(self.rounding.assign(self.extend(X_new, result)), dtype=np.int64)

@@ -87,13 +87,28 @@ class Solution:
 
     @property
     def extendable(self) -> bool:
-        """Whether new points can be mapped through ``anchor_*`` values."""
-        return self.anchor_embedding is not None or self.anchor_soft is not None
+        """Whether new points can be placed (a feature projection or per-anchor values)."""
+        return (self.projection is not None or self.anchor_embedding is not None
+                or self.anchor_soft is not None)
 
-    def extend(self, Z_new) -> "Solution":
-        """Solution rows for new points given their anchor rows ``Z_new`` (n_new x m)."""
+    def extend(self, Z_new=None, X_new=None) -> "Solution":
+        """Solution rows for new points.
+
+        The embedding comes from the feature projection, ``(X_new - center) @ projection``,
+        when there is one, else from the anchor rows, ``Z_new @ anchor_embedding``; the
+        soft assignment from ``Z_new @ anchor_soft``.
+        """
         if not self.extendable:
-            raise ValueError("this solution has no per-anchor values to extend to new points")
-        emb = None if self.anchor_embedding is None else np.asarray(Z_new @ self.anchor_embedding)
-        soft = None if self.anchor_soft is None else np.asarray(Z_new @ self.anchor_soft)
+            raise ValueError("this solution has no projection or per-anchor values to extend "
+                             "to new points")
+        emb = soft = None
+        if self.projection is not None and X_new is not None:
+            center = 0.0 if self.center is None else self.center
+            emb = np.asarray((X_new - center) @ self.projection)
+        elif self.anchor_embedding is not None and Z_new is not None:
+            emb = np.asarray(Z_new @ self.anchor_embedding)
+        if self.anchor_soft is not None and Z_new is not None:
+            soft = np.asarray(Z_new @ self.anchor_soft)
+        if emb is None and soft is None:
+            raise ValueError("extend needs X_new for a projection or Z_new for anchor values")
         return Solution(embedding=emb, soft=soft, info={"extended": True})
