@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
 from graphclust.neighbors import clamp_anchors
@@ -45,10 +48,6 @@ class KMeansAnchors(graphclust.AnchorSelector):
         X = dense_features(X)
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'kmeans'")
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
-
         km = KMeans(n_clusters=m, init=self.init, n_init=self.n_init, max_iter=self.max_iter,
                     tol=0.0, random_state=ctx.seed_for("anchors.kmeans"))
         with warnings.catch_warnings():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 import graphclust
