@@ -261,20 +261,23 @@ def speed_row(ds, X, y, seeds, t_pre):
     """``ongr-r`` end to end vs scikit-learn KMeans(10, n_init=1), alternating, same process."""
     from sklearn.cluster import KMeans
 
-    ongr, km, accs = [], [], []
+    ongr, km, accs, stages = [], [], [], []
     for seed in seeds:
         t = time.perf_counter()
         km_labels = KMeans(n_clusters=10, n_init=1, random_state=seed).fit(X).labels_
         km.append(time.perf_counter() - t)
-        labels, _, sec = fit_preset("ongr-r", X, seed)
+        labels, model, sec = fit_preset("ongr-r", X, seed)
         ongr.append(sec)
+        stages.append(dict(model.timings_))
         accs.append((scores(y, labels)["acc"], scores(y, km_labels)["acc"]))
     return {"dataset": ds, "n": X.shape[0], "preset": "ongr-r", "setting": "speed",
             "fit_seconds": float(np.median(ongr)), "kmeans_seconds": float(np.median(km)),
             "ratio": float(np.median(np.array(ongr) / np.array(km))),
             "acc": float(np.mean([a for a, _ in accs])),
             "kmeans_acc": float(np.mean([b for _, b in accs])),
-            "preprocess_seconds": t_pre, "paper_seconds": PAPER_TIME.get(ds)}
+            "preprocess_seconds": t_pre, "paper_seconds": PAPER_TIME.get(ds),
+            "stage_seconds": {k: float(np.median([st.get(k, np.nan) for st in stages]))
+                              for k in stages[0]}}
 
 
 def markdown(rows):
@@ -302,6 +305,9 @@ def markdown(rows):
         for r in speed:
             out.append(f"| {r['dataset']} | {r['fit_seconds']:.2f} | {r['kmeans_seconds']:.2f} | "
                        f"{r['ratio']:.2f} | {100 * r['acc']:.2f} | {100 * r['kmeans_acc']:.2f} |")
+            out.append("")
+            out.append("ongr-r stages (median s): " + ", ".join(
+                f"{k} {v:.2f}" for k, v in r.get("stage_seconds", {}).items()))
     return "\n".join(out)
 
 
