@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust_plugins.dlc import _slc
@@ -138,16 +139,19 @@ class DLCSolver(graphclust.Solver):
                 progress.step(done + t, self.n_layers * self.n_iter,
                               f"layer {_layer + 1} iteration {t}: objective {value:.6g}")
 
-            res = _slc.slc_layer(S, XtZ, ZtZ, z_sq, U, self.lam, self.n_iter, self.tol,
-                                 self.q_reg, on_iter=on_iter)
+            # memory-small d×d / m×m algebra: one BLAS thread (LAPACK factorisations
+            # of this size gain nothing from threads and lose a lot on a busy machine)
+            with threadpool_limits(limits=1, user_api="blas"):
+                res = _slc.slc_layer(S, XtZ, ZtZ, z_sq, U, self.lam, self.n_iter, self.tol,
+                                     self.q_reg, on_iter=on_iter)
+                R = res["R"]
+                Vr = _slc.compact_basis(S, R)
             done += res["n_iter"]
             stopped = res["stopped"]
             objective.extend(res["objective"])
             objective_w.extend(res["objective_w"])
             recon.extend(res["reconstruction"])
             layer_of.extend([layer + 1] * res["n_iter"])
-            R = res["R"]
-            Vr = _slc.compact_basis(S, R)
             L = R @ Vr
             layers.append({
                 "landmarks": U, "R": R, "W": res["W"], "basis": Vr, "n_anchors": U.shape[0],
