@@ -135,7 +135,7 @@ def test_param_checks():
     assert not BKHK().check_params()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(n=st.integers(2, 80), m=st.integers(1, 40), seed=st.integers(0, 5), dup=st.booleans())
 def test_property_partition(n, m, seed, dup):
     rng = np.random.default_rng(seed)

@@ -9,9 +9,9 @@ from graphclust_plugins.ulge import BKHK, ULGE, AdaptiveAnchorGraph
 
 
 @pytest.mark.parametrize("cls,params", [
-    (BKHK, {}), (BKHK, {"n_anchors": 7}),
+    (BKHK, {"n_anchors": 7}),
     (AdaptiveAnchorGraph, {}), (AdaptiveAnchorGraph, {"search": "leaf", "candidates": 1}),
-    (ULGE, {}), (ULGE, {"orthogonal": True}), (ULGE, {"drop_trivial": True}),
+    (ULGE, {}), (ULGE, {"orthogonal": True, "drop_trivial": True}),
 ])
 def test_contract(cls, params):
     check_part(cls, **params)

@@ -133,7 +133,7 @@ def test_float32_input():
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0, rtol=1e-6)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(n=st.integers(3, 60), m=st.integers(1, 20), k=st.integers(1, 8), seed=st.integers(0, 9),
        search=st.sampled_from(["exact", "leaf"]))
 def test_property_rows_on_simplex(n, m, k, seed, search):
