@@ -208,12 +208,17 @@ class Solver(Part):
         Whether it needs ``X`` besides the graph.
     produces : frozenset of str
         What its solution holds: ``"embedding"`` and/or ``"soft"``.
+    out_of_sample : bool
+        Whether its solutions on an anchor graph place new points: they set a feature
+        ``projection`` or per-anchor values (``anchor_embedding`` / ``anchor_soft``) for
+        everything they hold. The estimator offers ``predict`` only then.
     """
 
     kind: ClassVar[str] = "solver"
     accepts: ClassVar[frozenset[str]] = frozenset({"affinity", "anchor"})
     needs_features: ClassVar[bool] = False
     produces: ClassVar[frozenset[str]] = frozenset({"embedding"})
+    out_of_sample: ClassVar[bool] = False
 
     def solve(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
               n_clusters: int, ctx: Context) -> Solution:  # pragma: no cover

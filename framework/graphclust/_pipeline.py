@@ -183,13 +183,15 @@ class Pipeline:
 
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:
-        """Whether new points can be labelled: an anchor builder that places new points,
-        and a rounding that labels them."""
+        """Whether new points can be labelled: an anchor builder that places new points, a
+        solver whose solutions extend to them (or the anchor-level adapter, which lifts
+        per-anchor values), and a rounding that labels them."""
         from graphclust._parts import GraphBuilder, Rounding
 
-        g, r = self.graph, self.rounding
+        g, s, r = self.graph, self.solver, self.rounding
         return (g is not None and g.produces == "anchor"
                 and type(g).transform is not GraphBuilder.transform
+                and s is not None and (s.out_of_sample or self.adapter == "anchor-level")
                 and r is not None and type(r).assign is not Rounding.assign)
 
     def extend(self, X_new: np.ndarray, result: FitResult) -> Solution:

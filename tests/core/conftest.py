@@ -62,6 +62,7 @@ class ToySolver(gc.Solver):
     accepts: ClassVar[frozenset] = frozenset({"affinity"})
     needs_features: ClassVar[bool] = False
     produces: ClassVar[frozenset] = frozenset({"soft"})
+    out_of_sample: ClassVar[bool] = True
     lam: float = gc.param(1.0, doc="λ", check=gc.real(0, low_open=True))
     mode: str = gc.param("a", doc="mode", check=gc.one_of("a", "b"))
     init: object = gc.param(None, doc="nested", check=gc.optional(gc.part_spec("pipeline")))

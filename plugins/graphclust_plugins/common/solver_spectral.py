@@ -98,6 +98,7 @@ class SpectralEmbedding(graphclust.Solver):
     """
 
     name = "spectral"
+    out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({"affinity", "anchor"})
     needs_features = False
     produces = frozenset({"embedding"})

@@ -65,6 +65,7 @@ class DLCSolver(graphclust.Solver):
     """
 
     name = "dlc"
+    out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({"anchor"})
     needs_features = True
     produces = frozenset({"embedding"})

@@ -209,6 +209,7 @@ class OngrSolver(graphclust.Solver):
     """
 
     name = "ongr"
+    out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({"anchor", "affinity"})
     needs_features = False
     produces = frozenset({"soft", "embedding"})

@@ -132,6 +132,7 @@ class ULGE(graphclust.Solver):
     """
 
     name = "ulge"
+    out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({"anchor"})
     needs_features = True
     produces = frozenset({"embedding"})
