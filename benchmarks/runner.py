@@ -524,7 +524,8 @@ def aggregate(records: list[dict]) -> list[dict]:
             "method": method, "kind": first.get("kind", "preset"), "dataset": dataset,
             "params": json.loads(params), "setting": first.get("setting", ""),
             "family": dataset.split("@")[0],
-            "recipe": suites.preprocess_recipe("peer" if first.get("kind") == "peer" else method),
+            "recipe": "+".join(name for name, _ in suites.make_preprocessing(
+                "peer" if first.get("kind") == "peer" else method, dataset)) or "none",
             "n": first.get("n"), "d": first.get("d"), "k": first.get("k"),
             "runs": len(rs), "ok": len(ok),
             "status": "ok" if len(ok) == len(rs) else ("partial" if ok else statuses[0]),

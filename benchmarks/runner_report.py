@@ -256,7 +256,7 @@ def _machine_line(meta: dict) -> str:
             f"graphclust {m.get('graphclust')} @ {m.get('git_commit')}")
 
 
-def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str:
+def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str:  # noqa: C901
     """The Markdown section of one result file (tables, then figure links)."""
     meta = result["meta"]
     figures = figures or {}
@@ -273,7 +273,9 @@ def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str:
     if suite == "search":
         lines += [search_table(result["search"]), ""]
         return "\n".join(lines)
-    rows = result["summary"]
+    from benchmarks import runner
+
+    rows = runner.aggregate(result["records"])  # re-aggregated: the records are the source
     if suite == "scaling":
         lines += [scaling_table(rows, result.get("slopes", [])), ""]
     else:

@@ -68,6 +68,16 @@ PAPER_DATASETS: dict[str, list[str]] = {
     "slc": ["pendigits", "letter", "mnist", "coil20", "yaleb"],
     "dlc": ["pendigits", "letter", "mnist", "coil20", "yaleb"],
 }
+#: Run order with ``--isolate method`` (peers first, then the papers' presets, then the
+#: baselines), so that a run stopped early has the peers and the main presets.
+PRIORITY = ["sk-kmeans", "sk-minibatch", "sk-spectral", "ongr-k", "ongr-r", "ulge", "oulge",
+            "ncer", "dcd", "slc", "dlc", "bkhk-dcd", "ncer-anchor", "ncut", "anchor-spectral"]
+
+
+def priority(method: str) -> int:
+    return PRIORITY.index(method) if method in PRIORITY else len(PRIORITY)
+
+
 #: Data sets for presets without an entry above (e.g. third-party presets).
 DEFAULT_DATASETS = ["usps", "pendigits"]
 #: Data sets of the peers suite: every anchor preset and the peers, side by side.
@@ -85,7 +95,7 @@ SCALING_SIZES = {
 # ---------------------------------------------------------------------------------------
 # The papers' reported numbers, as fractions. ``None`` = not reported.
 # ---------------------------------------------------------------------------------------
-_ONGR = "ONGR Table 4 (MinMax + PCA 95%)"
+_ONGR = "ONGR Table 4"
 _LSC = "ONGR Table 4, LSC-K column"
 _ULGE = "ULGE Table 5 (raw features)"
 _NCER = "NCER Tables 3-4 (raw pixels, p = 5)"
