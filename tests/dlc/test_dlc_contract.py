@@ -37,3 +37,17 @@ def test_presets_end_to_end_with_normalizer(blobs, preset):
     assert np.array_equal(model.predict(X[:20]), labels[:20])
     sol = model[-1].solution_
     assert sol.embedding.dtype == np.float32 and sol.objective.size == 5 * {"slc": 1, "dlc": 2}[preset]
+
+
+def test_bkhk_landmarks_for_the_second_layer_through_a_spec(blobs):
+    pytest.importorskip("graphclust_plugins.ulge")
+    if "bkhk" not in graphclust.get_registry().anchors:
+        pytest.skip("ulge bundle's bkhk not registered")
+    X = Normalizer().fit_transform(blobs[0])
+    est = graphclust.GraphClustering(
+        "dlc", n_clusters=3, random_state=0, anchors={"n_anchors": 32},
+        solver={"layer_anchors": {"name": "bkhk", "n_anchors": 16}})
+    est.fit(X)
+    layers = est.solution_.info["layers"]
+    assert layers[0]["n_anchors"] == 32 and layers[1]["n_anchors"] == 16
+    assert est.labels_.shape == (150,)
