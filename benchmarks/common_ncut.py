@@ -78,21 +78,28 @@ def run(data_dir, quick: bool = False, seeds=(0, 1, 2), presets=("ncut", "anchor
 
 
 def knn_timing(data_dir, quick: bool = False, methods=("exact", "approx"),
-               n_neighbors: int = 10) -> list[dict]:
-    """Seconds to build the ``knn`` graph on MNIST-70k vs scikit-learn's kneighbors_graph."""
+               n_neighbors: int = 10, n: int | None = None, verbose: bool = False) -> list[dict]:
+    """Seconds to build the ``knn`` graph on MNIST-70k vs scikit-learn's kneighbors_graph.
+
+    ``n`` takes the first ``n`` rows (``quick``: 10 000); ``verbose`` prints each row to
+    stderr as soon as it is measured.
+    """
+    import sys
+
     from sklearn.neighbors import NearestNeighbors
 
     from graphclust_plugins.common.graph_knn import KNNGraph
 
     X, _ = load_dataset("mnist", data_dir)
     X = np.asarray(X, dtype=np.float32)
-    if quick:
-        X = X[:10000]
+    X = X[: (10000 if quick and n is None else n)]
     t = time.perf_counter()
     G_sk = NearestNeighbors(n_neighbors=n_neighbors).fit(X).kneighbors_graph(mode="connectivity")
     sk = time.perf_counter() - t
     rows = [{"dataset": f"mnist[{X.shape[0]}]", "method": "sklearn NearestNeighbors",
              "seconds": sk, "ratio_to_sklearn": 1.0, "recall": 1.0}]
+    if verbose:
+        print(rows[-1], file=sys.stderr, flush=True)
     ref = G_sk.tocsr()
     for method in methods:
         try:
@@ -109,6 +116,8 @@ def knn_timing(data_dir, quick: bool = False, methods=("exact", "approx"),
         hit = ref.multiply(A > 0).sum() / ref.sum()
         rows.append({"dataset": f"mnist[{X.shape[0]}]", "method": f"knn {method}",
                      "seconds": sec, "ratio_to_sklearn": sec / sk, "recall": float(hit)})
+        if verbose:
+            print(rows[-1], file=sys.stderr, flush=True)
     return rows
 
 
