@@ -254,6 +254,16 @@ def test_nnls_fast_matches_scipy(seed, r, n):
     assert np.allclose(W, ref, atol=1e-7)
 
 
+@pytest.mark.parametrize("scale", [1e-7, 1e6])
+def test_nnls_fast_is_scale_invariant(rng, scale):
+    # spectral embeddings have entries ~ 1/sqrt(vol): tolerances must be relative
+    PJ = (rng.random((6, 6)) + np.eye(6)) * scale
+    Q = rng.standard_normal((500, 6)) * scale
+    W = nnls_many(PJ, Q, "fast")
+    ref = np.array([scipy_nnls(PJ.T / scale, q / scale)[0] for q in Q])
+    assert np.allclose(W, ref, atol=1e-8)
+
+
 def test_nnls_fast_many_points_and_duplicated_representative(rng):
     PJ = rng.random((5, 5)) + np.eye(5)
     PJ[4] = PJ[3]  # singular Gram matrix

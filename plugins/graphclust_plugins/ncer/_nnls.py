@@ -58,7 +58,7 @@ def _bpp(G: np.ndarray, C: np.ndarray, max_iter: int = 1000) -> np.ndarray:
     X = _solve_groups(G, C, F)
     Y = G @ X - C
     Y[F] = 0.0
-    tol = 1e-12 * max(1.0, float(np.abs(C).max()) if C.size else 1.0)
+    tol = 1e-12 * (float(np.abs(C).max()) if C.size else 0.0)
     alpha = np.full(n, 3)
     ninf = np.full(n, r + 1)
     for _ in range(max_iter):
@@ -115,6 +115,12 @@ def nnls_many(PJ: np.ndarray, Q: np.ndarray, backend: str = "fast",
     PJ = np.asarray(PJ, dtype=np.float64)
     Q = np.asarray(Q, dtype=np.float64)
     n, k = Q.shape[0], PJ.shape[0]
+    # The weights are invariant under a common scaling of PJ and Q; spectral embeddings
+    # can be tiny (entries ~ 1/sqrt(vol)), so scale to unit size before any tolerance.
+    scale = float(np.abs(PJ).max()) if PJ.size else 0.0
+    if scale > 0:
+        PJ = PJ / scale
+        Q = Q / scale
     if backend == "scipy":
         A = PJ.T
         W = np.empty((n, k))
