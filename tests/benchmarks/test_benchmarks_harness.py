@@ -186,6 +186,7 @@ def test_search_suite_builds_default_plus_grid_jobs():
                                              {"anchors__n_anchors": 200, "solver__lam": 1.0}]
 
 
+@pytest.mark.slow
 def test_search_runs_and_records_the_best(tmp_path):
     preset = _first_preset("ongr-r", "ncut", "ncer")
     if preset is None:
