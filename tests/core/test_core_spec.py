@@ -147,3 +147,9 @@ def test_resolve_part(toy_registry):
     assert gc.resolve_part(part, "solver") is part
     with pytest.raises(SpecError, match="solver.lam"):
         gc.resolve_part({"name": "toy-solver", "lam": -3.0}, "solver", toy_registry)
+
+
+def test_optional_nested_part_is_still_composed(toy_registry):
+    check = gc.optional(gc.part_spec("pipeline"))
+    assert getattr(check, "_part_kind") == "pipeline"
+    assert check(None) is None and check({"name": "x"}) is None and check(3)
