@@ -95,12 +95,16 @@ def orthogonalize(W: np.ndarray) -> np.ndarray:
     """OULGE's orthogonalisation (Lemma 5): an orthonormal basis of the column space of
     ``W`` from its SVD (``W = U S Vᵀ`` → ``U``); directions with singular value below
     ``1e-10·s_max`` (e.g. the zero column of the trivial vector) become zero columns, so
-    the span is preserved and no arbitrary direction is added."""
+    the span is preserved and no arbitrary direction is added. With fewer features than
+    components (``d < p``) at most ``d`` columns can be orthonormal; the remaining columns
+    are zero, so the result keeps ``W``'s shape."""
     U, s, _ = np.linalg.svd(W, full_matrices=False)
     if s.size == 0 or s[0] <= 0:
         return np.zeros_like(W)
     keep = s > 1e-10 * s[0]
     U[:, ~keep] = 0.0
+    if U.shape[1] < W.shape[1]:
+        U = np.hstack([U, np.zeros((W.shape[0], W.shape[1] - U.shape[1]))])
     return U
 
 
