@@ -156,9 +156,12 @@ class Pipeline:
             graph = self.graph.build(X, anchors, sctx)
             sctx.progress.end(f"{type(graph).__name__} nnz={graph.nnz}")
             timings["graph"] = time.perf_counter() - t0
-        elif isinstance(graph, AnchorGraph):
-            anchors = graph.anchors
-        n_comp = graph.n_components()
+            built_here = True
+        else:
+            built_here = False  # a given graph was checked by whoever built it
+            if isinstance(graph, AnchorGraph):
+                anchors = graph.anchors
+        n_comp = graph.n_components() if built_here else 1
         if n_comp > 1:
             warnings.warn(f"the graph has {n_comp} connected components; spectral methods may "
                           "put whole components in one cluster (more neighbours or anchors "

@@ -29,10 +29,14 @@ EXPECTED_FAILED = {
 
 def _small_overrides(preset):
     """Keep estimator checks fast: few anchors/restarts where the preset has them."""
-    spec = gc.get_registry().presets.get(preset)
+    registry = gc.get_registry()
+    spec = registry.presets.get(preset)
     out = {}
     if "anchors" in spec:
         out["anchors"] = {"n_anchors": 16}
+    solver_params = [f.name for f in registry.solvers.get(spec["solver"]["name"]).parameters()]
+    if "max_iter" in solver_params:
+        out["solver"] = {"max_iter": 50}
     return out
 
 

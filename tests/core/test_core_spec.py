@@ -153,3 +153,12 @@ def test_optional_nested_part_is_still_composed(toy_registry):
     check = gc.optional(gc.part_spec("pipeline"))
     assert getattr(check, "_part_kind") == "pipeline"
     assert check(None) is None and check({"name": "x"}) is None and check(3)
+
+
+def test_given_graph_is_not_rechecked_for_components(toy_registry, recwarn):
+    pipe = compose(GOOD, toy_registry)
+    A = np.zeros((6, 6))
+    A[0, 1] = A[1, 0] = 1.0  # disconnected on purpose
+    res = pipe.run(None, n_clusters=2, graph=gc.AffinityGraph(A))
+    assert res.n_components == 1
+    assert not [w for w in recwarn if issubclass(w.category, gc.DisconnectedGraphWarning)]
