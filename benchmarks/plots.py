@@ -21,6 +21,14 @@ def _ok(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
 
+def _plain_log_ticks(axis) -> None:
+    """Plain numbers on a log axis, no crowded minor labels."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str, str]:
     """One PNG per data set: ``metric`` (mean over seeds) against fit time (log scale).
 
@@ -43,6 +51,7 @@ def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str,
             ax.annotate(r["method"], (r["time_fit"], 100 * r[metric]), fontsize=7,
                         xytext=(4, 3), textcoords="offset points")
         ax.set_xscale("log")
+        _plain_log_ticks(ax.xaxis)
         ax.set_xlabel("fit time (s, log scale)")
         ax.set_ylabel(f"{metric.upper()} (%)")
         ax.set_title(f"{ds}: {metric.upper()} against time (circles: presets, squares: peers)",
@@ -78,6 +87,8 @@ def scaling_plots(rows: list[dict], out_dir, tag: str = "") -> dict[str, str]:
         for ax, what in zip(axes, ("fit time (s)", "memory of fit above its input (MB)")):
             ax.set_xscale("log")
             ax.set_yscale("log")
+            _plain_log_ticks(ax.xaxis)
+            _plain_log_ticks(ax.yaxis)
             ax.set_xlabel("n (log scale)")
             ax.set_ylabel(what)
             ax.grid(alpha=0.3, which="both")

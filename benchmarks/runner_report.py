@@ -11,6 +11,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -259,7 +260,7 @@ def _machine_line(meta: dict) -> str:
 def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str:  # noqa: C901
     """The Markdown section of one result file (tables, then figure links)."""
     meta = result["meta"]
-    figures = figures or {}
+    figures = dict(figures or {})
     suite = meta["suite"]
     lines = [f"Command: `{meta['command']}`  ",
              f"Ran {meta.get('started', '?')} for {meta.get('duration_s', 0):.0f} s on "
@@ -283,6 +284,8 @@ def suite_markdown(result: dict, figures: dict[str, str] | None = None) -> str: 
         for ds in meta.get("datasets", sorted({r["dataset"] for r in rows})):
             if any(r["dataset"] == ds for r in rows):
                 lines += [dataset_table(rows, ds), ""]
+                for title in [t for t in figures if t.endswith(f" on {ds}")]:
+                    lines += [f"![{title}]({figures.pop(title)})", ""]
     for title, path in figures.items():
         lines += [f"![{title}]({path})", ""]
     bad = [r for r in rows if r["status"] not in ("ok",)]
@@ -316,14 +319,40 @@ times are noisy; compare the ratios. Each preset sees its paper's preprocessing
 """
 
 
+def _figures(res: dict, fig_dir: Path) -> dict[str, str] | None:
+    """Redraw a result file's figures from its records into ``fig_dir``."""
+    import tempfile
+
+    from benchmarks import plots, runner
+
+    meta = res["meta"]
+    if meta["suite"] == "search":
+        return {}
+    stem = f"results-{meta['suite']}" + (f"-{meta['tag']}" if meta.get("tag") else "")
+    try:
+        rows = runner.aggregate(res["records"])
+        fig_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            if meta["suite"] == "scaling":
+                made = plots.scaling_plots(rows, tmp)
+            else:
+                made = plots.quality_vs_time(rows, tmp)
+            out = {}
+            for title, name in made.items():
+                target = fig_dir / f"{stem}-{name}"
+                shutil.move(str(Path(tmp) / name), target)
+                out[title] = f"figures/{target.name}"
+        return out
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def write_results_md(out_dir: str | os.PathLike, target: str | os.PathLike,
                      report_cmd: str) -> Path:
     """Regenerate ``target`` (``benchmarks/RESULTS.md``) from ``out_dir/results-*.json``.
 
-    Figures (``*.png`` of ``out_dir``) are copied next to ``target`` under ``figures/``.
+    Figures are redrawn from the records into ``figures/`` next to ``target``.
     """
-    import shutil
-
     out_dir = Path(out_dir)
     target = Path(target)
     fig_dir = target.parent / "figures"
@@ -339,13 +368,15 @@ def write_results_md(out_dir: str | os.PathLike, target: str | os.PathLike,
              f"Report generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.", ""]
     for res in results:
         meta = res["meta"]
-        figs = {}
-        for title, rel in meta.get("figures", {}).items():
-            src = out_dir / rel
-            if src.is_file():
-                fig_dir.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, fig_dir / src.name)
-                figs[title] = f"figures/{src.name}"
+        figs = _figures(res, fig_dir)
+        if figs is None:  # plotting failed: fall back to the run's own PNGs
+            figs = {}
+            for title, rel in meta.get("figures", {}).items():
+                src = out_dir / rel
+                if src.is_file():
+                    fig_dir.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, fig_dir / src.name)
+                    figs[title] = f"figures/{src.name}"
         heading = _SUITE_TITLES.get(meta["suite"], meta["suite"])
         if meta.get("tag"):
             heading += f" — {meta['tag']}"
