@@ -62,7 +62,8 @@ class FitResult:
     anchors: Anchors | None = None
     timings: dict[str, float] = attrs.field(factory=dict)
     scores: dict[str, float] = attrs.field(factory=dict)
-    n_components: int = 1
+    #: connected components of a graph the pipeline built; None for a given graph
+    n_components: int | None = None
 
 
 class Pipeline:
@@ -161,8 +162,8 @@ class Pipeline:
             built_here = False  # a given graph was checked by whoever built it
             if isinstance(graph, AnchorGraph):
                 anchors = graph.anchors
-        n_comp = graph.n_components() if built_here else 1
-        if n_comp > 1:
+        n_comp = graph.n_components() if built_here else None
+        if n_comp is not None and n_comp > 1:
             warnings.warn(f"the graph has {n_comp} connected components; spectral methods may "
                           "put whole components in one cluster (more neighbours or anchors "
                           "connect it)", DisconnectedGraphWarning, stacklevel=3)
