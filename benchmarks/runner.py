@@ -18,7 +18,8 @@ Per job the worker records
   loaded and preprocessed), hence ``fit_extra_mb`` = what the fit itself needed, and the
   peak per stage from a 20 ms resident-size sampler aligned with ``timings_``.
 
-The parent enforces a per-job time cap: a job that exceeds it is killed with its
+The parent enforces a per-job time cap, once on loading + preprocessing + warm-up and
+once more on the timed ``fit``: a job that exceeds it is killed with its
 process and reported as ``over cap`` (further seeds of the same job are not started).
 A job that raises, or whose process dies, is reported as ``error``; ``run`` then exits
 with status 1.
@@ -214,7 +215,7 @@ def score_all(labels, y) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # One job (inside the worker)
 # ---------------------------------------------------------------------------------------
-def _run_job(job: Job, data_dir, cache: dict) -> dict:
+def _run_job(job: Job, data_dir, cache: dict, conn=None) -> dict:
     if cache.get("dataset") != job.dataset:
         cache.clear()
         gc.collect()
@@ -240,6 +241,8 @@ def _run_job(job: Job, data_dir, cache: dict) -> dict:
     if job.method not in cache.setdefault("warm", set()):
         _warm_up(job, Xp, k)
         cache["warm"].add(job.method)
+    if conn is not None:
+        conn.send(("fit", None))  # the time cap restarts here: it bounds the fit itself
     gc.collect()
     reset_ok = _reset_peak()
     base = _rss_mb()
@@ -293,7 +296,7 @@ def _worker_main(conn, jobs: list[Job], data_dir) -> None:  # pragma: no cover -
     for i, job in enumerate(jobs):
         conn.send(("start", i))
         try:
-            rec = _run_job(job, data_dir, cache)
+            rec = _run_job(job, data_dir, cache, conn)
         except BaseException as exc:  # noqa: BLE001 - report everything to the parent
             rec = {"status": "error", "error": f"{type(exc).__name__}: {exc}"[:500],
                    "traceback": traceback.format_exc()[-3000:]}
@@ -471,6 +474,8 @@ def _run_group(ctx, jobs, pending, data_dir, finish, log, startup_timeout,
                     raise _WorkerDied
                 if msg[0] == "start":
                     current, started = msg[1], time.perf_counter()
+                elif msg[0] == "fit":
+                    started = time.perf_counter()
                 elif msg[0] == "done":
                     finish(pending[msg[1]], msg[2])
                     done.add(msg[1])
