@@ -267,6 +267,7 @@ class KitSolver(Solver):
     name = "kit-spectral"
     accepts = frozenset({"affinity", "anchor"})
     produces = frozenset({"embedding", "soft"})
+    out_of_sample = True
 
     def solve(self, graph, X, n_clusters, ctx):
         k = max(1, int(n_clusters))
@@ -708,6 +709,13 @@ def _check_output(inst: Part, kind: str, out: Any, fx: Fixture, X, *, contract: 
             _ensure(out.soft.shape[1] <= max(k, 1) and out.soft.min() >= 0, cls, c,
                     f"solution.soft must be nonnegative with at most k = {k} columns, got "
                     f"{out.soft.shape}")
+        if graph_kind == "anchor":
+            _ensure(out.extendable or not inst.out_of_sample, cls, c,
+                    "declares out_of_sample=True but its solution on an anchor graph has "
+                    "neither a feature projection nor per-anchor values: predict() would fail")
+            _ensure(not out.extendable or inst.out_of_sample, cls, c,
+                    "its solution on an anchor graph places new points but the solver "
+                    "does not declare out_of_sample=True, so predict() is never offered")
         if graph_kind == "anchor" and out.extendable:
             # an embedding placed through the feature projection needs no anchor_embedding
             partial = [a for a in sorted(out.provides) if getattr(out, f"anchor_{a}") is None

@@ -140,6 +140,25 @@ class OverclaimingSolver(KitSolver):
 
 
 @graphclust.part
+class SilentExtensionSolver(KitSolver):
+    """Places new points but does not say so."""
+
+    name = "broken-silent-extension"
+    out_of_sample = False
+
+
+@graphclust.part
+class NoExtensionSolver(KitSolver):
+    """Says it places new points but sets no per-anchor values."""
+
+    name = "broken-no-extension"
+
+    def solve(self, graph, X, n_clusters, ctx):
+        sol = super().solve(graph, X, n_clusters, ctx)
+        return graphclust.Solution(embedding=sol.embedding, soft=sol.soft)
+
+
+@graphclust.part
 class AsymmetricGraph(KitKnnGraph):
     """Keeps a directed kNN graph."""
 
@@ -245,6 +264,8 @@ class FewerColumnsTransform(KitAnchorGraph):
     (UnseededAnchors, "determinism", r"differ"),
     (WrongKindGraph, "work", r"produces='anchor'.*AnchorGraph"),
     (OverclaimingSolver, "work", r"no soft"),
+    (SilentExtensionSolver, "work", r"does not declare out_of_sample"),
+    (NoExtensionSolver, "work", r"declares out_of_sample=True"),
     (AsymmetricGraph, "work", r"symmetric"),
     (OffByOneRounding, "work", r"\[0, k\)"),
     (StringMetric, "work", r"must return a float"),
