@@ -148,6 +148,12 @@ def paper_table(rows: list[dict]) -> str:
                    "our preprocessing", "paper source"], body, "lllrrrll")
 
 
+def _status_text(r) -> str:
+    err = str(r.get("error") or "")
+    text = err if err.startswith(r["status"]) else f"{r['status']}: {err}"
+    return " ".join(text.split())[:60]
+
+
 def scaling_table(rows: list[dict], slopes: list[dict]) -> str:
     """Time per stage and memory against n, then the fitted log-log slopes."""
     body = []
@@ -159,7 +165,7 @@ def scaling_table(rows: list[dict], slopes: list[dict]) -> str:
                      fmt_mb(r.get("base_rss_mb")), fmt_mb(r.get("peak_rss_mb")),
                      fmt_mb(r.get("fit_extra_mb")),
                      fmt_pct(r.get("acc")) if ok else "—",
-                     "ok" if ok else " ".join(f"{r['status']}: {r.get('error', '')}".split())[:60]])
+                     "ok" if ok else _status_text(r)])
     out = _table(["method", "data", "n", "prep s", "anchors s", "graph s", "solver s",
                   "rounding s", "fit s", "RSS before MB", "peak MB", "fit +MB", "ACC %",
                   "status"], body, "lll" + "r" * 10 + "l")
