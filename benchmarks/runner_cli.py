@@ -205,6 +205,8 @@ def run_suite(args) -> int:
                       dataset=args.dataset, grid=grid,
                       sizes=[int(float(s)) for s in _split(args.sizes)] if args.sizes else None,
                       data_available=data_available)
+    if isolate == "method" and suite in ("paper", "peers"):
+        jobs.sort(key=lambda j: suites.priority(j.method))  # stable: data sets keep order
     if args.skip_datasets:
         drop = set(_split(args.skip_datasets))
         jobs = [j for j in jobs if j.dataset not in drop]
