@@ -221,6 +221,17 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return self
 
     # -- fitting --------------------------------------------------------------------
+    def _validate(self, X, *, reset: bool):
+        """scikit-learn's bookkeeping (``n_features_in_``, dtypes, shape errors as
+        :class:`InputError`); finiteness is left to :func:`check_input`, whose messages
+        say where the NaN is."""
+        try:
+            return validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
+                                 dtype=(np.float64, np.float32), ensure_min_samples=1,
+                                 ensure_all_finite=False, reset=reset)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+
     def _emit(self):
         if not self.verbose:
             return None
@@ -232,10 +243,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
         pipe = self._compose()
         precomputed = isinstance(pipe.graph, GivenGraph)
-        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32), ensure_min_samples=1,
-                          ensure_all_finite=True)
         n_clusters = self._n_clusters(pipe)
+        X = self._validate(X, reset=True)
         X = check_input(X, n_clusters)
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
@@ -276,9 +285,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         row as ``z @ (per-anchor values)``, then a label from the fitted rounding.
         """
         check_is_fitted(self, "pipeline_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32), reset=False)
-        X = check_input(X)
+        X = check_input(self._validate(X, reset=False))
         return self.pipeline_.predict(X, self.result_)
 
     @available_if(_can_predict)
@@ -286,9 +293,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """Embed new points: through the solver's feature projection when it has one
         (ULGE), else through the fitted anchors (``z @ anchor_embedding``)."""
         check_is_fitted(self, "pipeline_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32), reset=False)
-        X = check_input(X)
+        X = check_input(self._validate(X, reset=False))
         ext = self.pipeline_.extend(X, self.result_)
         return ext.embedding if ext.embedding is not None else ext.soft
 

@@ -158,8 +158,13 @@ class PluginManager:
 
     def _build_registry(self) -> None:
         hook = "graphclust_register_components"
-        for plugin in list(self._pm.get_plugins()):
-            name = self._pm.get_name(plugin)
+        # Load order (entry points sorted by name), so a collision is decided the same way
+        # every time: the first registration stands and the later one is reported.
+        loaded = [r.name for r in self.records if r.status == "loaded"]
+        for name in loaded:
+            plugin = self._pm.get_plugin(name)
+            if plugin is None:
+                continue
             if not self._pm.get_hookcallers(plugin) or not any(
                     impl.plugin is plugin for impl in getattr(self._pm.hook, hook).get_hookimpls()):
                 continue
