@@ -70,7 +70,7 @@ def test_real_installed_fixture_package_is_discovered(on_path):
 def test_broken_import_is_isolated_and_reported(on_path):
     good = make_dist(on_path, "gcfix-a", "gcfix_a", GOOD_PLUGIN.format(prefix="a-"))
     bad = make_dist(on_path, "gcfix-broken", "gcfix_broken", "raise ImportError('no numpy 3')\n")
-    pm = PluginManager(entry_points=eps_of(good) + eps_of(bad))
+    pm = PluginManager(entry_points=eps_of(good) + eps_of(bad), strict=False)
     with pytest.warns(gc.GraphClustWarning, match="gcfix_broken.*no numpy 3"):
         pm.load()
     assert "a-echo" in pm.registry.solvers
@@ -84,7 +84,7 @@ def test_raising_hook_rolls_back_and_others_keep_working(on_path):
         'registry.presets.add(', 'raise RuntimeError("boom")\n    registry.presets.add(')
     bad = make_dist(on_path, "gcfix-raise", "gcfix_raise", body)
     good = make_dist(on_path, "gcfix-b", "gcfix_b", GOOD_PLUGIN.format(prefix="b-"))
-    pm = PluginManager(entry_points=eps_of(bad) + eps_of(good))
+    pm = PluginManager(entry_points=eps_of(bad) + eps_of(good), strict=False)
     with pytest.warns(gc.GraphClustWarning, match="boom"):
         pm.load()
     assert "r-echo" not in pm.registry.solvers  # partial registration rolled back
@@ -97,7 +97,7 @@ def test_misspelt_hook_fails_loudly(on_path):
                                                    "graphclust_register_component")
     dist = make_dist(on_path, "gcfix-typo", "gcfix_typo", body)
     with pytest.warns(gc.GraphClustWarning, match="graphclust_register_component"):
-        pm = PluginManager(entry_points=eps_of(dist)).load()
+        pm = PluginManager(entry_points=eps_of(dist), strict=False).load()
     assert next(r for r in pm.records if r.name == "gcfix_typo").status == "failed"
     with pytest.raises(PluginError, match="unknown hook"):
         PluginManager(entry_points=eps_of(dist), strict=True).load()
@@ -108,6 +108,13 @@ def test_strict_mode_raises_on_broken_import(on_path, monkeypatch):
     monkeypatch.setenv("GRAPHCLUST_STRICT_PLUGINS", "1")
     with pytest.raises(PluginError, match="ZeroDivisionError"):
         PluginManager(entry_points=eps_of(bad)).load()
+
+
+def test_strict_default_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GRAPHCLUST_STRICT_PLUGINS", "1")
+    assert PluginManager(entry_points=[]).strict
+    monkeypatch.setenv("GRAPHCLUST_STRICT_PLUGINS", "0")
+    assert not PluginManager(entry_points=[]).strict
 
 
 def test_block_list(on_path, monkeypatch):
@@ -122,7 +129,7 @@ def test_name_collision_names_both_providers(on_path):
     a = make_dist(on_path, "gcfix-d", "gcfix_d", GOOD_PLUGIN.format(prefix="same-"))
     b = make_dist(on_path, "gcfix-e", "gcfix_e", GOOD_PLUGIN.format(prefix="same-"))
     with pytest.warns(gc.GraphClustWarning) as caught:
-        pm = PluginManager(entry_points=eps_of(a) + eps_of(b)).load()
+        pm = PluginManager(entry_points=eps_of(a) + eps_of(b), strict=False).load()
     msg = " ".join(str(w.message) for w in caught)
     assert "collision" in msg and "gcfix-d" in msg and "gcfix-e" in msg
     assert pm.registry.solvers.record("same-echo").provider.distribution == "gcfix-d"
