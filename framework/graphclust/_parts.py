@@ -83,8 +83,8 @@ def part(cls: type) -> type:
 class Part(BaseEstimator):
     """Base of every part: parameters as constructor arguments, one work method.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
         The registered name (lower-case, dashes), unique per kind.
     kind : str
@@ -172,8 +172,8 @@ class AnchorSelector(Part):
 class GraphBuilder(Part):
     """Builds a graph from the data (and anchors, when ``needs_anchors``).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     produces : str
         ``"affinity"`` or ``"anchor"``.
     needs_anchors : bool
@@ -200,8 +200,8 @@ class GraphBuilder(Part):
 class Solver(Part):
     """Turns a graph (and, when ``needs_features``, the data) into a :class:`Solution`.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     accepts : frozenset of str
         Graph kinds it works on (``"affinity"``, ``"anchor"``).
     needs_features : bool
@@ -228,8 +228,8 @@ class Solver(Part):
 class Rounding(Part):
     """Turns a :class:`Solution` into integer labels ``0..k-1``.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     needs : str
         ``"embedding"`` or ``"soft"``: what it reads from the solution.
 
@@ -252,8 +252,8 @@ class Rounding(Part):
 class Metric(Part):
     """Scores labels, against the truth (``needs_truth``) or the graph.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     needs_truth : bool
         Whether ``y_true`` is required.
     greater_is_better : bool
