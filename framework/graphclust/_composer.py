@@ -11,8 +11,6 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-import attrs
-
 from graphclust._errors import IncompatiblePartsError, Problem, SpecError, UnknownPartError
 from graphclust._parts import Part
 from graphclust._registry import Registry, unknown_name_message
@@ -98,7 +96,7 @@ def _compose_nested(kind: str, value: dict, loc: str, registry: Registry,
 def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Registry,
             prefix: str, nested: bool) -> list[Problem]:
     out: list[Problem] = []
-    anchors, graph = pipe_parts.get("anchors"), pipe_parts.get("graph")
+    graph = pipe_parts.get("graph")
     solver, rounding = pipe_parts.get("solver"), pipe_parts.get("rounding")
     if graph is not None:
         if graph.needs_anchors and spec.anchors is None:
@@ -227,5 +225,3 @@ def resolve_part(value: Any, kind: str, registry: Registry | None = None):
     _raise(problems)
     return out
 
-
-_ = attrs

@@ -13,7 +13,6 @@ import scipy.sparse as sp
 from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import Context, Metric, Part
-from graphclust._progress import Progress
 from graphclust._solution import Solution
 
 __all__ = ["Pipeline", "FitResult", "check_input"]
@@ -213,5 +212,3 @@ class Pipeline:
     def predict(self, X_new: np.ndarray, result: FitResult) -> np.ndarray:
         return np.asarray(self.rounding.assign(self.extend(X_new, result)), dtype=np.int64)
 
-
-_ = Progress

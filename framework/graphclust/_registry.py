@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from graphclust._errors import Problem, SpecError, UnknownPartError
+from graphclust._errors import Problem, UnknownPartError
 from graphclust._parts import PART_KINDS, Part
 
 __all__ = ["Registry", "Catalog", "PartRecord", "PresetRecord", "PluginRecord", "Provider",
@@ -227,9 +227,3 @@ class Registry:
         return [self.anchors, self.graphs, self.solvers, self.roundings, self.metrics,
                 self.presets]
 
-
-def raise_unknown(kind_label: str, name: str, names: list[str], loc: str) -> None:
-    raise UnknownPartError(Problem(loc, unknown_name_message(kind_label, name, names)))
-
-
-_ = SpecError  # re-exported for type checkers
