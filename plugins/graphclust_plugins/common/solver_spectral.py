@@ -65,6 +65,16 @@ def drop_direction(op, U: np.ndarray, t: np.ndarray):
     return vals[order], Q @ Y[:, order]
 
 
+def _drop_trivial(M, vals, U, degrees):
+    """Remove the trivial direction ``√degrees`` from the eigenpairs ``(vals, U)`` of ``M``;
+    without a usable direction (all-zero degrees, a single vector) drop the first pair."""
+    t = np.sqrt(np.maximum(degrees, 0.0))
+    nrm = np.linalg.norm(t)
+    if nrm > 0 and U.shape[1] > 1:
+        return drop_direction(M, U, t / nrm)
+    return vals[1:], U[:, 1:]
+
+
 @graphclust.part
 class SpectralEmbedding(graphclust.Solver):
     """Normalized-cut spectral embedding (Shi–Malik / Ng–Jordan–Weiss; LSC for anchor graphs).
@@ -144,12 +154,7 @@ class SpectralEmbedding(graphclust.Solver):
         v0 = rng.uniform(-1.0, 1.0, n)
         vals, U = top_eigvecs(M, q, v0)
         if extra:
-            t = np.sqrt(np.maximum(graph.degrees, 0.0))
-            nrm = np.linalg.norm(t)
-            if nrm > 0 and q > 1:
-                vals, U = drop_direction(M, U, t / nrm)
-            else:
-                vals, U = vals[1:], U[:, 1:]
+            vals, U = _drop_trivial(M, vals, U, graph.degrees)
         return self._finish(sign_flip(U), vals, extra, graph.isolated())
 
     def _anchor(self, graph, p, extra, rng):
@@ -168,12 +173,7 @@ class SpectralEmbedding(graphclust.Solver):
         vals, V = top_eigvecs(G, q, v0)
         if extra:
             # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
-            t = np.sqrt(np.maximum(graph.anchor_degrees, 0.0))
-            nrm = np.linalg.norm(t)
-            if nrm > 0 and q > 1:
-                vals, V = drop_direction(G, V, t / nrm)
-            else:
-                vals, V = vals[1:], V[:, 1:]
+            vals, V = _drop_trivial(G, vals, V, graph.anchor_degrees)
         vals = np.maximum(vals, 0.0)
         sv = np.sqrt(vals)
         inv = np.where(sv > 1e-10 * max(sv.max(initial=0.0), 1e-300), 1.0, 0.0)
