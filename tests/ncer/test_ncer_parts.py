@@ -46,7 +46,8 @@ def test_poly_knn_matches_dense_reference(rng, b, c, signed):
     X = rng.random((60, 4))
     if signed:
         X = X - 0.5
-    g = PolyKnnGraph(n_neighbors=4, b=b, c=c).build(X, None, _ctx())
+    g = PolyKnnGraph(n_neighbors=4, b=b, c=c, neighbors="similarity",
+                     include_self=False).build(X, None, _ctx())
     ref = _dense_poly_knn(X, 4, b, c)
     A = g.adjacency.toarray()
     assert np.allclose(A, A.T)
@@ -56,9 +57,32 @@ def test_poly_knn_matches_dense_reference(rng, b, c, signed):
     assert np.allclose(A, ref)
 
 
+def _dense_distance_knn(X, p, b, c, include_self):
+    n = X.shape[0]
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, -1.0 if include_self else np.inf)  # self first, or never
+    S = np.zeros((n, n))
+    S[np.repeat(np.arange(n), p), np.argsort(D, axis=1, kind="stable")[:, :p].ravel()] = 1
+    return np.where((S + S.T) > 0, np.maximum((X @ X.T + b) ** c, 0.0), 0.0)
+
+
+@pytest.mark.parametrize("p,b,c", [(1, 0.0, 1), (3, 1.0, 2), (5, 0.0, 1)])
+def test_poly_knn_default_is_self_plus_euclidean_neighbours(rng, p, b, c):
+    # the faithful reading of Section 2 / Eq. (8): a_i ∈ N_p(a_i) plus its p - 1
+    # Euclidean-nearest others, weights k(a_i, a_j), edge if either side chose it
+    X = rng.random((50, 4))
+    X[3] = X[4]  # a duplicate: the point itself still comes first
+    g = PolyKnnGraph(n_neighbors=p, b=b, c=c).build(X, None, _ctx())
+    assert g.info["neighbors"] == "distance" and g.info["include_self"]
+    A = g.adjacency.toarray()
+    assert np.allclose(A, _dense_distance_knn(X, p, b, c, include_self=True))
+    assert np.allclose(np.diag(A), (np.einsum("ij,ij->i", X, X) + b) ** c)
+
+
 def test_poly_knn_distance_variant_matches_dense_reference(rng):
     X = rng.random((50, 4))
-    g = PolyKnnGraph(n_neighbors=3, c=2, b=1.0, neighbors="distance").build(X, None, _ctx())
+    g = PolyKnnGraph(n_neighbors=3, c=2, b=1.0, neighbors="distance",
+                     include_self=False).build(X, None, _ctx())
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
     np.fill_diagonal(D, np.inf)
     S = np.zeros((50, 50))
@@ -67,9 +91,10 @@ def test_poly_knn_distance_variant_matches_dense_reference(rng):
     assert np.allclose(g.adjacency.toarray(), ref)
 
 
-def test_poly_knn_p_equals_m_is_gram_matrix(rng):
+@pytest.mark.parametrize("neighbors", ["distance", "similarity"])
+def test_poly_knn_p_equals_m_is_gram_matrix(rng, neighbors):
     X = rng.random((25, 6))
-    g = PolyKnnGraph(n_neighbors=25, include_self=True).build(X, None, _ctx())
+    g = PolyKnnGraph(n_neighbors=25, include_self=True, neighbors=neighbors).build(X, None, _ctx())
     assert np.allclose(g.adjacency.toarray(), X @ X.T)
 
 
@@ -139,6 +164,34 @@ def test_embedding_hyperplane_degenerate_eigenspace(rng, solver):
     labels = EllipsoidRounding().round(sol.__class__(embedding=sol.embedding[:, :3]), 3, _ctx())
     truth = np.repeat([0, 1, 2], [40, 50, 60])
     assert len(set(zip(labels, truth))) == 3
+
+
+def test_embedding_arpack_disconnected_keeps_every_component(rng):
+    # sparse kNN-like components with small spectral gaps: ARPACK on the whole matrix
+    # tends to return only some copies of the eigenvalue 1 of D^{-1/2}KD^{-1/2}
+    # (COIL20, p = 5). The per-component solve must give the exact top-r spectrum.
+    from scipy.sparse.csgraph import connected_components
+
+    blocks = []
+    for size in (150, 120, 200, 90, 160):
+        Q = rng.random((size, 2))
+        D = ((Q[:, None] - Q[None]) ** 2).sum(-1)
+        np.fill_diagonal(D, np.inf)
+        nb = np.argsort(D, axis=1)[:, :6]
+        S = sp.csr_array((np.ones(nb.size), (np.repeat(np.arange(size), 6), nb.ravel())),
+                         shape=(size, size))
+        blocks.append(S.maximum(S.T))
+    A = sp.csr_array(sp.block_diag(blocks))
+    ncomp = connected_components(A, directed=False)[0]
+    r = ncomp + 3
+    g = graphclust.AffinityGraph(A)
+    sol = NcerEmbedding(eigen_solver="arpack").solve(g, None, r, _ctx())
+    assert sol.info["zero_eigenspace_dim"] == ncomp
+    Ad = A.toarray()
+    _check_hyperplane_and_eigen(Ad, sol.embedding, r)
+    dense = NcerEmbedding(eigen_solver="dense").solve(g, None, r, _ctx())
+    assert np.allclose(sol.info["laplacian_eigenvalues"], dense.info["laplacian_eigenvalues"],
+                       atol=1e-8)
 
 
 def _anchor_graph(rng, n=300, m=30, s=4):
