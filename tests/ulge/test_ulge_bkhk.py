@@ -182,7 +182,7 @@ def test_does_not_copy_the_data(monkeypatch):
     import tracemalloc
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(20_000, 32)).astype(np.float32)  # 2.5 MB
+    X = rng.normal(size=(10_000, 256)).astype(np.float32)  # 10 MB
     tracemalloc.start()
     bkhk(X, 16, rng=np.random.default_rng(0), group_bytes=2**18)
     _, peak = tracemalloc.get_traced_memory()
