@@ -16,7 +16,7 @@ from graphclust._composer import compose
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, part
-from graphclust._pipeline import Pipeline, check_input
+from graphclust._pipeline import Pipeline, check_input, float_dtype
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, merge_overrides, read_spec
 
@@ -106,6 +106,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
     n_features_in_ : int
+
+    Notes
+    -----
+    Data are computed in float32 when ``X`` is float32 or an integer array of at most
+    16 bits (``uint8`` pixels, ``int16`` counts; float32 holds them exactly), and in
+    float64 otherwise. A float32 ``X`` is never copied; an ``uint8`` image set costs
+    half the memory it would in float64. Pass ``X.astype(np.float64)`` to force double
+    precision.
 
     Examples
     --------
@@ -225,9 +233,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """scikit-learn's bookkeeping (``n_features_in_``, dtypes, shape errors as
         :class:`InputError`); finiteness is left to :func:`check_input`, whose messages
         say where the NaN is."""
+        dtype = (np.float64, np.float32)
+        if float_dtype(getattr(X, "dtype", np.float64)) == np.float32:
+            dtype = np.float32  # integers of <= 16 bits: exact in float32, half the memory
         try:
             return validate_data(self, X, accept_sparse=("csr", "csc", "coo"),
-                                 dtype=(np.float64, np.float32), ensure_min_samples=1,
+                                 dtype=dtype, ensure_min_samples=1,
                                  ensure_all_finite=False, reset=reset)
         except ValueError as exc:
             raise InputError(str(exc)) from None

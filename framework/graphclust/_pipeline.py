@@ -18,11 +18,22 @@ from graphclust._solution import Solution
 __all__ = ["Pipeline", "FitResult", "check_input"]
 
 
+def float_dtype(dtype) -> type:
+    """The float type data of ``dtype`` are computed in: float32 for float32 and for
+    integers (and booleans) of at most 16 bits, which float32 holds exactly; float64
+    otherwise."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32 or (dtype.kind in "biu" and dtype.itemsize <= 2):
+        return np.float32
+    return np.float64
+
+
 def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
     """Validate data: 2-D, non-empty, finite, numeric; ``n >= n_clusters``.
 
-    Dense float32 stays float32; anything else becomes float64. Sparse input is
-    densified (the built-in parts work on dense rows).
+    Dense float32 stays float32, and so do integers of at most 16 bits (pixels,
+    counts: exact in float32, half the memory of float64); anything else becomes
+    float64. Sparse input is densified (the built-in parts work on dense rows).
     """
     if sp.issparse(X):
         X = X.toarray()
@@ -39,7 +50,7 @@ def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np
                                                       "X.reshape(-1, 1)" if arr.ndim == 1 else ""))
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise InputError(f"{what} is empty: shape {arr.shape}")
-    arr = arr.astype(np.float32 if arr.dtype == np.float32 else np.float64, copy=False)
+    arr = arr.astype(float_dtype(arr.dtype), copy=False)
     if not np.all(np.isfinite(arr)):
         bad = "NaN" if np.isnan(arr).any() else "infinity"
         raise InputError(f"{what} contains {bad} (first at row "

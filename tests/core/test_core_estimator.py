@@ -194,3 +194,32 @@ def test_disconnected_graph_warns():
                    np.full((10, 2), 100.0) + np.arange(10)[:, None] * 1e-3])
     with pytest.warns(gc.DisconnectedGraphWarning, match="2 connected components"):
         GraphClustering("ncut", n_clusters=2, random_state=0, graph={"n_neighbors": 3}).fit(X)
+
+
+def test_small_integer_input_is_computed_in_float32_without_loss():
+    """uint8/int16 data (pixels, counts) are exact in float32, so the estimator keeps
+    them in float32 (half the memory of float64); wider integers become float64."""
+    from graphclust._pipeline import check_input, float_dtype
+
+    rng = np.random.default_rng(0)
+    X8 = rng.integers(0, 256, size=(120, 6)).astype(np.uint8)
+    assert check_input(X8).dtype == np.float32
+    np.testing.assert_array_equal(check_input(X8), X8)
+    assert check_input(X8.astype(np.int16)).dtype == np.float32
+    assert check_input(X8.astype(np.int64)).dtype == np.float64
+    assert check_input(X8.astype(np.float64)).dtype == np.float64
+    assert float_dtype(np.bool_) == np.float32 and float_dtype(np.uint32) == np.float64
+    seen = {}
+
+    class Spy(GraphClustering):
+        def _validate(self, X, *, reset):
+            out = super()._validate(X, reset=reset)
+            seen["dtype"] = out.dtype
+            return out
+
+    est = Spy("anchor-spectral", n_clusters=3, random_state=0,
+              anchors={"n_anchors": 20}).fit(X8)
+    assert seen["dtype"] == np.float32 and est.labels_.shape == (120,)
+    Spy("anchor-spectral", n_clusters=3, random_state=0,
+        anchors={"n_anchors": 20}).fit(X8.astype(np.int32))
+    assert seen["dtype"] == np.float64
