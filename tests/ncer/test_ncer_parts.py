@@ -93,8 +93,8 @@ def test_poly_knn_distance_variant_matches_dense_reference(rng):
 
 @pytest.mark.parametrize("neighbors", ["distance", "similarity"])
 def test_poly_knn_p_equals_m_is_gram_matrix(rng, neighbors):
-    X = rng.random((25, 6))
-    g = PolyKnnGraph(n_neighbors=25, include_self=True, neighbors=neighbors).build(X, None, _ctx())
+    X = rng.random((80, 6))  # p = 80 > 64: the blocked kernel evaluation
+    g = PolyKnnGraph(n_neighbors=80, include_self=True, neighbors=neighbors).build(X, None, _ctx())
     assert np.allclose(g.adjacency.toarray(), X @ X.T)
 
 

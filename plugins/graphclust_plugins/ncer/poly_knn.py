@@ -33,10 +33,25 @@ def _nearest_by_distance(X: np.ndarray, p: int, b: float, c: int, include_self: 
             idx = self_idx
     else:
         idx, _ = knn(X, p, metric="sqeuclidean")
-    k = idx.shape[1]
+    return idx, _kernel(_pair_inner(X, idx), b, c)
+
+
+def _pair_inner(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``out[i, j] = x_iᵀ x_{idx[i, j]}`` in float64 without an ``n·k x d`` temporary:
+    one gathered column at a time for few neighbours, row blocks of the Gram matrix
+    for many (``p`` in the hundreds, Table 2)."""
+    n, k = idx.shape
     Xd = X.astype(np.float64, copy=False)
-    ip = np.einsum("ij,ij->i", np.repeat(Xd, k, axis=0), Xd[idx.ravel()]).reshape(n, k)
-    return idx, _kernel(ip, b, c)
+    out = np.empty((n, k))
+    if k <= 64:
+        for j in range(k):
+            out[:, j] = np.einsum("ij,ij->i", Xd, Xd[idx[:, j]])
+        return out
+    block = max(1, min(n, int(2e7 // max(n, 1))))
+    for s in range(0, n, block):
+        e = min(n, s + block)
+        out[s:e] = np.take_along_axis(Xd[s:e] @ Xd.T, idx[s:e], axis=1)
+    return out
 
 
 def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
