@@ -288,7 +288,10 @@ def _relabel(y):
 def load(name: str, data_dir=None):
     """``(X, y)`` of a benchmark data-set name (see the module docstring).
 
-    ``X`` is float64, or float32 for sets above 200 000 rows (memory at scale).
+    ``X`` is float32 when the stored values are float32 or integers of at most 16 bits
+    (pixels: exact in float32; graphclust computes such input in float32, see
+    :func:`graphclust._pipeline.float_dtype`) and for every set above 200 000 rows
+    (memory at scale), float64 otherwise. Presets and peers get the same array.
     """
     from graphclust.data import load_dataset
 
@@ -316,7 +319,9 @@ def load(name: str, data_dir=None):
         X, y = _subset(X, y, n)
     if hasattr(X, "toarray"):
         X = X.toarray()
-    dtype = np.float32 if X.shape[0] > 200_000 else np.float64
+    from graphclust._pipeline import float_dtype
+
+    dtype = np.float32 if X.shape[0] > 200_000 else float_dtype(np.asarray(X).dtype)
     return np.asarray(X, dtype=dtype), _relabel(np.asarray(y))
 
 

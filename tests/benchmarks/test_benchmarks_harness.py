@@ -250,3 +250,13 @@ def test_mnist_extend_builder_and_mnist456(data_dir):
     assert not sh[0].any()
     X456, y456 = suites.load("mnist_test456", data_dir)
     assert X456.shape[0] == 2832 and set(np.unique(y456)) == {0, 1, 2}
+
+
+@pytest.mark.data
+def test_loader_keeps_exact_float32_for_pixels(data_dir):
+    """uint8 pixels and float32 files load as float32 (what graphclust computes them
+    in), wider types as float64; presets and peers get the same array."""
+    X, _ = suites.load("mnist_test456", data_dir)
+    assert X.dtype == np.float32 and X.max() == 255.0
+    assert suites.load("usps@300", data_dir)[0].dtype == np.float32
+    assert suites.load("blobs@300")[0].dtype == np.float64
