@@ -9,7 +9,8 @@ Variants of the adjacency ``K`` (all with the inner-product kernel of Eq. 1, b =
 * ``self``: whether ``a_i`` counts as one of its own ``p`` neighbours (then it has
   ``p - 1`` others and a self-loop ``k(a_i, a_i)``), as ``p = m`` ⇒ ``K = AᵀA`` in Section 4.3
   implies;
-* ``weight``: ``kernel`` (``k_ij = a_iᵀa_j``, Section 2) or ``binary`` (1);
+* ``weight``: ``kernel`` (``k_ij = a_iᵀa_j``, Section 2), ``binary`` (1) or ``cosine``
+  (``a_iᵀa_j / (||a_i|| ||a_j||)``, the weights of Deng Cai's ``constructW``, not the paper's);
 * ``sym``: ``or`` (edge if either side chose it, Section 2), ``and`` (mutual), ``mean``
   (``(S + Sᵀ)/2``).
 
@@ -69,6 +70,9 @@ def variant_graph(X, p, select="distance", self_=True, weight="kernel", sym="or"
     cols = idx.ravel()
     if weight == "kernel":
         vals = np.einsum("ij,ij->i", X[rows], X[cols])
+    elif weight == "cosine":  # Deng Cai's constructW 'Cosine' weights (not the paper's)
+        nrm = np.maximum(np.linalg.norm(X, axis=1), 1e-300)
+        vals = np.einsum("ij,ij->i", X[rows], X[cols]) / (nrm[rows] * nrm[cols])
     else:
         vals = np.ones(rows.size)
     S = sp.csr_array((vals, (rows, cols)), shape=(n, n))

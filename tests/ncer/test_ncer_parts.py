@@ -67,16 +67,41 @@ def _dense_distance_knn(X, p, b, c, include_self):
 
 
 @pytest.mark.parametrize("p,b,c", [(1, 0.0, 1), (3, 1.0, 2), (5, 0.0, 1)])
-def test_poly_knn_default_is_self_plus_euclidean_neighbours(rng, p, b, c):
-    # the faithful reading of Section 2 / Eq. (8): a_i ∈ N_p(a_i) plus its p - 1
-    # Euclidean-nearest others, weights k(a_i, a_j), edge if either side chose it
+def test_poly_knn_distance_with_self_matches_dense_reference(rng, p, b, c):
+    # variant: a_i ∈ N_p(a_i) plus its p - 1 Euclidean-nearest others, weights k(a_i, a_j)
     X = rng.random((50, 4))
     X[3] = X[4]  # a duplicate: the point itself still comes first
-    g = PolyKnnGraph(n_neighbors=p, b=b, c=c).build(X, None, _ctx())
-    assert g.info["neighbors"] == "distance" and g.info["include_self"]
+    g = PolyKnnGraph(n_neighbors=p, b=b, c=c, neighbors="distance",
+                     include_self=True).build(X, None, _ctx())
     A = g.adjacency.toarray()
     assert np.allclose(A, _dense_distance_knn(X, p, b, c, include_self=True))
     assert np.allclose(np.diag(A), (np.einsum("ij,ij->i", X, X) + b) ** c)
+
+
+def test_poly_knn_defaults_are_section_2(rng):
+    # p most similar by the inner product, p others (no self-loop), kernel weights, "or"
+    X = rng.random((40, 5))
+    g = PolyKnnGraph().build(X, None, _ctx())
+    assert g.info["neighbors"] == "similarity" and not g.info["include_self"]
+    assert not g.info["normalize"] and g.info["n_neighbors"] == 5
+    assert np.allclose(g.adjacency.toarray(), _dense_poly_knn(X, 5, 0.0, 1))
+
+
+def test_poly_knn_normalize_is_unit_length_data(rng):
+    X = rng.random((60, 6))
+    scale = rng.uniform(0.1, 50.0, size=60)
+    g = PolyKnnGraph(normalize=True).build(X * scale[:, None], None, _ctx())
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    ref = _dense_poly_knn(Xn, 5, 0.0, 1)
+    assert np.allclose(g.adjacency.toarray(), ref)
+    # on the unit sphere "most similar" = "Euclidean nearest": the two readings agree
+    gd = PolyKnnGraph(normalize=True, neighbors="distance").build(X, None, _ctx())
+    assert np.allclose(gd.adjacency.toarray(), ref)
+    # an all-zero row stays zero (then the isolated-vertex rule applies)
+    X[9] = 0.0
+    with pytest.warns(graphclust.GraphClustWarning, match="isolated"):
+        g0 = PolyKnnGraph(normalize=True).build(X, None, _ctx())
+    assert g0.adjacency[9, 9] == 1.0 and np.isfinite(g0.adjacency.data).all()
 
 
 def test_poly_knn_distance_variant_matches_dense_reference(rng):

@@ -86,7 +86,7 @@ def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
 
 
 def poly_knn_adjacency(X: np.ndarray, p: int, b: float = 0.0, c: int = 1,
-                       include_self: bool = True, neighbors: str = "distance") -> sp.csr_array:
+                       include_self: bool = False, neighbors: str = "similarity") -> sp.csr_array:
     """The adjacency ``K`` of Section 2: ``k_ij = (a_iᵀa_j + b)^c`` when ``a_i ∈ N_p(a_j)``
     or ``a_j ∈ N_p(a_i)``, else 0. Negative similarities are dropped (no edge)."""
     n = X.shape[0]
@@ -107,38 +107,38 @@ def poly_knn_adjacency(X: np.ndarray, p: int, b: float = 0.0, c: int = 1,
 class PolyKnnGraph(graphclust.GraphBuilder):
     """Polynomial-kernel p-nearest-neighbour graph: weights (a_iᵀa_j + b)^c (Eq. 1).
 
-    Section 2: each point ``a_i`` has a *p-nearest neighbour set* ``N_p(a_i)``; the
-    edge ``ij`` is kept when ``a_i ∈ N_p(a_j)`` or ``a_j ∈ N_p(a_i)`` ("or"
-    symmetrisation), with the kernel value ``k_ij = (a_iᵀa_j + b)^c`` as its weight
-    (not 1). With the defaults ``b = 0, c = 1`` the similarity is the inner product,
-    as in all of the paper's experiments.
+    Section 2: each point ``a_i`` has a *p-nearest neighbour set* ``N_p(a_i)``, "the
+    top p data points with high similarity to a_i as measured by a similarity function
+    k"; the edge ``ij`` is kept when ``a_i ∈ N_p(a_j)`` or ``a_j ∈ N_p(a_i)`` ("or"
+    symmetrisation) with the kernel value ``k_ij = (a_iᵀa_j + b)^c`` as its weight (not
+    1). With the defaults ``b = 0, c = 1`` the similarity is the inner product, as in all
+    of the paper's experiments. By default a point is not its own neighbour (``p``
+    others, no self-loop); ``include_self=True`` lets ``a_i`` count among its own ``p``
+    (``p = m`` then gives ``K = AᵀA`` of Eq. 8, Section 4.3).
 
-    Which points are "nearest" (``neighbors``):
+    ``normalize=True`` scales every point to unit Euclidean length before Eq. (1). The
+    paper's Section 7.1 describes raw pixel values, but its numbers are those of
+    unit-length data: with ``normalize=True`` we get Table 2 at all four ``p``, MNIST
+    of Tables 3–4 and MNIST of Table 5 to three decimals, and with raw values none of
+    them (``docs/bundles/ncer.rst``, "Reproduction"); the ``ncer`` preset sets it. On
+    unit vectors the inner product is the cosine, and "most similar" = "nearest in
+    Euclidean distance".
 
-    * ``"distance"`` (default): the ``p`` points nearest in Euclidean distance, which
-      for the inner-product kernel is the kernel-induced distance
-      ``k(a,a) + k(b,b) - 2k(a,b)``. By default (``include_self=True``) ``a_i`` itself
-      belongs to ``N_p(a_i)`` (it is at distance 0), so it gets a self-loop
-      ``k(a_i, a_i)`` and ``p - 1`` other neighbours: Section 4.3 needs ``N_m(a_i)`` to
-      be all ``m`` points for ``p = m`` to give ``K = AᵀA`` (Eq. 8).
-    * ``"similarity"``: the ``p`` points with the largest kernel value. This is the
-      literal wording of Section 2 ("the top p data points with high similarity to
-      a_i as measured by a similarity function k"), but with the inner product on raw
-      pixels it picks the brightest images for everyone (hubs) and reproduces none of
-      the paper's numbers (USPS AC 0.51 vs 0.80, ORL 0.13 vs 0.79), whereas
-      ``"distance"`` matches Table 2 and JAFFE and comes close elsewhere; see
-      ``docs/bundles/ncer.rst``, "Reproduction". Neighbours come from
-      :func:`graphclust.neighbors.knn` with the inner-product metric when the kernel is
-      monotone in the inner product (odd ``c``, or nonnegative data), else from a
-      blocked brute-force kernel evaluation.
+    ``neighbors="distance"`` is a variant: the ``p`` nearest points in Euclidean
+    distance (the kernel-induced distance of the inner product), still weighted by the
+    kernel; with ``include_self`` the point itself comes first (distance 0, before any
+    duplicate). Neighbours come from :func:`graphclust.neighbors.knn` (inner-product
+    metric when the kernel is monotone in the inner product: odd ``c`` or nonnegative
+    data), else from a blocked brute-force kernel evaluation.
 
     Rules for degenerate input (documented deviations): a nonpositive kernel value is
-    no edge (the paper assumes ``k >= 0``); an *isolated* vertex (zero degree, e.g. an
-    all-zero row with ``b = 0``) is, by the default ``on_isolated="self-loop"``, given a
-    self-loop of weight 1 and a warning — it then forms its own connected component
-    (its normalized-Laplacian row is zero), which is the paper's advice of setting
-    such a point apart (Section 2: "such a data point should be removed") without
-    changing ``n``; ``on_isolated="raise"`` raises :class:`graphclust.InputError`.
+    no edge (the paper assumes ``k >= 0``); an all-zero row stays zero under
+    ``normalize``; an *isolated* vertex (zero degree, e.g. an all-zero row with
+    ``b = 0``) is, by the default ``on_isolated="self-loop"``, given a self-loop of
+    weight 1 and a warning — it then forms its own connected component (its
+    normalized-Laplacian row is zero), which is the paper's advice of setting such a
+    point apart (Section 2: "such a data point should be removed") without changing
+    ``n``; ``on_isolated="raise"`` raises :class:`graphclust.InputError`.
     """
 
     name = "poly-knn"
@@ -152,13 +152,16 @@ class PolyKnnGraph(graphclust.GraphBuilder):
     c: int = graphclust.param(1, doc="Degree c >= 1 of the polynomial kernel (Eq. 1).",
                               check=graphclust.integer(1))
     include_self: bool = graphclust.param(
-        True, doc="a_i belongs to N_p(a_i): a self-loop k(a_i, a_i) and p - 1 others "
-        "(p = m gives K = AᵀA, Section 4.3).",
+        False, doc="a_i belongs to its own N_p(a_i) (p = m gives K = AᵀA, Section 4.3).",
         check=graphclust.boolean)
     neighbors: str = graphclust.param(
-        "distance", doc="Who is nearest: 'distance' (Euclidean = kernel-induced distance of "
-        "the inner product) or 'similarity' (largest kernel value, Section 2's wording).",
+        "similarity", doc="Who is nearest: 'similarity' (largest kernel value, Section 2) or "
+        "'distance' (Euclidean, the kernel-induced distance of the inner product).",
         check=graphclust.one_of("similarity", "distance"))
+    normalize: bool = graphclust.param(
+        False, doc="Scale each point to unit Euclidean length first (the data of the "
+        "paper's experiments, Tables 2-5; set by the ncer preset).",
+        check=graphclust.boolean)
     on_isolated: str = graphclust.param(
         "self-loop", doc="Isolated vertex: 'self-loop' (weight 1, own component) or 'raise'.",
         check=graphclust.one_of("self-loop", "raise"))
@@ -170,6 +173,9 @@ class PolyKnnGraph(graphclust.GraphBuilder):
         n = X.shape[0]
         if n < 2:
             raise graphclust.InputError(f"poly-knn needs at least 2 samples, got n_samples = {n}")
+        if self.normalize:
+            norms = np.linalg.norm(X.astype(np.float64, copy=False), axis=1)
+            X = X / np.where(norms > 0, norms, 1.0).astype(X.dtype)[:, None]
         p = min(int(self.n_neighbors), n if self.include_self else n - 1)
         K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self),
                                self.neighbors)
@@ -184,6 +190,7 @@ class PolyKnnGraph(graphclust.GraphBuilder):
                           graphclust.GraphClustWarning, stacklevel=2)
             K = sp.csr_array(K + sp.csr_array((np.ones(isolated.size), (isolated, isolated)),
                                               shape=(n, n)))
-        info = {"n_neighbors": p, "neighbors": self.neighbors, "include_self": bool(self.include_self), "b": float(self.b), "c": int(self.c),
+        info = {"n_neighbors": p, "neighbors": self.neighbors, "include_self": bool(self.include_self),
+                "normalize": bool(self.normalize), "b": float(self.b), "c": int(self.c),
                 "n_isolated": int(isolated.size)}
         return graphclust.AffinityGraph(K, info=info)
