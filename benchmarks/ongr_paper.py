@@ -58,7 +58,10 @@ GRID_QUICK = {"m": [400, 1000], "s": [3, 5], "lam": [1e-3, 1.0]}
 # changes the result, as the paper's Figure 2(c) also says): 12 × 7 × 4 settings.
 GRID_PAPER = {"m": list(range(100, 1300, 100)), "s": list(range(2, 9)),
               "lam": [1e-6, 1e-3, 1.0, 1e3]}
-GRIDS = {"full": GRID_FULL, "large": GRID_LARGE, "quick": GRID_QUICK, "paper": GRID_PAPER}
+# MNIST-size data: a sparser cover of the paper's m and s ranges (80 solver runs).
+GRID_PAPER_LARGE = {"m": [300, 600, 900, 1200], "s": [2, 3, 4, 5, 6], "lam": [1e-6, 1.0]}
+GRIDS = {"full": GRID_FULL, "large": GRID_LARGE, "quick": GRID_QUICK, "paper": GRID_PAPER,
+         "paper-large": GRID_PAPER_LARGE}
 
 
 def _quiet():
@@ -239,7 +242,7 @@ def _summ(rows, key):
 
 def run(data_dir, quick=False, seeds=(0, 1, 2), datasets=("usps", "pendigits", "mnist"),
         presets=("ongr-k", "ongr-r"), do_search=True, speed=True, log=None,
-        large_seeds=1, grid=None, defaults=True):
+        large_seeds=1, grid=None, defaults=True, given=()):
     """Run the reproduction; return one dict per (dataset, preset, setting).
 
     Row keys: dataset, preset, setting ("defaults", "defaults-abs", "searched"), params,
@@ -250,7 +253,8 @@ def run(data_dir, quick=False, seeds=(0, 1, 2), datasets=("usps", "pendigits", "
 
     ``grid``: a name of :data:`GRIDS` (``"paper"`` = the full m and s grids of Section
     4.3) or a dict; ``None`` picks quick/large/full by size. ``defaults=False`` skips the
-    default-parameter rows.
+    default-parameter rows. ``given``: extra settings ``{"m", "s", "lam"[, "positive_part"]}``
+    run over the seeds as rows ``given-<positive part>`` (e.g. a setting chosen earlier).
     """
     rows = []
     say = log or (lambda *a: None)
@@ -265,6 +269,8 @@ def run(data_dir, quick=False, seeds=(0, 1, 2), datasets=("usps", "pendigits", "
             settings = [("defaults", None), ("defaults-abs", {"solver": {"positive_part": "abs"}})]
             if not defaults:
                 settings = []
+            for params in given:
+                settings.append((f"given-{params.get('positive_part', 'max')}", _overrides(params)))
             if do_search and X.shape[0] <= 200_000:  # no search on MNIST-extend (CPU budget)
                 g = GRIDS[grid] if isinstance(grid, str) else grid
                 if g is None:
@@ -342,7 +348,7 @@ def markdown(rows):
         if r["setting"] == "speed":
             continue
         p = r["params"]
-        if r["setting"].startswith("searched"):
+        if r["setting"].startswith(("searched", "given")):
             msl = f"{p['anchors']['n_anchors']}, {p['graph']['n_neighbors']}, {p['solver']['lam']:g}"
         else:
             msl = f"{r['m']}, 5, 1"
@@ -383,6 +389,9 @@ def main(argv=None):
                     help="search grid (default: quick/large/full by size; paper = Section 4.3's "
                          "m and s grids in full)")
     ap.add_argument("--no-defaults", action="store_true", help="skip the default-parameter rows")
+    ap.add_argument("--given", nargs=4, action="append", default=[],
+                    metavar=("M", "S", "LAMBDA", "POSITIVE_PART"),
+                    help="also run this setting over the seeds (repeatable)")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args(argv)
     import sys
@@ -390,6 +399,8 @@ def main(argv=None):
     rows = run(args.data_dir, quick=args.quick, seeds=tuple(args.seeds), datasets=args.datasets,
                presets=args.presets, do_search=not args.no_search, speed=not args.no_speed,
                large_seeds=args.large_seeds, grid=args.grid, defaults=not args.no_defaults,
+               given=[{"m": int(m), "s": int(s_), "lam": float(lam), "positive_part": pp}
+                      for m, s_, lam, pp in args.given],
                log=lambda *a: print(*a, file=sys.stderr, flush=True))
     print(markdown(rows))
     if args.json:
