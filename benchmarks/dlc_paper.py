@@ -10,7 +10,9 @@
 * Memory: ``dlc`` on MNIST-extend (630 000 images) in a fresh child process; peak RSS.
 
 ``python -m benchmarks.dlc_paper --data-dir ../shared/data [--quick] [--seeds 5]
-[--only acc,speed,memory] [--datasets pendigits,letter,mnist,coil20]``
+[--only acc,speed,memory] [--datasets pendigits,letter,mnist,coil20] [--cap SECONDS]``
+
+``--cap`` bounds the peer's run in ``speed`` and the child's run in ``memory``.
 """
 
 from __future__ import annotations
@@ -266,7 +268,7 @@ def _main():
     if "speed" in only:
         rows += run_speed(args.data_dir, cap=args.cap, quick=args.quick)
     if "memory" in only:
-        rows += run_memory(args.data_dir, n=args.extend_n)
+        rows += run_memory(args.data_dir, n=args.extend_n, cap=args.cap)
     print(_table(rows))
 
 
