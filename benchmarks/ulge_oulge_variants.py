@@ -35,7 +35,7 @@ def _ridge(X, F, alpha, center=True):
     return np.linalg.solve(C, Xc.T @ F), mean
 
 
-def variants(X, graph, c, alpha=0.01):
+def variants(X, graph, c, alpha=0.01, alphas=None):
     from graphclust_plugins.ulge.ulge import anchor_spectral_vectors
 
     Xf = X.astype(np.float64)
@@ -61,7 +61,7 @@ def variants(X, graph, c, alpha=0.01):
     # F scaled by singular values (F Λ^{1/2} = B V): span unchanged for OULGE
     out["ulge(F*sigma)"] = (Xf - mu) @ (W * sig[None, :])
     n = X.shape[0]
-    for a in (1.0, 100.0, 1e4, alpha * n):
+    for a in (alphas or (1.0, 100.0, 1e4, alpha * n)):
         Wa, _ = _ridge(X, F, a)
         out[f"oulge(alpha={a:g})"] = (Xf - mu) @ _orth_keep(Wa)
         out[f"ulge(alpha={a:g})"] = (Xf - mu) @ Wa
@@ -82,7 +82,8 @@ def kmeans_scores(E, y, c, seed, runs=10, init="k-means++"):
     return acc_score(y, best), float(np.mean(singles))
 
 
-def run(data_dir, dataset="usps", seeds=range(5), only=None, scale="", init="k-means++"):
+def run(data_dir, dataset="usps", seeds=range(5), only=None, scale="", init="k-means++",
+        alphas=None):
     from graphclust_plugins.ulge import BKHK, AdaptiveAnchorGraph
 
     X, y = load_dataset(dataset, data_dir)
@@ -99,8 +100,8 @@ def run(data_dir, dataset="usps", seeds=range(5), only=None, scale="", init="k-m
             warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
             anchors = BKHK(n_anchors=1024).select(X, ctx)
         graph = AdaptiveAnchorGraph(n_neighbors=5).build(X, anchors, ctx)
-        embs = variants(X, graph, c)
-        if seed == list(seeds)[0]:
+        embs = variants(X, graph, c, alphas=alphas)
+        if seed == list(seeds)[0] and X.shape[0] <= 20000:
             embs["raw k-means"] = X.astype(np.float64)
         for key, E in embs.items():
             if only and not any(o in key for o in only):
@@ -119,11 +120,15 @@ def _main():
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--init", default="k-means++", help="k-means init: k-means++ or random")
+    ap.add_argument("--alphas", default="", help="comma list of ridge values to try")
+    ap.add_argument("--seed-list", default="", help="comma list of seeds (overrides --seeds)")
     ap.add_argument("--scale", default="", help="'' (raw), pm1 or unit")
     a = ap.parse_args()
-    res = run(a.data_dir, a.dataset, range(a.seeds),
-              only=[s for s in a.only.split(",") if s] or None, scale=a.scale, init=a.init)
-    print(f"\n| variant ({a.dataset}, {a.seeds} seeds) | ACC best of 10 | ACC mean of 10 single |")
+    seeds = [int(v) for v in a.seed_list.split(",")] if a.seed_list else range(a.seeds)
+    res = run(a.data_dir, a.dataset, seeds,
+              only=[s for s in a.only.split(",") if s] or None, scale=a.scale, init=a.init,
+              alphas=[float(v) for v in a.alphas.split(",") if v] or None)
+    print(f"\n| variant ({a.dataset}, {len(list(seeds))} seeds) | ACC best of 10 | ACC mean of 10 single |")
     print("|---|---|---|")
     for key, v in res.items():
         v = 100 * np.array(v)

@@ -70,6 +70,23 @@ def test_projection_matches_dense_spectral_regression(alpha):
     np.testing.assert_allclose(sol.projection[:, 0], 0.0, atol=1e-10)
 
 
+@pytest.mark.parametrize("orthogonal", [False, True])
+def test_mean_loss_is_ridge_on_the_mean_squared_loss(orthogonal):
+    X, graph, ctx = _problem()
+    p, alpha, n = 4, 0.3, X.shape[0]
+    sol = ULGE(alpha=alpha, mean_loss=True, orthogonal=orthogonal).solve(graph, X, p, ctx)
+    _, _, Fd, Wd, H = _dense_reference(X, graph, p, alpha * n)
+    # Minimiser of (1/n)‖HXW − F‖² + α‖W‖² (dense), orthogonalised for OULGE.
+    Wm = np.linalg.solve(X.T @ H @ X / n + alpha * np.eye(X.shape[1]), X.T @ H @ Fd / n)
+    assert _same_span(sol.projection, orthogonalize(Wm) if orthogonal else Wm)
+    if not orthogonal:
+        signs = np.sign(np.sum(sol.projection * Wm, axis=0) + 1e-300)
+        np.testing.assert_allclose(sol.projection, Wm * signs, atol=1e-8, rtol=1e-6)
+    # ... which differs from the summed-loss solution of Eq. (23).
+    plain = ULGE(alpha=alpha, orthogonal=orthogonal).solve(graph, X, p, ctx)
+    assert not _same_span(plain.projection, sol.projection)
+
+
 @pytest.mark.parametrize("alpha", [0.0, 0.01, 0.5])
 def test_theorem_regularized_lpp_equals_sr(alpha):
     """Theorem 1/2: with the rank-p doubly stochastic Ã = F_p Λ_p F_pᵀ, the regularised LPP
