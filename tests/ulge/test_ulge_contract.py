@@ -23,10 +23,12 @@ def test_registered_and_presets():
     assert reg.graphs.get("adaptive-anchor") is AdaptiveAnchorGraph
     assert reg.solvers.get("ulge") is ULGE
     assert reg.presets.get("oulge")["solver"]["orthogonal"] is True
+    assert reg.presets.get("oulge").get("solver").get("mean_loss", False) is False
+    assert reg.presets.get("oulge-mean")["solver"]["mean_loss"] is True
 
 
 @pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")
-@pytest.mark.parametrize("preset", ["ulge", "oulge"])
+@pytest.mark.parametrize("preset", ["ulge", "oulge", "oulge-mean"])
 def test_presets_fit_transform_predict(preset, blobs):
     from sklearn.metrics import adjusted_rand_score
 
