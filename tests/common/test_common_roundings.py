@@ -92,3 +92,25 @@ def test_roundings_registered():
     assert reg.roundings.get("kmeans") is KMeansRounding
     assert reg.roundings.get("argmax") is ArgmaxRounding
     assert set(reg.metrics.names()) >= {"acc", "nmi", "ari", "purity"}
+
+
+def test_kmeans_rounding_keeps_float32_embeddings():
+    """A float32 embedding is clustered in float32 (no n x p float64 copy) and gives
+    the same partition as its float64 twin on well-separated data."""
+    from graphclust_plugins.common._labels import normalize_rows
+    from graphclust_plugins.common.rounding_kmeans import KMeansRounding
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(0)
+    E = np.vstack([rng.normal(c, 0.1, size=(40, 3)) for c in (-3.0, 0.0, 3.0)])
+    rd = KMeansRounding(normalize_rows=False)
+    assert rd._prepare(E.astype(np.float32)).dtype == np.float32
+    assert rd._prepare(E).dtype == np.float64
+    assert normalize_rows(E.astype(np.float32)).dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(normalize_rows(E.astype(np.float32)), axis=1), 1,
+                               rtol=1e-6)
+    ctx = graphclust.Context(seed=0)
+    l32 = rd.round(graphclust.Solution(embedding=E.astype(np.float32)), 3, ctx)
+    l64 = KMeansRounding().round(graphclust.Solution(embedding=E), 3, ctx)
+    assert adjusted_rand_score(l32, l64) == 1.0
+    assert rd.cluster_centers_.dtype == np.float32

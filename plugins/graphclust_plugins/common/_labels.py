@@ -33,13 +33,15 @@ def contingency(labels: np.ndarray, y_true: np.ndarray) -> np.ndarray:
 
 
 def normalize_rows(E: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit Euclidean norm; an all-zero row stays zero (no division by 0)."""
-    E = np.asarray(E, dtype=np.float64)
-    norms = np.linalg.norm(E, axis=1)
+    """Rows scaled to unit Euclidean norm; an all-zero row stays zero (no division by 0).
+    float32 stays float32 (norms are taken in float64)."""
+    E = np.asarray(E)
+    E = E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
+    norms = np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
     scale = np.zeros_like(norms)
     pos = norms > 0
     scale[pos] = 1.0 / norms[pos]
-    return E * scale[:, None]
+    return E * scale.astype(E.dtype)[:, None]
 
 
 def dense_features(X) -> np.ndarray:

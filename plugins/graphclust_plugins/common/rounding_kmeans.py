@@ -24,6 +24,8 @@ class KMeansRounding(graphclust.Rounding):
       stays zero).
     * Labels are made consecutive ``0..k'-1``; ``k' < k`` only happens when the
       embedding has fewer than ``k`` distinct rows.
+    * A float32 embedding is clustered in float32 (scikit-learn keeps the dtype), any
+      other in float64.
     * ``cluster_centers_`` (``k' x p``) is kept so :meth:`assign` labels new rows by the
       nearest centre (after the same row normalisation).
     """
@@ -40,7 +42,10 @@ class KMeansRounding(graphclust.Rounding):
         check=graphclust.boolean)
 
     def _prepare(self, E: np.ndarray) -> np.ndarray:
-        E = np.asarray(E, dtype=np.float64)
+        # float32 embeddings (e.g. dense codes at scale) stay float32: scikit-learn's
+        # k-means runs in float32 too, so no float64 copy of an n x p array is made.
+        E = np.asarray(E)
+        E = E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
         return normalize_rows(E) if self.normalize_rows else E
 
     def round(self, solution, n_clusters, ctx):
