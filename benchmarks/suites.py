@@ -30,9 +30,9 @@ presets                        preprocessing (paper, section)
                                variance (90 % on MNIST-extend) on the image sets
                                (USPS, COIL, MNIST); others as they are (Sec. 4.1)
 ``slc``, ``dlc``               Normalizer: unit-length samples (DLC, Sec. 4.1)
-``ncer``, ``ncer-anchor``      raw values (pixels 0-255); USPS, stored in [0, 1] =
+``ncer``, ``ncer-anchor``,     raw values (pixels 0-255); USPS, stored in [0, 1] =
                                (x+1)/2, multiplied by 2 to the paper's [0, 2]
-                               (NCER, Sec. 7.1); the ``ncer`` preset scales the
+``ncer-raw``                   (NCER, Sec. 7.1); the ``ncer`` preset scales the
                                points to unit length inside its graph builder
                                (what reproduces Tables 2-5; ``ncer-raw`` does not)
 ``ulge``, ``oulge``, ``dcd``,  raw features (ULGE Sec. 5; DCD used scattering
@@ -61,8 +61,10 @@ PAPER_DATASETS: dict[str, list[str]] = {
     "ongr-r": ["usps", "pendigits", "mnist", "coil20", "connect4"],
     "ulge": ["usps", "mnist", "connect4"],
     "oulge": ["usps", "mnist", "connect4"],
+    "oulge-mean": ["usps", "mnist", "connect4"],
     "ncer": ["usps", "mnist_test", "coil20", "jaffe", "orl", "mnist_test456"],
     "ncer-anchor": ["usps", "pendigits", "mnist"],
+    "ncer-raw": ["usps", "mnist_test"],
     "dcd": ["iris", "orl", "coil20", "mfeat", "usps", "pendigits", "mnist"],
     "bkhk-dcd": ["usps", "pendigits", "mnist"],
     "ncut": ["iris", "orl", "coil20", "mfeat", "usps", "pendigits", "mnist"],
@@ -73,7 +75,7 @@ PAPER_DATASETS: dict[str, list[str]] = {
 #: Run order with ``--isolate method`` (peers first, then the papers' presets, then the
 #: baselines), so that a run stopped early has the peers and the main presets.
 PRIORITY = ["sk-kmeans", "sk-minibatch", "sk-spectral", "ongr-k", "ongr-r", "ulge", "oulge",
-            "ncer", "dcd", "slc", "dlc", "bkhk-dcd", "ncer-anchor", "ncut", "anchor-spectral"]
+            "oulge-mean", "ncer", "ncer-raw", "dcd", "slc", "dlc", "bkhk-dcd", "ncer-anchor", "ncut", "anchor-spectral"]
 
 
 def priority(method: str) -> int:
@@ -135,6 +137,9 @@ PAPER: dict[tuple[str, str], dict] = {
     ("oulge", "usps"): _p(_ULGE, 0.674),
     ("oulge", "mnist"): _p(_ULGE, 0.545),
     ("oulge", "connect4"): _p(_ULGE, 0.450),
+    ("oulge-mean", "usps"): _p(_ULGE + ", OULGE column", 0.674),
+    ("oulge-mean", "mnist"): _p(_ULGE + ", OULGE column", 0.545),
+    ("oulge-mean", "connect4"): _p(_ULGE + ", OULGE column", 0.450),
     # NCER (Mizutani), Tables 2-4.
     ("ncer", "usps"): _p(_NCER, 0.802, 0.834),
     ("ncer", "mnist_test"): _p(_NCER, 0.663, 0.755),
@@ -142,6 +147,8 @@ PAPER: dict[tuple[str, str], dict] = {
     ("ncer", "jaffe"): _p(_NCER + "; paper: 256x256 JAFFE, ours 26x26", 0.948, 0.938),
     ("ncer", "orl"): _p(_NCER + "; paper: 112x92 ORL, ours 32x32", 0.792, 0.875),
     ("ncer", "mnist_test456"): _p("NCER Table 2 (digits 4, 5, 6; p = 5)", 0.987, 0.934),
+    ("ncer-raw", "usps"): _p(_NCER, 0.802, 0.834),
+    ("ncer-raw", "mnist_test"): _p(_NCER, 0.663, 0.755),
     # DCD (Yang, Oja), Table 2: purity only.
     ("dcd", "iris"): _p(_DCD, purity=0.97),
     ("dcd", "orl"): _p(_DCD, purity=0.83),
@@ -212,7 +219,7 @@ PAPER_GRIDS: dict[str, dict[str, list]] = {
 _RECIPES = {
     "ongr-k": "minmax-pca", "ongr-r": "minmax-pca",
     "slc": "normalize", "dlc": "normalize",
-    "ncer": "raw-pixels", "ncer-anchor": "raw-pixels",
+    "ncer": "raw-pixels", "ncer-anchor": "raw-pixels", "ncer-raw": "raw-pixels",
 }
 
 
