@@ -11,9 +11,11 @@ length ``n`` plus one bounded block:
   ``x·(−2(c_a − c_b))`` for every point against the direction of its own node as one
   ``block × nodes`` matrix product per block;
 * **deeper levels** gather the rows of a few consecutive nodes at a time (at most
-  ``group_bytes``, or one node) into a contiguous buffer and run all iterations of those
-  nodes on it while it is in cache; the nodes of a group are processed together with
-  array operations (one ``lexsort`` by (node, score) for the balanced assignment).
+  ``group_bytes``) into a contiguous buffer and run all iterations of those nodes on it
+  while it is in cache; the nodes of a group are processed together with array
+  operations (one ``lexsort`` by (node, score) for the balanced assignment). A single
+  node larger than ``group_bytes`` (large ``n``) is gathered alone and split with the
+  bounded iteration of the top levels.
 
 Both paths implement the same rule (the ``κ`` smallest ``e₁ − e₂`` of a node go to its
 first child; ties keep their side, then go by row index) and give the same tree.
@@ -286,9 +288,21 @@ def bkhk(X, n_anchors: int, *, rng: np.random.Generator, max_iter: int = 100,
                 for j0, j1 in _groups(sizes, d * wdt.itemsize, group_bytes):
                     idx = by_node[starts[j0]:starts[j1 - 1] + sizes[j1 - 1]]
                     ga = in_a[idx]
-                    sa, it, lf = _split_gathered(
-                        np.asarray(X[idx], dtype=wdt), node[idx] - j0, ga, sizes[j0:j1],
-                        kappa[j0:j1], totals[j0:j1], split[j0:j1], max_iter)
+                    Xg = np.asarray(X[idx], dtype=wdt)
+                    if Xg.nbytes > group_bytes:
+                        # One node too large for the cache: the bounded iteration of the
+                        # top levels on its gathered rows (most scores are not recomputed).
+                        if norms is None:
+                            norms = _row_norms(X, wdt)
+                        sa, it, lf = _split_streaming(
+                            Xg, np.zeros(idx.size, dtype=np.int64), ga, sizes[j0:j1],
+                            kappa[j0:j1], totals[j0:j1], split[j0:j1], wdt, max_iter,
+                            norms[idx])
+                    else:
+                        sa, it, lf = _split_gathered(
+                            Xg, node[idx] - j0, ga, sizes[j0:j1], kappa[j0:j1],
+                            totals[j0:j1], split[j0:j1], max_iter)
+                    del Xg
                     in_a[idx] = ga
                     sum_a[j0:j1] = sa
                     n_iter, left = max(n_iter, it), left + lf
