@@ -304,7 +304,7 @@ def load(name: str, data_dir=None):
 
     ``X`` is float32 when the stored values are float32 or integers of at most 16 bits
     (pixels: exact in float32; graphclust computes such input in float32, see
-    :func:`graphclust._pipeline.float_dtype`) and for every set above 200 000 rows
+    :func:`graphclust.float_dtype`) and for every set above 200 000 rows
     (memory at scale), float64 otherwise. Presets and peers get the same array.
     """
     from graphclust.data import load_dataset
@@ -333,7 +333,7 @@ def load(name: str, data_dir=None):
         X, y = _subset(X, y, n)
     if hasattr(X, "toarray"):
         X = X.toarray()
-    from graphclust._pipeline import float_dtype
+    from graphclust import float_dtype
 
     dtype = np.float32 if X.shape[0] > 200_000 else float_dtype(np.asarray(X).dtype)
     return np.asarray(X, dtype=dtype), _relabel(np.asarray(y))

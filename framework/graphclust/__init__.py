@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
-from graphclust._pipeline import FitResult, Pipeline, check_input
+from graphclust._pipeline import FitResult, Pipeline, check_input, float_dtype
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,
@@ -59,6 +59,7 @@ __all__ = [
     "FitResult",
     "Pipeline",
     "check_input",
+    "float_dtype",
     "compose",
     "resolve_part",
     "validate_spec",

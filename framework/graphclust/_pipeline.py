@@ -15,7 +15,7 @@ from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import Context, Metric, Part
 from graphclust._solution import Solution
 
-__all__ = ["Pipeline", "FitResult", "check_input"]
+__all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
 
 
 def float_dtype(dtype) -> type:

@@ -199,7 +199,7 @@ def test_disconnected_graph_warns():
 def test_small_integer_input_is_computed_in_float32_without_loss():
     """uint8/int16 data (pixels, counts) are exact in float32, so the estimator keeps
     them in float32 (half the memory of float64); wider integers become float64."""
-    from graphclust._pipeline import check_input, float_dtype
+    from graphclust import check_input, float_dtype
 
     rng = np.random.default_rng(0)
     X8 = rng.integers(0, 256, size=(120, 6)).astype(np.uint8)

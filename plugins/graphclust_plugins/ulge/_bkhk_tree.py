@@ -27,19 +27,13 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-__all__ = ["bkhk", "work_dtype"]
+from graphclust import float_dtype
+
+__all__ = ["bkhk"]
 
 _CHUNK = 8192
 STREAM_MAX_NODES = 8
 GROUP_BYTES = 16 * 2**20
-
-
-def work_dtype(dtype) -> np.dtype:
-    """float32 for float32 input and integers of at most 16 bits (exact), else float64."""
-    dtype = np.dtype(dtype)
-    if dtype == np.float32 or (dtype.kind in "biu" and dtype.itemsize <= 2):
-        return np.dtype(np.float32)
-    return np.dtype(np.float64)
 
 
 def _signed_sums(X, rows, groups, signs, n_groups: int, wdt) -> np.ndarray:
@@ -249,7 +243,7 @@ def bkhk(X, n_anchors: int, *, rng: np.random.Generator, max_iter: int = 100,
     """
     X = np.asarray(X)
     n, d = X.shape
-    wdt = work_dtype(X.dtype)
+    wdt = np.dtype(float_dtype(X.dtype))  # the core rule: float32 for float32 / small ints
     m = int(n_anchors)
     node = np.zeros(n, dtype=np.int64)
     totals = _column_sums(X, wdt)[None, :]  # per-node sums, kept level to level
