@@ -131,6 +131,19 @@ def test_random_anchors_sample_without_replacement_and_clamp(rng):
     assert isinstance(d.points, np.ndarray) and d.points.shape == (5, 3)
 
 
+def test_kmeans_anchors_in_place_centring_matches_copy(rng):
+    X = (rng.standard_normal((500, 6)) + 3.0).astype(np.float32)
+    X0 = X.copy()
+    a = KMeansAnchors(n_anchors=20).select(X.copy(), graphclust.Context(seed=0))
+    b = KMeansAnchors(n_anchors=20, copy_x=False).select(X, graphclust.Context(seed=0))
+    np.testing.assert_allclose(X, X0, rtol=0, atol=1e-5)  # restored
+    np.testing.assert_array_equal(a.assignment, b.assignment)
+    np.testing.assert_allclose(a.points, b.points, rtol=0, atol=1e-4)
+    X.setflags(write=False)  # read-only input is copied, not an error
+    c = KMeansAnchors(n_anchors=20, copy_x=False).select(X, graphclust.Context(seed=0))
+    np.testing.assert_array_equal(c.assignment, a.assignment)
+
+
 def test_kmeans_anchors_assignment_and_clamp(blobs):
     X, _ = blobs
     a = KMeansAnchors(n_anchors=12).select(X, graphclust.Context(seed=0))

@@ -114,3 +114,30 @@ def test_kmeans_rounding_keeps_float32_embeddings():
     l64 = KMeansRounding().round(graphclust.Solution(embedding=E), 3, ctx)
     assert adjusted_rand_score(l32, l64) == 1.0
     assert rd.cluster_centers_.dtype == np.float32
+
+
+def test_kmeans_rounding_centres_in_place_and_restores():
+    """A writeable embedding is not copied: the fit's peak is below embedding + one
+    copy, the embedding comes back (to the last bits), and a read-only embedding gives
+    the same labels through a copy."""
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    E = (rng.standard_normal((20000, 32)) + 5.0).astype(np.float32)  # far from the origin
+    E0 = E.copy()
+    ctx = graphclust.Context(seed=0)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        labels = KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=E), 4, ctx)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    # scikit-learn's copy_x=True path needs >= 2 E (copy + variance temporary)
+    assert peak < 1.5 * E.nbytes
+    np.testing.assert_allclose(E, E0, rtol=0, atol=1e-5)
+    frozen = E0.copy()
+    frozen.setflags(write=False)
+    again = KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=frozen), 4, ctx)
+    np.testing.assert_array_equal(again, labels)

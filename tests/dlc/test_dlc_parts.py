@@ -316,6 +316,8 @@ def test_solver_rejects_bad_inputs_and_params(rng):
 def test_layer_selector_resolution():
     sel = layer_selector(None, 77)
     assert sel.kind == "anchors" and sel.n_anchors == 77
+    # the later layers' inputs are the solver's own arrays: k-means centres them in place
+    assert getattr(sel, "copy_x", False) is False
     inst = EveryOtherRow(n_anchors=4)
     got = layer_selector(inst, 10)
     assert isinstance(got, EveryOtherRow) and got is not inst and got.n_anchors == 4

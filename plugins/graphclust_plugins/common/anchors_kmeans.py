@@ -43,13 +43,19 @@ class KMeansAnchors(graphclust.AnchorSelector):
     init: str = graphclust.param("random", doc="Initial centres: random samples (LSC) or "
                                  "k-means++ (better, O(n·m·d·log m)).",
                                  check=graphclust.one_of("random", "k-means++"))
+    copy_x: bool = graphclust.param(
+        True, doc="False: centre X in place during the fit and restore it afterwards "
+        "(scikit-learn's copy_x=False) instead of copying it; saves one copy of X, may "
+        "change X in the last bit. For arrays a pipeline owns (DLC's later layers).",
+        check=graphclust.boolean)
 
     def select(self, X, ctx):
         X = dense_features(X)
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'kmeans'")
         km = KMeans(n_clusters=m, init=self.init, n_init=self.n_init, max_iter=self.max_iter,
-                    tol=0.0, random_state=ctx.seed_for("anchors.kmeans"))
+                    tol=0.0, copy_x=self.copy_x or not X.flags.writeable,
+                    random_state=ctx.seed_for("anchors.kmeans"))
         with warnings.catch_warnings():
             # duplicate points: fewer distinct clusters than m is a documented, legal case
             warnings.simplefilter("ignore", SkConvergenceWarning)

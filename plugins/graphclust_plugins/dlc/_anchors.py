@@ -38,6 +38,7 @@ class LayerKMeans(graphclust.AnchorSelector):
         rng = ctx.rng("anchors.dlc-layer-kmeans")
         init = X[np.sort(rng.choice(X.shape[0], size=m, replace=False))]
         km = KMeans(n_clusters=m, init=init, n_init=1, max_iter=self.max_iter,
+                    copy_x=not X.flags.writeable,
                     random_state=ctx.seed_for("anchors.dlc-layer-kmeans.km"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SkConvergenceWarning)
@@ -65,6 +66,8 @@ def _default_selector(n_anchors: int) -> graphclust.AnchorSelector:
             break
     if "n_init" in names:
         kwargs["n_init"] = 1
+    if "copy_x" in names:
+        kwargs["copy_x"] = False  # the later layers' inputs are the solver's own arrays
     return cls(**kwargs)
 
 
