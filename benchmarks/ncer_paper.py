@@ -44,6 +44,7 @@ from graphclust_plugins.ncer.ellipsoid import ellipsoid_round
 
 PAPER = {  # (AC, NMI) of NCER in the paper
     ("usps", 5): (0.802, 0.834),
+    ("usps_smooth", 5): (0.802, 0.834),
     ("mnist_test", 5): (0.663, 0.755),
     ("coil20", 5): (0.831, 0.933),
     ("mnist456", 5): (0.987, 0.934),
@@ -53,8 +54,11 @@ PAPER = {  # (AC, NMI) of NCER in the paper
     ("orl", 5): (0.792, 0.875),
     ("jaffe", 5): (0.948, 0.938),
 }
-PAPER_NC = {"usps": (0.710, 0.800), "mnist_test": (0.664, 0.735), "coil20": (0.585, 0.813),
-            "orl": (0.667, 0.837), "jaffe": (0.753, 0.874)}
+PAPER_NC = {"usps": (0.710, 0.800), "usps_smooth": (0.710, 0.800), "mnist_test": (0.664, 0.735),
+            "coil20": (0.585, 0.813), "orl": (0.667, 0.837), "jaffe": (0.753, 0.874)}
+#: Gaussian smoothing (pixels) of ``usps_smooth``: our USPS images smoothed so that they
+#: behave like the paper's GPML file (see docs/bundles/ncer.rst, "USPS").
+USPS_SMOOTH_SIGMA = 0.75
 #: Table 5: NCER with p = m (= MER, Corollary 1) and ER.
 PAPER_T5 = {("mnist_test", "mer"): (0.362, 0.347), ("mnist_test", "er"): (0.378, 0.377),
             ("coil20", "mer"): (0.376, 0.602), ("coil20", "er"): (0.444, 0.639)}
@@ -76,7 +80,27 @@ def acc(y, labels) -> float:
     return float(C[r, c].sum() / y.size)
 
 
+def smooth_usps(X, sigma=USPS_SMOOTH_SIGMA):
+    """Each 16×16 USPS image (column-major rows of ``X``, background 0) smoothed by a
+    Gaussian of ``sigma`` pixels, zero outside the image (``mode="constant"``).
+
+    Not part of NCER: an emulation of the paper's USPS file. Our ``usps.npz`` holds the
+    crisp Hull/ESL images (1-NN test error 5.63 %, the textbook number); the paper's
+    numbers on USPS (NCER and the NC statistics of Tables 3–4) are those of images
+    smoothed by about 0.75–1 pixel, see ``benchmarks/ncer_usps_study.py --study smoothing``.
+    """
+    from scipy.ndimage import gaussian_filter
+
+    X = np.asarray(X)
+    imgs = X.reshape(-1, 16, 16).transpose(0, 2, 1)  # row-major view of column-major images
+    out = gaussian_filter(imgs.astype(np.float64), sigma=(0, sigma, sigma), mode="constant")
+    return out.transpose(0, 2, 1).reshape(X.shape).astype(X.dtype)
+
+
 def _load(name, data_dir):
+    if name == "usps_smooth":
+        X, y = _load("usps", data_dir)
+        return smooth_usps(X), y
     if name == "mnist456":
         X, y = load_dataset("mnist_test", data_dir)
         keep = np.isin(y, [4, 5, 6])
@@ -116,7 +140,7 @@ def run(data_dir, quick: bool = False, seeds=(0,), nc_seeds=range(10), speed: bo
     rows = []
     if datasets is None:
         datasets = ["mnist456", "jaffe", "orl"] if quick else \
-            ["mnist456", "jaffe", "orl", "usps", "coil20", "mnist_test"]
+            ["mnist456", "jaffe", "orl", "usps", "usps_smooth", "coil20", "mnist_test"]
     cases = [(name, 5, pre) for name in datasets for pre in presets]
     if not quick and "mnist456" in datasets:
         cases += [("mnist456", p, "ncer") for p in (944, 1888, 2832)]
