@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import resource
 import time
 import warnings
@@ -29,6 +28,8 @@ from sklearn.metrics import normalized_mutual_info_score
 
 import graphclust
 from graphclust.data import load_dataset
+
+from benchmarks._capped import OverCap, run_capped
 
 PAPER_ACC = {  # Table 2 (Ours-L1 / Ours-L2) and Table 3 (COIL20), percent
     ("pendigits", "slc"): 79.34, ("pendigits", "dlc"): 80.18,
@@ -127,16 +128,8 @@ def _spectral_child(X, c, seed, queue):
 
 
 def _spectral_capped(X, c, seed, cap):
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_spectral_child, args=(X, c, seed, q))
-    p.start()
-    p.join(cap)
-    if p.is_alive():
-        p.terminate()
-        p.join()
-        return None, None
-    return q.get()
+    out = run_capped(_spectral_child, (X, c, seed), cap)
+    return (None, None) if isinstance(out, OverCap) else out
 
 
 def run_speed(data_dir, seed=0, cap=600.0, quick=False) -> list[dict]:
@@ -194,19 +187,12 @@ def _extend_child(data_dir, n, seed, queue):
 
 def run_memory(data_dir, n=630000, seed=0, cap=1800.0) -> list[dict]:
     """``dlc`` on MNIST-extend (``n`` images) in a fresh process; peak resident memory."""
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=_extend_child, args=(str(data_dir), n, seed, q))
-    p.start()
-    p.join(cap)
-    if p.is_alive():
-        p.terminate()
-        p.join()
+    try:
+        out = run_capped(_extend_child, (str(data_dir), n, seed), cap, start_method="spawn")
+    except RuntimeError as exc:
+        return [{"dataset": f"mnist-extend[{n}]", "preset": "dlc", "note": f"child failed ({exc})"}]
+    if isinstance(out, OverCap):
         return [{"dataset": f"mnist-extend[{n}]", "preset": "dlc", "note": f"over cap {cap:.0f} s"}]
-    if p.exitcode != 0:
-        return [{"dataset": f"mnist-extend[{n}]", "preset": "dlc",
-                 "note": f"child failed (exit code {p.exitcode})"}]
-    out = q.get()
     return [{"dataset": f"mnist-extend[{n}]", "preset": "dlc", "n": n, "fit_seconds": out["seconds"],
              "acc": out["acc"], "peak_rss_mb": out["peak_rss_mb"],
              "rss_before_fit_mb": out["rss_before_fit_mb"], "timings": out["timings"],

@@ -25,7 +25,6 @@ The machine is shared: compare ratios measured in the same process, not seconds.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import sys
 import time
 import warnings
@@ -34,6 +33,8 @@ import numpy as np
 
 import graphclust
 from graphclust.data import load_dataset
+
+from benchmarks._capped import OverCap, run_capped
 
 __all__ = ["run", "run_speed", "run_scaling", "PAPER_ACC"]
 
@@ -182,19 +183,24 @@ def _same_support(Z1, Z2) -> float:
 
 
 # -- speed ---------------------------------------------------------------------------
-def _spectral_child(X, c, seed, queue):
+def _spectral_child(X, c, seed, eigen_solver, queue):
     from sklearn.cluster import SpectralClustering
 
     t, c0 = time.perf_counter(), time.process_time()
     labels = SpectralClustering(n_clusters=c, affinity="nearest_neighbors",
+                                eigen_solver=eigen_solver,
                                 random_state=seed).fit_predict(X)
     queue.put((time.perf_counter() - t, time.process_time() - c0, labels))
 
 
-def _spectral_capped(X, c, seed, cap):
-    """(wall s, CPU s, labels) of SpectralClustering; over the cap (None, CPU used, None)."""
-    out = _capped(_spectral_child, (X, c, seed), cap)
-    if isinstance(out, _OverCap):
+def _spectral_capped(X, c, seed, cap, eigen_solver=None):
+    """(wall s, CPU s, labels) of SpectralClustering; over the cap (None, CPU used, None).
+
+    ``eigen_solver`` is scikit-learn's (None = its default, ARPACK); ``"amg"`` needs
+    pyamg and computes the same embedding much faster, to learn the peer's ACC on
+    data where ARPACK does not finish within the cap."""
+    out = run_capped(_spectral_child, (X, c, seed, eigen_solver), cap)
+    if isinstance(out, OverCap):
         return None, out.cpu_seconds, None
     return out
 
@@ -220,43 +226,8 @@ def _kmeans_child(X, seed, queue):
     queue.put((time.perf_counter() - t, time.process_time() - c0, int(km.n_iter_)))
 
 
-class _OverCap:
-    """A capped child that was stopped; ``cpu_seconds`` it had used (None if unknown)."""
-
-    def __init__(self, cpu_seconds):
-        self.cpu_seconds = cpu_seconds
-
-
-def _child_cpu_seconds(pid):
-    """utime + stime of a live process from /proc (Linux), else None."""
-    try:
-        import os
-
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _capped(target, args, cap):
-    """Run ``target(*args, queue)`` in a forked child; its result, or :class:`_OverCap`
-    (with the CPU seconds the child had used) past ``cap`` wall seconds."""
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q))
-    p.start()
-    p.join(cap)
-    if p.is_alive():
-        used = _child_cpu_seconds(p.pid)
-        p.terminate()
-        p.join()
-        return _OverCap(used)
-    return q.get()
-
-
 def run_speed(data_dir, seed=0, cap=600.0, subset=10000, kmeans=True,
-              spectral=True, kmeans_subset=20000) -> list[dict]:
+              spectral=True, kmeans_subset=20000, eigen_solver=None) -> list[dict]:
     """BKHK vs sklearn KMeans(1024) and ulge vs sklearn SpectralClustering on MNIST-70k."""
     from graphclust_plugins.ulge import BKHK
 
@@ -272,9 +243,9 @@ def run_speed(data_dir, seed=0, cap=600.0, subset=10000, kmeans=True,
                 warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
                 BKHK(n_anchors=1024).select(Xk, graphclust.Context(seed=seed))
             t_bkhk, c_bkhk = time.perf_counter() - t, time.process_time() - c0
-            km = _capped(_kmeans_child, (Xk.astype(np.float32), seed), cap)
-            km_used = km.cpu_seconds if isinstance(km, _OverCap) else None
-            km = None if isinstance(km, _OverCap) else km
+            km = run_capped(_kmeans_child, (Xk.astype(np.float32), seed), cap)
+            km_used = km.cpu_seconds if isinstance(km, OverCap) else None
+            km = None if isinstance(km, OverCap) else km
             rows.append({
                 "dataset": "mnist" if n_sub is None else f"mnist[{n_sub}]", "n": Xk.shape[0],
                 "preset": "bkhk(m=1024)", "fit_seconds": t_bkhk, "cpu_seconds": c_bkhk,
@@ -291,12 +262,13 @@ def run_speed(data_dir, seed=0, cap=600.0, subset=10000, kmeans=True,
             Xs, ys = (X, y) if n_sub is None else (lambda i: (X[i], y[i]))(np.sort(
                 np.random.default_rng(seed).choice(X.shape[0], n_sub, replace=False)))
             t_u, c_u, lab_u = _ulge_fit(Xs, c, seed)
-            t_s, c_s, lab_s = _spectral_capped(Xs, c, seed, cap)
+            t_s, c_s, lab_s = _spectral_capped(Xs, c, seed, cap, eigen_solver)
             rows.append({
                 "dataset": "mnist" if n_sub is None else f"mnist[{n_sub}]", "preset": "ulge",
                 "n": Xs.shape[0], "fit_seconds": t_u, "cpu_seconds": c_u,
                 "acc": acc_score(ys, lab_u),
-                "peer": "sklearn SpectralClustering(nearest_neighbors)",
+                "peer": "sklearn SpectralClustering(nearest_neighbors"
+                        + (f", eigen_solver={eigen_solver!r})" if eigen_solver else ")"),
                 "peer_seconds": t_s, "peer_cpu_seconds": c_s,
                 "peer_acc": None if lab_s is None else acc_score(ys, lab_s),
                 "speedup": None if t_s is None else t_s / t_u,
@@ -374,6 +346,9 @@ def _main():
     ap.add_argument("--cap", type=float, default=600.0)
     ap.add_argument("--scaling", default="")
     ap.add_argument("--search", default="exact")
+    ap.add_argument("--peer-eigen-solver", default=None, choices=["arpack", "lobpcg", "amg"],
+                    help="eigen_solver of the SpectralClustering peer (default: scikit-learn's, "
+                         "ARPACK); 'amg' needs pyamg")
     a = ap.parse_args()
     from graphclust.data import find_data_dir
 
@@ -387,7 +362,7 @@ def _main():
     if a.speed:
         parts = a.speed_parts.split(",")
         for r in run_speed(data_dir, cap=a.cap, kmeans="kmeans" in parts,
-                           spectral="spectral" in parts):
+                           spectral="spectral" in parts, eigen_solver=a.peer_eigen_solver):
             print(r, flush=True)
     if a.scaling:
         for r in run_scaling(data_dir, sizes=[int(s) for s in a.scaling.split(",")],

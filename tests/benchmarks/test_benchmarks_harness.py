@@ -260,3 +260,35 @@ def test_loader_keeps_exact_float32_for_pixels(data_dir):
     assert X.dtype == np.float32 and X.max() == 255.0
     assert suites.load("usps@300", data_dir)[0].dtype == np.float32
     assert suites.load("blobs@300")[0].dtype == np.float64
+
+
+def _big_result(n, queue):
+    import numpy as np
+
+    queue.put(np.arange(n))  # far larger than a pipe buffer
+
+
+def _sleeper(queue):
+    import time
+
+    time.sleep(30)
+
+
+def _crash(queue):
+    raise SystemExit(3)
+
+
+def test_run_capped_returns_large_results_and_stops_at_the_cap():
+    """A finished child with a result larger than the pipe buffer is not reported as
+    over the cap (joining before reading would deadlock); a slow one is stopped."""
+    import time
+
+    from benchmarks._capped import OverCap, run_capped
+
+    out = run_capped(_big_result, (200_000,), cap=60)
+    assert out.shape == (200_000,) and out[-1] == 199_999
+    t = time.perf_counter()
+    over = run_capped(_sleeper, (), cap=1.0)
+    assert isinstance(over, OverCap) and time.perf_counter() - t < 15
+    with pytest.raises(RuntimeError, match="exited with code 3"):
+        run_capped(_crash, (), cap=30)
