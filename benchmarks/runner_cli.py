@@ -217,6 +217,7 @@ def run_suite(args) -> int:
     print(f"benchmarks: {suite} suite, {len(jobs)} jobs, time cap {time_cap:g} s, "
           f"isolation per {isolate} → {out}", file=sys.stderr)
     started = datetime.now(timezone.utc)
+    machine = runner_report.machine_info()  # at the start: the load and commit the run saw
     t0 = time.perf_counter()
     tag = args.tag or (f"{args.preset}-{args.dataset}" if suite == "search" else "")
     stem = f"results-{suite}" + (f"-{tag}" if tag else "")
@@ -252,7 +253,7 @@ def run_suite(args) -> int:
             "spectral_cap": spectral_cap, "isolate": isolate, "threads": threads,
             "datasets": datasets_seen, "interrupted": interrupted,
             "jobs_planned": len(jobs),
-            "machine": runner_report.machine_info(), "figures": {}}
+            "machine": machine, "figures": {}}
     result = {"meta": meta, "records": records, "summary": summary}
     try:
         if suite == "scaling":
