@@ -33,11 +33,11 @@ import argparse
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.metrics import normalized_mutual_info_score
 
 import graphclust
+from graphclust_plugins.common.metric_acc import clustering_accuracy
 from graphclust.data import load_dataset
 from graphclust_plugins.ncer import NcerEmbedding, PolyKnnGraph, er_embedding
 from graphclust_plugins.ncer.ellipsoid import ellipsoid_round
@@ -71,13 +71,8 @@ GRAPHS = {
 
 
 def acc(y, labels) -> float:
-    y = np.asarray(y)
-    labels = np.asarray(labels)
-    k = int(max(y.max(), labels.max())) + 1
-    C = np.zeros((k, k))
-    np.add.at(C, (labels, y), 1)
-    r, c = linear_sum_assignment(-C)
-    return float(C[r, c].sum() / y.size)
+    """ACC (Hungarian matching): the common bundle's ``clustering_accuracy``."""
+    return clustering_accuracy(labels, y)
 
 
 def smooth_usps(X, sigma=USPS_SMOOTH_SIGMA):
