@@ -117,9 +117,9 @@ def test_kmeans_rounding_keeps_float32_embeddings():
 
 
 def test_kmeans_rounding_centres_in_place_and_restores():
-    """A writeable embedding is not copied: the fit's peak is below embedding + one
-    copy, the embedding comes back (to the last bits), and a read-only embedding gives
-    the same labels through a copy."""
+    """With copy_x=False a writeable embedding is not copied: the fit's peak is below
+    embedding + one copy, the embedding comes back (to the last bits), and a read-only
+    embedding gives the same labels through a copy."""
     import tracemalloc
 
     rng = np.random.default_rng(1)
@@ -130,7 +130,8 @@ def test_kmeans_rounding_centres_in_place_and_restores():
     try:
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
-        labels = KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=E), 4, ctx)
+        labels = KMeansRounding(n_init=1, max_iter=5, copy_x=False).round(
+            graphclust.Solution(embedding=E), 4, ctx)
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
@@ -139,5 +140,10 @@ def test_kmeans_rounding_centres_in_place_and_restores():
     np.testing.assert_allclose(E, E0, rtol=0, atol=1e-5)
     frozen = E0.copy()
     frozen.setflags(write=False)
-    again = KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=frozen), 4, ctx)
+    again = KMeansRounding(n_init=1, max_iter=5, copy_x=False).round(
+        graphclust.Solution(embedding=frozen), 4, ctx)
+    # the default copies: the embedding is left bit for bit
+    E1 = E0.copy()
+    KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=E1), 4, ctx)
+    np.testing.assert_array_equal(E1, E0)
     np.testing.assert_array_equal(again, labels)

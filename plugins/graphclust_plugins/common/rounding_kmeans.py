@@ -28,11 +28,12 @@ class KMeansRounding(graphclust.Rounding):
       other in float64.
     * ``cluster_centers_`` (``k' x p``) is kept so :meth:`assign` labels new rows by the
       nearest centre (after the same row normalisation).
-    * Memory: a writeable embedding is centred in place during the fit and restored
-      afterwards (scikit-learn's ``copy_x=False``) instead of being copied, so the
-      rounding needs one n×p array less (1.6 GB for DLC's codes at n = 630 000). The
-      restored values may differ from the solver's in the last bit; a read-only
-      embedding is copied as before.
+    * Memory: scikit-learn copies the embedding to centre it. ``copy_x=False`` centres
+      it in place during the fit and restores it afterwards instead (scikit-learn's
+      ``copy_x=False``), so the rounding needs one n×p array less (1.6 GB for DLC's
+      codes at n = 630 000); the restored values may then differ from the solver's in
+      the last bit, so this is opt-in (the ``slc``/``dlc`` presets set it). A read-only
+      embedding is always copied.
     """
 
     name = "kmeans"
@@ -42,6 +43,9 @@ class KMeansRounding(graphclust.Rounding):
                                    check=graphclust.integer(1))
     max_iter: int = graphclust.param(300, doc="Maximum Lloyd iterations per restart.",
                                      check=graphclust.integer(1))
+    copy_x: bool = graphclust.param(
+        True, doc="False: centre the embedding in place and restore it (no n×p copy; "
+        "last-bit changes to solution.embedding).", check=graphclust.boolean)
     normalize_rows: bool = graphclust.param(
         False, doc="Scale embedding rows to unit norm before k-means (Ng-Jordan-Weiss).",
         check=graphclust.boolean)
@@ -63,7 +67,7 @@ class KMeansRounding(graphclust.Rounding):
         if E.shape[1] == 0:
             E = np.zeros((n, 1))
         km = KMeans(n_clusters=k, n_init=self.n_init, max_iter=self.max_iter,
-                    copy_x=not E.flags.writeable,
+                    copy_x=self.copy_x or not E.flags.writeable,
                     random_state=ctx.seed_for("rounding.kmeans"))
         raw = km.fit_predict(E)
         labels, kept = consecutive(raw)
