@@ -13,6 +13,8 @@ interrupted run keeps what it measured and a re-run skips settings already done)
     #    GraphClustering.fit on several anchor seeds, with fit time and memory
     python -m benchmarks.ongr_extend rerun --given 1200 3 1 max --seeds 0 1 2
     python -m benchmarks.ongr_extend rerun --defaults --seeds 0
+    # more anchor draws of one setting through the solver path (same numbers as a fit)
+    python -m benchmarks.ongr_extend search --m 1200 --s 2 --lam 1 --positive-part max --seed 3
     # 4. the tables
     python -m benchmarks.ongr_extend report
 
@@ -239,7 +241,7 @@ def report(log=LOG, cache=CACHE):
         out.append(f"MNIST-extend {info['n']} × {info['d_pca']} after PCA "
                    f"(kept variance {100 * info['explained_ratio_measured']:.2f} %, "
                    f"{info['method']}; {info['seconds']:.0f}s)\n")
-    grid = [r for r in rows if r["kind"] == "grid"]
+    grid = [r for r in rows if r["kind"] == "grid" and r["seed"] == 0]  # the protocol's draw
     out += ["| (·)₊ | settings | best m, s, λ | best of grid ACC / NMI | best NMI of grid | "
             "median ACC / NMI | paper ACC / NMI |", "|---|---|---|---|---|---|---|"]
     best = {}
@@ -281,6 +283,27 @@ def report(log=LOG, cache=CACHE):
             nm = np.array([r["nmi"] for r in g]) * 100
             out.append(f"| {kind} | {m}, {s}, {lam:g} | {pp} | {','.join(str(r['seed']) for r in g)} | "
                        f"{a.mean():.2f} ± {a.std():.2f} | {nm.mean():.2f} ± {nm.std():.2f} |")
+    # every anchor draw measured for the selected settings and the defaults (grid rows of
+    # other seeds come from ``search --seed k``; the solver path equals the fit path)
+    sel = {(b["m"], b["s"], b["lam"], pp) for pp, b in best.items()}
+    sel |= {(1000, 5, 1.0, pp) for pp in ("max", "abs")}
+    draws = {}
+    for r in rows:
+        k = (r["m"], r["s"], r["lam"], r["positive_part"])
+        if k in sel:
+            draws.setdefault(k, {})[r["seed"]] = r
+    if draws:
+        out += ["", "All anchor draws measured per setting:", "",
+                "| m, s, λ | (·)₊ | draws (seeds) | ACC mean ± std | ACC min / max | "
+                "NMI mean ± std | draws with ACC and NMI within 3 of Table 4 |",
+                "|---|---|---|---|---|---|---|"]
+        for (m, s, lam, pp), d in sorted(draws.items()):
+            a = np.array([r["acc"] for r in d.values()]) * 100
+            nm = np.array([r["nmi"] for r in d.values()]) * 100
+            ok = int(np.sum((a >= PAPER[0] - 3) & (nm >= PAPER[1] - 3)))
+            out.append(f"| {m}, {s}, {lam:g} | {pp} | {len(d)} ({min(d)}–{max(d)}) | "
+                       f"{a.mean():.2f} ± {a.std():.2f} | {a.min():.2f} / {a.max():.2f} | "
+                       f"{nm.mean():.2f} ± {nm.std():.2f} | {ok} of {len(d)} |")
     return "\n".join(out)
 
 
