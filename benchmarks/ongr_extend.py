@@ -142,10 +142,9 @@ def _key(r):
 # --------------------------------------------------------------------------- search
 def search(X, y, ms, ss, lams, pps=("max", "abs"), seed=0, log=LOG, budget=None):
     """Grid on one random anchor draw; appends one row per setting to ``log``."""
-    import scipy.sparse as sp
-
     import graphclust
     from graphclust.neighbors import nearest_anchors
+    from graphclust_plugins.ongr.anchor_graph import gaussian_rows_from_distances
     from graphclust_plugins.ongr.solver import OngrSolver
 
     from benchmarks.ongr_paper import _ensure_anchor_selectors, _quiet, scores
@@ -155,7 +154,6 @@ def search(X, y, ms, ss, lams, pps=("max", "abs"), seed=0, log=LOG, budget=None)
     reg = graphclust.get_registry()
     ctx = graphclust.Context(seed=seed)
     t_start = time.perf_counter()
-    n = X.shape[0]
     with warnings.catch_warnings():
         _quiet()
         for m in ms:
@@ -169,12 +167,7 @@ def search(X, y, ms, ss, lams, pps=("max", "abs"), seed=0, log=LOG, budget=None)
             t_nn = time.perf_counter() - t
             _say(f"m={m}: anchors + {max(ss)} nearest in {t_nn:.0f}s")
             for s in sorted({s for s, _, _ in todo}):
-                d2s = d2[:, :s]
-                sigma = float(np.mean(np.sqrt(d2s[:, -1]))) or 1.0
-                w = np.exp(-(d2s - d2s[:, :1]) / sigma**2)
-                w /= w.sum(1, keepdims=True)
-                Z = sp.csr_array((w.ravel(), idx[:, :s].ravel(), np.arange(0, n * s + 1, s)),
-                                 shape=(n, m))
+                Z, sigma = gaussian_rows_from_distances(idx[:, :s], d2[:, :s], m)
                 graph = graphclust.AnchorGraph(Z, anchors=anchors, info={"sigma": sigma})
                 for s_, lam, pp in todo:
                     if s_ != s:

@@ -82,15 +82,10 @@ def _quiet():
 
 
 def accuracy(y, labels):
-    """Clustering accuracy with the Hungarian matching."""
-    from scipy.optimize import linear_sum_assignment
+    """ACC (Hungarian matching): the common bundle's ``clustering_accuracy``."""
+    from graphclust_plugins.common.metric_acc import clustering_accuracy
 
-    _, yi = np.unique(y, return_inverse=True)
-    _, li = np.unique(labels, return_inverse=True)
-    C = np.zeros((li.max() + 1, yi.max() + 1))
-    np.add.at(C, (li, yi), 1)
-    r, c = linear_sum_assignment(-C)
-    return float(C[r, c].sum() / len(y))
+    return clustering_accuracy(labels, y)
 
 
 def scores(y, labels):
@@ -201,10 +196,9 @@ def search(preset, X, y, grid, seed=0, positive_parts=("max", "abs")):
     ACC/NMI.
     """
     import graphclust
-    from graphclust_plugins.ongr.anchor_graph import gaussian_anchor_rows  # noqa: F401
+    from graphclust_plugins.ongr.anchor_graph import gaussian_rows_from_distances
     from graphclust_plugins.ongr.solver import OngrSolver
     from graphclust.neighbors import nearest_anchors
-    import scipy.sparse as sp
 
     _ensure_anchor_selectors()
     base = "kmeans" if preset == "ongr-k" else "random"
@@ -219,13 +213,7 @@ def search(preset, X, y, grid, seed=0, positive_parts=("max", "abs")):
             s_max = min(max(grid["s"]), m_eff)
             idx, d2 = nearest_anchors(X, anchors.points, s_max)
             for s in sorted({min(s, m_eff) for s in grid["s"]}):
-                d2s = d2[:, :s]
-                sigma = float(np.mean(np.sqrt(d2s[:, -1]))) or 1.0
-                w = np.exp(-(d2s - d2s[:, :1]) / sigma**2)
-                w /= w.sum(1, keepdims=True)
-                n = X.shape[0]
-                Z = sp.csr_array((w.ravel(), idx[:, :s].ravel(), np.arange(0, n * s + 1, s)),
-                                 shape=(n, m_eff))
+                Z, sigma = gaussian_rows_from_distances(idx[:, :s], d2[:, :s], m_eff)
                 graph = graphclust.AnchorGraph(Z, anchors=anchors, info={"sigma": sigma})
                 for lam in grid["lam"]:
                     for pp in positive_parts:

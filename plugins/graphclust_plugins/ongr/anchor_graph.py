@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import graphclust
 from graphclust.neighbors import nearest_anchors
 
-__all__ = ["OngrAnchorGraph", "gaussian_anchor_rows"]
+__all__ = ["OngrAnchorGraph", "gaussian_anchor_rows", "gaussian_rows_from_distances"]
 
 
 def _as_float(X, U):
@@ -42,8 +42,19 @@ def gaussian_anchor_rows(X, anchors, s, sigma=None, block_size=None):
     sigma : float
         The bandwidth used.
     """
-    n, m = X.shape[0], anchors.shape[0]
     idx, d2 = nearest_anchors(X, anchors, s, block_size=block_size)
+    return gaussian_rows_from_distances(idx, d2, anchors.shape[0], sigma)
+
+
+def gaussian_rows_from_distances(idx, d2, n_anchors, sigma=None):
+    """Rows of ``Z`` (Eq. 12) from each point's nearest anchors, nearest first.
+
+    ``idx``/``d2`` (n×s) are the anchor indices and squared distances of
+    :func:`graphclust.neighbors.nearest_anchors`; a parameter search can compute them
+    once for the largest ``s`` and pass ``idx[:, :s], d2[:, :s]`` for every smaller one.
+    Returns ``(Z, sigma)`` as :func:`gaussian_anchor_rows`.
+    """
+    n, s = idx.shape
     if sigma is None:
         # Liu et al. (2010): σ = mean over points of the distance to the s-th nearest anchor.
         sigma = float(np.mean(np.sqrt(d2[:, -1]))) if n else 1.0
@@ -57,7 +68,8 @@ def gaussian_anchor_rows(X, anchors, s, sigma=None, block_size=None):
     w = np.exp(-(d2 - d2[:, :1]) / (sigma * sigma))
     w /= w.sum(axis=1, keepdims=True)
     indptr = np.arange(0, n * s + 1, s, dtype=np.int64)
-    Z = sp.csr_array((w.ravel(), idx.ravel(), indptr), shape=(n, m))
+    Z = sp.csr_array((w.ravel(), np.ascontiguousarray(idx).ravel(), indptr),
+                     shape=(n, n_anchors))
     return Z, sigma
 
 
