@@ -32,11 +32,16 @@ def contingency(labels: np.ndarray, y_true: np.ndarray) -> np.ndarray:
     return m.toarray()
 
 
+def as_float(E) -> np.ndarray:
+    """``E`` as a float array: float32 stays float32 (no copy), anything else float64."""
+    E = np.asarray(E)
+    return E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
+
+
 def normalize_rows(E: np.ndarray) -> np.ndarray:
     """Rows scaled to unit Euclidean norm; an all-zero row stays zero (no division by 0).
     float32 stays float32 (norms are taken in float64)."""
-    E = np.asarray(E)
-    E = E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
+    E = as_float(E)
     norms = np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
     scale = np.zeros_like(norms)
     pos = norms > 0

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 import graphclust
-from graphclust_plugins.common._labels import consecutive, normalize_rows
+from graphclust_plugins.common._labels import as_float, consecutive, normalize_rows
 
 
 @graphclust.part
@@ -53,10 +53,7 @@ class KMeansRounding(graphclust.Rounding):
     def _prepare(self, E: np.ndarray) -> np.ndarray:
         # float32 embeddings (e.g. dense codes at scale) stay float32: scikit-learn's
         # k-means runs in float32 too, so no float64 copy of an n x p array is made.
-        if self.normalize_rows:
-            return normalize_rows(E)  # keeps float32 too
-        E = np.asarray(E)
-        return E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
+        return normalize_rows(E) if self.normalize_rows else as_float(E)
 
     def round(self, solution, n_clusters, ctx):
         if solution.embedding is None:

@@ -133,9 +133,10 @@ class ULGE(graphclust.Solver):
     than becoming an arbitrary orthonormal column. ``mean_loss=True`` scales the
     ridge by ``n`` (a ridge on the mean instead of the summed loss); it is off by
     default because Eq. (23) sums, although it reproduces the paper's OULGE accuracy
-    on USPS and MNIST where the literal form does not (see the bundle docs). Needs a row-stochastic ``Z`` for
-    Theorem 1's doubly-stochastic ``W`` (any anchor graph is accepted). ``d > n`` uses
-    the dual form of the ridge problem; the paper mentions LSQR, which we do not need.
+    on USPS and MNIST where the literal form does not (see the bundle docs). Needs a
+    row-stochastic ``Z`` for Theorem 1's doubly-stochastic ``W`` (any anchor graph is
+    accepted). ``d > n`` uses the dual form of the ridge problem; the paper mentions
+    LSQR, which we do not need.
     """
 
     name = "ulge"
