@@ -157,15 +157,15 @@ class Pipeline:
             if self.anchors is not None:
                 t0 = time.perf_counter()
                 sctx = stage("anchors", self.anchors)
-                sctx.progress.start()
+                sctx.progress.open()
                 anchors = self.anchors.select(X, sctx)
-                sctx.progress.end(f"{anchors.n_anchors} anchors")
+                sctx.progress.close(f"{anchors.n_anchors} anchors")
                 timings["anchors"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             sctx = stage("graph", self.graph)
-            sctx.progress.start()
+            sctx.progress.open()
             graph = self.graph.build(X, anchors, sctx)
-            sctx.progress.end(f"{type(graph).__name__} nnz={graph.nnz}")
+            sctx.progress.close(f"{type(graph).__name__} nnz={graph.nnz}")
             timings["graph"] = time.perf_counter() - t0
             built_here = True
         else:
@@ -179,13 +179,15 @@ class Pipeline:
                           "connect it)", DisconnectedGraphWarning, stacklevel=3)
         t0 = time.perf_counter()
         sctx = stage("solver", self.solver)
-        sctx.progress.start()
+        sctx.progress.open()
         solution = self._solve(graph, X, n_clusters, sctx)
-        sctx.progress.end(f"{solution.n_iter} iterations")
+        sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
         timings["solver"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         sctx = stage("rounding", self.rounding)
+        sctx.progress.open()
         labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)
+        sctx.progress.close(f"{len(np.unique(labels))} clusters")
         timings["rounding"] = time.perf_counter() - t0
         scores = {}
         for metric in self.metrics:
