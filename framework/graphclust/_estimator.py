@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from graphclust._composer import compose
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
-from graphclust._parts import AnchorSelector, Context, GraphBuilder, part
+from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
 from graphclust._pipeline import Pipeline, check_input, float_dtype
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, merge_overrides, read_spec
@@ -23,6 +23,8 @@ from graphclust._spec import SECTIONS, merge_overrides, read_spec
 __all__ = ["GraphClustering"]
 
 DEFAULT_N_CLUSTERS = 8
+#: Spec sections that are also constructor parameters of the estimator.
+_SECTION_PARAMS = ("anchors", "graph", "adapter", "solver", "rounding", "metrics")
 
 
 @part
@@ -80,16 +82,23 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     random_state : int, RandomState or None
         Seed of the run (overrides the spec's ``seed``). The same spec, data and seed
         give identical labels.
+    anchors, graph, adapter, solver, rounding : dict, str, part or array, optional
+        Override one section of the spec: a dict of parameters merged into the spec's
+        part (``graph={"n_neighbors": 15}``; with ``"name"`` it chooses another part), a
+        registered name, or a part instance. ``anchors`` may also be an ``(m, d)`` array
+        of anchors and ``graph`` a precomputed sparse ``n x n`` affinity or ``n x m``
+        matrix ``Z``. ``set_params(solver__lam=0.1)`` and grid searches over
+        ``solver__lam`` work on these.
+    metrics : list of dict, optional
+        Metrics to score at ``fit`` when ``y`` is given (``[{"name": "acc"}]``).
+    overrides : dict, optional
+        Overrides of any top-level spec key (the sections above, ``seed``, ...), merged
+        into the spec; the section parameters above take precedence.
     verbose : bool, default=False
         Report progress of long stages (through the ``graphclust_report_progress`` hook;
-        the built-in reporter writes to stderr).
-    overrides : dict, optional
-        Per-section overrides, merged into the spec: ``{"graph": {"n_neighbors": 15}}``.
-        A section may also be given as a part instance, ``anchors`` as an ``(m, d)``
-        array of anchors, ``graph`` as a precomputed sparse ``n x n`` affinity or
-        ``n x m`` matrix ``Z``.
-    **kwargs
-        Shorthand for ``overrides``: ``GraphClustering("ncut", graph={"n_neighbors": 15})``.
+        the built-in reporter draws tqdm bars on a terminal, one line per stage in logs).
+    n_jobs : int, optional
+        Parallelism for joblib-level work of parts that offer it (e.g. ensemble members).
 
     Attributes
     ----------
@@ -126,15 +135,21 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     (1797,)
     """
 
-    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, verbose=False,
-                 overrides=None, **kwargs):
+    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, anchors=None,
+                 graph=None, adapter=None, solver=None, rounding=None, metrics=None,
+                 overrides=None, verbose=False, n_jobs=None):
         self.spec = spec
         self.n_clusters = n_clusters
         self.random_state = random_state
-        self.verbose = verbose
-        if kwargs and (overrides is None or isinstance(overrides, dict)):
-            overrides = {**(overrides or {}), **kwargs}
+        self.anchors = anchors
+        self.graph = graph
+        self.adapter = adapter
+        self.solver = solver
+        self.rounding = rounding
+        self.metrics = metrics
         self.overrides = overrides  # a non-dict is reported by fit, never here
+        self.verbose = verbose
+        self.n_jobs = n_jobs
 
     # -- spec handling ------------------------------------------------------------------
     def _spec_dict(self) -> dict:
@@ -153,7 +168,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                                     f"{type(self.overrides).__name__}"))
         given: dict[str, Any] = {}
         plain: dict[str, Any] = {}
-        for key, value in (self.overrides or {}).items():
+        for key, value in self._section_overrides().items():
             if key == "anchors" and _is_array_like(value):
                 given[key] = GivenAnchors(points=value)
             elif key == "graph" and _is_array_like(value):
@@ -169,6 +184,22 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             if given["graph"].produces == "anchor" and spec.get("adapter") is None:
                 pass
         return spec
+
+    def _section_overrides(self) -> dict[str, Any]:
+        """``overrides`` with the section parameters (``solver=...``) merged on top."""
+        out = dict(self.overrides or {})
+        for key in _SECTION_PARAMS:
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, str) and key in SECTIONS:
+                value = {"name": value}
+            current = out.get(key)
+            if isinstance(value, dict) and isinstance(current, dict):
+                out[key] = {**current, **value}
+            else:
+                out[key] = value
+        return out
 
     def _compose(self) -> Pipeline:
         return compose(self._spec_dict())
@@ -203,29 +234,38 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return params
 
     def set_params(self, **params):
-        nested: dict[str, dict] = {}
-        plain = {}
+        """Set parameters; ``section__name`` sets one parameter of a section's part.
+
+        ``set_params(solver=<part instance>)`` replaces the solver, ``solver={"lam": 1}``
+        overrides parameters of the spec's solver, and ``solver__lam=1`` adds to whatever
+        the section holds (a dict of overrides, or a copy of a given part instance).
+        """
+        if not params:
+            return self
+        valid = set(self._get_param_names())
         for key, value in params.items():
-            if "__" in key:
-                sec, sub = key.split("__", 1)
-                if sec not in SECTIONS:
-                    raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
-                                     f"({', '.join(SECTIONS)})")
-                nested.setdefault(sec, {})[sub] = value
-            elif key in SECTIONS:
-                nested.setdefault(key, {}).update(value if isinstance(value, dict) else {})
-                if not isinstance(value, dict):
-                    plain.setdefault("overrides", dict(self.overrides or {}))[key] = value
+            sec, sep, sub = key.partition("__")
+            if not sep:
+                if key not in valid:
+                    raise ValueError(f"invalid parameter {key!r} for GraphClustering; valid "
+                                     f"parameters: {', '.join(sorted(valid))}")
+                setattr(self, key, value)
+                continue
+            if sec not in _SECTION_PARAMS or sec == "metrics":
+                raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
+                                 f"({', '.join(s for s in _SECTION_PARAMS if s != 'metrics')})")
+            current = getattr(self, sec)
+            if isinstance(current, Part):
+                updated = clone(current)
+                updated.set_params(**{sub: value})
+            elif current is None or isinstance(current, dict):
+                updated = {**(current or {}), sub: value}
+            elif isinstance(current, str):  # a part given by name
+                updated = {"name": current, sub: value}
             else:
-                plain[key] = value
-        if nested:
-            overrides = dict(plain.pop("overrides", None) or self.overrides or {})
-            for sec, values in nested.items():
-                current = overrides.get(sec)
-                overrides[sec] = {**current, **values} if isinstance(current, dict) else values
-            plain["overrides"] = overrides
-        if plain:
-            super().set_params(**plain)
+                raise ValueError(f"invalid parameter {key!r}: section {sec!r} is given as "
+                                 f"{type(current).__name__}, which has no parameters")
+            setattr(self, sec, updated)
         return self
 
     # -- fitting --------------------------------------------------------------------
@@ -260,7 +300,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
-        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()))
+        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=self.n_jobs)
         y_arr = None if y is None else np.asarray(y)
         result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
         self.pipeline_ = pipe
