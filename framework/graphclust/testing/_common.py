@@ -11,6 +11,7 @@ together (the contract suite stays as fast as one monolithic check).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -313,7 +314,9 @@ def _dtype_note(X: Any) -> str:
 # ----------------------------------------------------------------------------------
 # work-method checks
 # ----------------------------------------------------------------------------------
-def _quiet(func):
+def quiet(func: Callable[[Session], None]) -> Callable[[Session], None]:
+    """``func`` with the warnings the part emits silenced."""
+
     def run(session: Session) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -324,7 +327,6 @@ def _quiet(func):
     return run
 
 
-@_quiet
 def check_work(session: Session) -> None:
     """The work method's output has the kind's type, shape and values."""
     fx = session.fixture()
@@ -334,7 +336,6 @@ def check_work(session: Session) -> None:
                                       variant=v, n_clusters=fx.n_clusters)
 
 
-@_quiet
 def check_no_mutation(session: Session) -> None:
     """The work method leaves its inputs (data, anchors, graph, solution, labels) alone."""
     c = "no-mutation"
@@ -347,7 +348,6 @@ def check_no_mutation(session: Session) -> None:
         ensure(not run.x_modified, session.cls, c, f"{session.work}(){v.where} modified X")
 
 
-@_quiet
 def check_determinism(session: Session) -> None:
     """Two fresh clones with the same ``Context`` seed give the same output."""
     c = "determinism"
@@ -358,7 +358,6 @@ def check_determinism(session: Session) -> None:
         ensure(d is None, session.cls, c, f"two runs with Context(seed=0){v.where} differ: {d}")
 
 
-@_quiet
 def check_float32(session: Session) -> None:
     """float32 data is accepted and gives valid output."""
     c = "float32"
@@ -370,7 +369,6 @@ def check_float32(session: Session) -> None:
                                       n_clusters=fx.n_clusters)
 
 
-@_quiet
 def check_sparse(session: Session) -> None:
     """A part declaring ``accepts_sparse = True`` works on a CSR ``X``."""
     c = "sparse"
@@ -389,7 +387,6 @@ def applies_sparse(cls: type, contract: KindContract) -> bool:
 # ----------------------------------------------------------------------------------
 # the part inside a minimal pipeline
 # ----------------------------------------------------------------------------------
-@_quiet
 def check_pipeline(session: Session) -> None:
     """The part runs in a minimal pipeline through :class:`graphclust.GraphClustering`:
     labels ``0..k-1``, ``predict`` where offered, NaN and ``n < k`` refused clearly."""

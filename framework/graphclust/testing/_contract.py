@@ -162,6 +162,9 @@ class KindContract:
         The interface method a part must implement (``"build"``).
     sparse_input : bool
         Whether the work method receives ``X`` (so ``accepts_sparse`` is meaningful).
+    float32_input : bool
+        Whether the ``float32`` check applies: :meth:`inputs` receives float32 ``X``
+        and passes float32 data on (``X`` itself, or a float32 solution).
     attributes : tuple of (str, str)
         The declarations a part of this kind must have and their rule, for the
         plugin guide's table (:func:`graphclust.testing.attribute_table`).
@@ -171,6 +174,7 @@ class KindContract:
     label: ClassVar[str] = ""
     work_method: ClassVar[str] = ""
     sparse_input: ClassVar[bool] = False
+    float32_input: ClassVar[bool] = True
     attributes: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     @property

@@ -16,6 +16,7 @@ from graphclust.testing._common import (
     _refuse_unknown_options,
     applies_sparse,
     kind_of,
+    quiet,
 )
 from graphclust.testing._contract import ContractViolation, KindContract, kind_contract, who
 
@@ -116,7 +117,7 @@ def iter_checks(part_or_cls: Part | type, kind: str | None = None, *, label: str
     ------
     ContractCheck
         ``declarations``, ``parameters``, ``work``, ``no-mutation``, ``determinism``,
-        ``float32``, ``sparse`` (parts declaring ``accepts_sparse = True``), the kind's
+        ``float32`` (kinds receiving float data), ``sparse`` (parts declaring ``accepts_sparse = True``), the kind's
         own checks, then ``pipeline``.
 
     Raises
@@ -139,7 +140,7 @@ def iter_checks(part_or_cls: Part | type, kind: str | None = None, *, label: str
              skip: str = "") -> ContractCheck:
         text = " ".join((doc or (func.__doc__ or "").strip().split("\n\n")[0]).split())
         return ContractCheck(name, label, part_or_cls, kind, dict(options), text,
-                             lambda: func(session), skip)
+                             lambda: quiet(func)(session), skip)
 
     common = COMMON_CHECK_FUNCTIONS
     yield make("declarations", common["declarations"])
@@ -150,8 +151,10 @@ def iter_checks(part_or_cls: Part | type, kind: str | None = None, *, label: str
             f"not checked (add graphclust/testing/{kind}.py and register it, see the "
             "testing-kit documentation)"))
         return
-    for name in ("work", "no-mutation", "determinism", "float32"):
+    for name in ("work", "no-mutation", "determinism"):
         yield make(name, common[name])
+    if contract.float32_input:
+        yield make("float32", common["float32"])
     if applies_sparse(cls, contract):
         yield make("sparse", common["sparse"])
     try:

@@ -41,6 +41,7 @@ class MetricContract(KindContract):
     kind = "metric"
     label = "metric"
     work_method = "score"
+    float32_input = False  # scores read integer labels only
     attributes = (
         ("needs_truth", "bool: whether ``score`` needs the true labels"),
         ("greater_is_better", "bool: the direction of the score"),

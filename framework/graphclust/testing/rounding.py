@@ -2,7 +2,7 @@
 
 Declarations: ``needs`` is ``"embedding"`` or ``"soft"``. ``round(solution, k, ctx)``
 returns integer labels of shape ``(n,)`` in ``[0, k)`` from a solution holding only
-what ``needs`` declares. Own checks: ``one-cluster`` (``k = 1`` works) and ``assign``
+what ``needs`` declares (its ``float32`` check hands it a float32 solution). Own checks: ``one-cluster`` (``k = 1`` works) and ``assign``
 (when implemented, ``assign(solution)`` after ``round`` labels rows in ``[0, k)``).
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from graphclust._parts import Context, Part, Rounding
+from graphclust._solution import Solution
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
 from graphclust.testing._fixture import Fixture, KitKnnGraph, KitSolver
@@ -60,7 +61,12 @@ class RoundingContract(KindContract):
 
     def inputs(self, inst: Part, fx: Fixture, X: Any, variant: Variant,
                n_clusters: int) -> tuple:
-        return (fx.solution_with(inst.needs, n_clusters),)
+        sol = fx.solution_with(inst.needs, n_clusters)
+        if getattr(X, "dtype", None) == np.float32:  # the float32 check: a float32 solution
+            sol = Solution(embedding=None if sol.embedding is None
+                           else sol.embedding.astype(np.float32),
+                           soft=None if sol.soft is None else sol.soft.astype(np.float32))
+        return (sol,)
 
     def invoke(self, inst: Part, args: tuple, ctx: Context, n_clusters: int) -> Any:
         return inst.round(args[0], n_clusters, ctx)
