@@ -678,12 +678,12 @@ def test_plugin_guide_lists_every_declared_attribute():
 
     guide = (Path(__file__).parents[2] / "docs" / "plugin-guide.rst").read_text()
     table = guide[guide.index(".. list-table:: What each part kind declares"):]
-    table = table[:table.index("\n\n", table.index(":header-rows:") + 40)]
+    table = table[:re.search(r"\n\n(?=\S)", table).start()]
     for kind in registered_kinds():
         row = table[table.index(f"* - ``{kind}``"):]
         row = row[:row.index("* - ", 4)] if "* - " in row[4:] else row
         for attr, _ in kind_contract(kind).attributes:
-            assert f"``{attr}``" in row, (kind, attr)
+            assert re.search(rf"``{attr}(``|\()", row), (kind, attr)
 
 
 # -- properties of the fixture and the snapshots -------------------------------------------

@@ -152,8 +152,8 @@ class KindCheck:
 class KindContract:
     """What the kit knows about one part kind. Subclass it in one module per kind.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     kind : str
         The part kind (a key of :data:`graphclust._parts.PART_KINDS`).
     label : str
@@ -166,8 +166,8 @@ class KindContract:
         Whether the ``float32`` check applies: :meth:`inputs` receives float32 ``X``
         and passes float32 data on (``X`` itself, or a float32 solution).
     attributes : tuple of (str, str)
-        The declarations a part of this kind must have and their rule, for the
-        plugin guide's table (:func:`graphclust.testing.attribute_table`).
+        The declarations a part of this kind must have and their rule; the plugin
+        guide's table lists them (a test keeps the two in step).
     """
 
     kind: ClassVar[str] = ""
