@@ -714,3 +714,32 @@ def test_differs_finds_any_change(A, where, delta):
     assert differs(snapshot(sol), snapshot(graphclust.Solution(embedding=B))) is not None
     assert differs(snapshot(sp.csr_array(A)), snapshot(sp.csr_array(B))) is not None
     assert differs(snapshot(A), snapshot(A[:, :0])) is not None  # shape
+
+
+@settings(max_examples=30, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 25), st.integers(1, 3)),
+              elements=st.floats(-100, 100).map(lambda v: round(v, 2))),
+       st.integers(1, 5), st.integers(0, 9))
+def test_kit_kmeans_is_a_lloyd_fixed_point(E, k, seed):
+    from graphclust.testing._fixture import _kmeans, _sqdist
+
+    labels, C = _kmeans(E, k, seed)
+    kk = min(k, E.shape[0])
+    assert labels.shape == (E.shape[0],) and C.shape == (kk, E.shape[1])
+    assert labels.min() >= 0 and labels.max() < kk
+    d2 = _sqdist(E, C)  # every point sits at a nearest centre
+    assert np.all(d2[np.arange(E.shape[0]), labels] <= d2.min(axis=1) + 1e-9)
+    for j in np.unique(labels):  # every used centre is the mean of its points
+        np.testing.assert_allclose(C[j], E[labels == j].mean(axis=0), atol=1e-8)
+    again, _ = _kmeans(E, k, seed)
+    np.testing.assert_array_equal(labels, again)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kit_kmeans_recovers_blobs(seed):
+    from sklearn.metrics import adjusted_rand_score
+
+    from graphclust.testing._fixture import _kmeans
+
+    X, y = make_blobs(90, 5, 4, seed=seed)
+    assert adjusted_rand_score(y, _kmeans(X, 4, seed)[0]) == 1.0
