@@ -255,6 +255,7 @@ class Session:
 
     @property
     def work(self) -> str:
+        """The work method's name, for messages."""
         return self.contract.work_method if self.contract else "work"
 
     # -- calls ---------------------------------------------------------------------------
@@ -301,6 +302,7 @@ class Session:
         return run.out
 
     def variants(self, check: str) -> list[Variant]:
+        """The kind's calls of the work method for this part (failures under ``check``)."""
         with guard(self.cls, check, "reading its declarations"):
             return self.contract.variants(self.instance(check))
 
