@@ -48,6 +48,11 @@ class PartRecord:
     def summary(self) -> str:
         return self.cls.summary()
 
+    @property
+    def distribution(self) -> str:
+        """The installed distribution that registered it (empty when added directly)."""
+        return self.provider.distribution
+
 
 @attrs.frozen
 class PresetRecord:
