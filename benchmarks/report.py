@@ -105,17 +105,17 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
     best = {m.name for m in (suite.methods if suite else ()) if m.select == "best"}
     if not best:
         return rows
-    keep, chosen = [], {}
+    keep, chosen, tried = [], {}, {}
     for r in rows:
         if r["method"] not in best:
             keep.append(r)
             continue
         k = (r["method"], r["dataset"])
         score = (r["acc"] if _ok(r["acc"]) else -1.0, r["nmi"] if _ok(r["nmi"]) else -1.0)
+        tried[k] = tried.get(k, 0) + 1
         if k not in chosen or score > chosen[k][0]:
-            chosen[k] = (score, {**r, "settings_tried": 0})
-        chosen[k][1]["settings_tried"] += 1
-    return keep + [row for _, row in chosen.values()]
+            chosen[k] = (score, r)
+    return keep + [{**row, "settings_tried": tried[k]} for k, (_, row) in chosen.items()]
 
 
 def loglog_slope(ns: list, values: list) -> float:

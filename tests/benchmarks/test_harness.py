@@ -179,7 +179,7 @@ def test_targets_are_evaluated():
         _rec("m", "x", acc=0.78, nmi=0.70, time_fit=2.0, purity=0.86),
         _rec("peer", "x", acc=0.7, time_fit=30.0, purity=0.85),
         _rec("slow", "x", status="over cap"),
-        *[_rec("m", f"f@{n}", time_fit=n / 1000) for n in (1000, 2000, 4000)],
+        *[_rec("m", f"f@{n}", time_fit=n / 1000, n=n) for n in (1000, 2000, 4000)],
     ])
     ev = report.evaluate
     assert ev(score("s", "m", "x", acc=80.0, nmi=70.0), rows)["status"] == "met"
