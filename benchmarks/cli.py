@@ -36,8 +36,10 @@ def _split(text: str | None) -> list[str] | None:
 
 def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
          datasets_: list[str] | None = None, methods: list[str] | None = None,
-         time_cap: float | None = None, mem_cap_mb: float | None = None) -> list[Cell]:
-    """The cells of ``suite`` after the command-line restrictions."""
+         time_cap: float | None = None, mem_cap_mb: float | None = None,
+         where: dict | None = None) -> list[Cell]:
+    """The cells of ``suite`` after the command-line restrictions; ``where`` keeps the
+    cells whose parameters have these values (one setting of a grid)."""
     if quick:
         suite = suite.quick()
     if time_cap or mem_cap_mb:
@@ -49,6 +51,22 @@ def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
         out = [c for c in out if c.dataset in wanted]
     if methods:
         out = [c for c in out if c.method in methods]
+    if where:
+        out = [c for c in out if all(c.params.get(k) == v for k, v in where.items())]
+    return out
+
+
+def _where(text: str | None) -> dict | None:
+    """``"solver__lam=1e-6,solver__positive_part=abs"`` → values parsed as JSON if they can be."""
+    if not text:
+        return None
+    out = {}
+    for item in _split(text) or []:
+        key, _, raw = item.partition("=")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
     return out
 
 
@@ -66,7 +84,7 @@ def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
 def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
     todo = plan(suite, args.quick, args.seeds, _split(args.datasets), _split(args.methods),
-                args.time_cap, args.mem_cap)
+                args.time_cap, args.mem_cap, _where(args.where))
     if not todo:
         print(f"{suite.name}: nothing to run after the restrictions", file=sys.stderr)
         return 1
@@ -135,7 +153,7 @@ def _list(args: argparse.Namespace) -> int:
         n = len(cells(s))
         print(f"{s.name:<10} {n:>6} cells  {s.title}")
         for m in s.methods:
-            what = f"peer {m.peer}" if m.peer else f"preset {m.preset}"
+            what = f"{m.kind} {m.target}"
             grid = f", grid {dict(m.grid)}" if m.grid else ""
             ds = ", ".join(m.datasets if m.datasets is not None else s.datasets)
             print(f"    {m.name:<18} {what}{grid}; prep {m.prep}; {ds}")
@@ -156,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", required=True, help="folder for results-*.json")
     r.add_argument("--datasets", help="only these data sets (comma-separated)")
     r.add_argument("--methods", help="only these methods (comma-separated)")
+    r.add_argument("--where", help="only grid cells with these parameter values "
+                                   "(e.g. solver__lam=1e-6,graph__n_neighbors=3)")
     r.add_argument("--seeds", type=int, help="number of seeds (default: the suite's)")
     r.add_argument("--time-cap", type=float, help="seconds per cell (default: the suite's)")
     r.add_argument("--mem-cap", type=float, help="MB per worker (default: the suite's)")

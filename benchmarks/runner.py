@@ -20,6 +20,7 @@ while it waits, so large results never deadlock.
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing as mp
 import os
 import sys
@@ -109,12 +110,13 @@ def _stage_peaks(samples: list, t_end: float, timings: dict) -> dict[str, float]
 
 
 def make_estimator(cell: Cell, n_clusters: int) -> Any:
-    """The clusterer of a cell: a ``GraphClustering`` preset or a peer."""
+    """The clusterer of a cell: a ``GraphClustering`` preset or spec, or a peer."""
     if cell.kind == "peer":
         return make_peer(cell.target, n_clusters, cell.seed)
     import graphclust
 
-    est = graphclust.GraphClustering(cell.target, n_clusters=n_clusters, random_state=cell.seed)
+    what = json.loads(cell.target) if cell.kind == "spec" else cell.target
+    est = graphclust.GraphClustering(what, n_clusters=n_clusters, random_state=cell.seed)
     if cell.params:
         est.set_params(**cell.params)
     return est

@@ -28,13 +28,13 @@ from typing import Any, Mapping
 
 from benchmarks import datasets as _datasets
 
-__all__ = ["Method", "Target", "Suite", "Cell", "preset", "peer", "score", "ratio", "limit",
+__all__ = ["Method", "Target", "Suite", "Cell", "preset", "spec", "peer", "score", "ratio", "limit",
            "slope", "load_suites", "get_suite", "cells"]
 
 
 @dataclass(frozen=True)
 class Method:
-    """One row of a suite's tables: a preset (with overrides) or a peer.
+    """One row of a suite's tables: a preset (with overrides), a spec dict, or a peer.
 
     ``params`` are ``set_params`` names (``"solver__lam": 1e-3``); ``grid`` maps such names
     to lists, one cell per combination. ``select="best"`` reports, per data set, the grid
@@ -48,6 +48,7 @@ class Method:
     name: str
     preset: str | None = None
     peer: str | None = None
+    spec: Mapping[str, Any] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     grid: Mapping[str, list] = field(default_factory=dict)
     select: str = "all"
@@ -58,7 +59,12 @@ class Method:
 
     @property
     def kind(self) -> str:
-        return "peer" if self.peer else "preset"
+        return "peer" if self.peer else "spec" if self.spec else "preset"
+
+    @property
+    def target(self) -> str:
+        """What the runner builds: the preset or peer name, or the spec as JSON."""
+        return self.peer or self.preset or json.dumps(dict(self.spec or {}), sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,11 @@ def preset(name: str, label: str | None = None, **fields: Any) -> Method:
     return Method(name=label or name, preset=name, **fields)
 
 
+def spec(label: str, spec_: Mapping[str, Any], **fields: Any) -> Method:
+    """A declarative graphclust spec (a dict of registered part names) as a method."""
+    return Method(name=label, spec=spec_, **fields)
+
+
 def peer(name: str, label: str | None = None, **fields: Any) -> Method:
     """A peer of :data:`benchmarks.peers.PEERS` as a method."""
     return Method(name=label or name, peer=name, **fields)
@@ -198,7 +209,7 @@ def cells(suite: Suite, seeds: int | None = None) -> list[Cell]:
             for setting in settings or [{}]:
                 params = {**m.params, **setting}
                 for s in range(seeds or m.seeds or suite.seeds):
-                    out.append(Cell(m.name, ds, s, m.kind, m.peer or m.preset or "", params,
+                    out.append(Cell(m.name, ds, s, m.kind, m.target, params,
                                     m.prep, min(m.cap or suite.time_cap, suite.time_cap),
                                     suite.mem_cap_mb))
     order = {ds: i for i, ds in enumerate(dict.fromkeys(c.dataset for c in out))}

@@ -43,7 +43,10 @@ def test_suite_names_existing_presets_peers_recipes_and_datasets(name):
     data = _data_dir()
     pairs = set()
     for m in suite.methods:
-        assert (m.preset in presets) if m.kind == "preset" else (m.peer in PEERS), m
+        if m.kind == "spec":
+            assert graphclust.validate_spec(dict(m.spec)) == [], m
+        else:
+            assert (m.preset in presets) if m.kind == "preset" else (m.peer in PEERS), m
         assert m.prep in datasets.RECIPES and m.select in ("all", "best")
         for ds in (m.datasets if m.datasets is not None else suite.datasets):
             fam = datasets.family(ds)
