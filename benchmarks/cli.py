@@ -37,9 +37,14 @@ def _split(text: str | None) -> list[str] | None:
 def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
          datasets_: list[str] | None = None, methods: list[str] | None = None,
          time_cap: float | None = None, mem_cap_mb: float | None = None,
-         where: dict | None = None) -> list[Cell]:
+         where: dict | None = None, grid: dict | None = None) -> list[Cell]:
     """The cells of ``suite`` after the command-line restrictions; ``where`` keeps the
-    cells whose parameters have these values (one setting of a grid)."""
+    cells whose parameters have these values (one setting of a grid); ``grid`` adds or
+    replaces grid parameters of the (selected) presets and specs."""
+    if grid:
+        suite = replace(suite, methods=tuple(
+            replace(m, grid={**m.grid, **grid}) if m.kind != "peer"
+            and (not methods or m.name in methods) else m for m in suite.methods))
     if quick:
         suite = suite.quick()
     if time_cap or mem_cap_mb:
@@ -84,7 +89,8 @@ def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
 def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
     todo = plan(suite, args.quick, args.seeds, _split(args.datasets), _split(args.methods),
-                args.time_cap, args.mem_cap, _where(args.where))
+                args.time_cap, args.mem_cap, _where(args.where),
+                json.loads(args.grid) if args.grid else None)
     if not todo:
         print(f"{suite.name}: nothing to run after the restrictions", file=sys.stderr)
         return 1
@@ -176,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--methods", help="only these methods (comma-separated)")
     r.add_argument("--where", help="only grid cells with these parameter values "
                                    "(e.g. solver__lam=1e-6,graph__n_neighbors=3)")
+    r.add_argument("--grid", help='grid parameters to add or replace, JSON: '
+                                  '\'{"solver__lam": [1e-6, 1e-3, 1]}\'')
     r.add_argument("--seeds", type=int, help="number of seeds (default: the suite's)")
     r.add_argument("--time-cap", type=float, help="seconds per cell (default: the suite's)")
     r.add_argument("--mem-cap", type=float, help="MB per worker (default: the suite's)")

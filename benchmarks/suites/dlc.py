@@ -15,6 +15,9 @@ SUITE = Suite(
     seeds=5,
     methods=(
         preset("slc", prep="normalize"), preset("dlc", prep="normalize"),
+        # not the paper's setting: k-means on unit-length rows of the codes
+        preset("dlc", label="dlc+rownorm", prep="normalize",
+               params={"rounding__normalize_rows": True}),
         peer("sk-spectral", datasets=("mnist",), seeds=1, cap=900.0),
     ),
     targets=(
