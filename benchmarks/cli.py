@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import datasets, report, runner
@@ -100,7 +100,7 @@ def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     print(f"benchmarks: suite {suite.name}, {len(todo)} cells → {out / stem}.json",
           file=sys.stderr)
     meta = {"suite": suite.name, "command": command, "quick": args.quick,
-            "started": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+            "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
             "seeds": max(c.seed for c in todo) + 1, "time_cap": max(c.time_cap for c in todo),
             "machine": report.machine_info()}
     t0 = time.perf_counter()

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RECIPES", "load", "preprocessing", "quick_name", "family", "size_of"]
+__all__ = ["RECIPES", "family", "load", "preprocessing", "quick_name", "size_of"]
 
 SUBSET_SEED = 20240611
 USPS_SMOOTH_SIGMA = 0.75

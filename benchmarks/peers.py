@@ -6,7 +6,8 @@ A suite names a peer with :func:`benchmarks.suite.peer`; the runner builds it wi
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["PEERS", "make_peer"]
 

@@ -28,8 +28,9 @@ import threading
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from benchmarks import datasets
 from benchmarks.peers import make_peer
 from benchmarks.suite import Cell
 
-__all__ = ["METRICS", "STAGES", "execute", "run_cell_inline", "Interrupted"]
+__all__ = ["METRICS", "STAGES", "Interrupted", "execute", "run_cell_inline"]
 
 METRICS = ("acc", "nmi", "ari", "purity")
 FIT_STAGES = ("anchors", "graph", "solver", "rounding")
@@ -136,7 +137,7 @@ def _warm_up(cell: Cell, X: np.ndarray, k: int) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             make_estimator(cell, k).fit(X[: min(X.shape[0], max(60, 6 * k))])
-    except Exception:  # noqa: BLE001 - the timed fit reports real failures
+    except Exception:  # noqa: BLE001, S110 - the timed fit reports real failures
         pass
 
 

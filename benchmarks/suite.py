@@ -23,13 +23,28 @@ import importlib
 import itertools
 import json
 import pkgutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from benchmarks import datasets as _datasets
 
-__all__ = ["Method", "Target", "Suite", "Cell", "preset", "spec", "peer", "score", "ratio", "limit",
-           "slope", "load_suites", "get_suite", "cells"]
+__all__ = [
+    "Cell",
+    "Method",
+    "Suite",
+    "Target",
+    "cells",
+    "get_suite",
+    "limit",
+    "load_suites",
+    "peer",
+    "preset",
+    "ratio",
+    "score",
+    "slope",
+    "spec",
+]
 
 
 @dataclass(frozen=True)
@@ -133,7 +148,7 @@ class Suite:
     scaling: bool = False
     doc: str = ""
 
-    def quick(self) -> "Suite":
+    def quick(self) -> Suite:
         """The ``--quick`` version: subsets of every data set, one seed, two values per
         grid parameter, 60 s caps, and anchor counts cut to 64."""
         methods = []

@@ -18,7 +18,7 @@ GRID_MNIST = {"anchors__n_anchors": [300, 600, 900, 1200], "graph__n_neighbors":
               "solver__lam": [1e-6, 1.0], **_FIXED}
 GRID_EXTEND = {"anchors__n_anchors": [300, 600, 900, 1000, 1100, 1200],
                "graph__n_neighbors": [2, 3, 4, 5], "solver__lam": [1.0], **_FIXED}
-_SMALL = ("usps", "pendigits")
+_SMALL = ("usps", "pendigits", "coil20")
 
 
 def _grid(name: str, grid: dict, datasets: tuple[str, ...]):
@@ -29,7 +29,7 @@ SUITE = Suite(
     name="ongr",
     title="ONGR — Han, Xiong, Nie (IJCAI 2017), Table 4",
     doc="docs/bundles/ongr.rst",
-    datasets=("usps", "pendigits", "mnist", "mnist-extend@630000"),
+    datasets=("usps", "pendigits", "coil20", "mnist", "mnist-extend@630000"),
     seeds=1,
     time_cap=1800.0,
     methods=(
@@ -45,6 +45,8 @@ SUITE = Suite(
         score("USPS, ongr-r", "ongr-r", "usps", acc=78.82, nmi=78.48),
         score("PenDigits, ongr-k", "ongr-k", "pendigits", acc=88.02, nmi=84.42),
         score("PenDigits, ongr-r", "ongr-r", "pendigits", acc=87.30, nmi=83.50),
+        score("COIL20, ongr-k", "ongr-k", "coil20", acc=87.92, nmi=96.35),
+        score("COIL20, ongr-r", "ongr-r", "coil20", acc=87.08, nmi=95.18),
         score("MNIST-70k, ongr-k", "ongr-k", "mnist", acc=78.59, nmi=79.50),
         score("MNIST-70k, ongr-r", "ongr-r", "mnist", acc=70.75, nmi=69.05),
         score("MNIST-extend 630k, ongr-r", "ongr-r", "mnist-extend@630000",

@@ -14,8 +14,18 @@ from hypothesis import strategies as st
 
 from benchmarks import cli, datasets, report, runner
 from benchmarks.peers import PEERS
-from benchmarks.suite import Cell, Suite, cells, limit, load_suites, peer, preset, ratio, \
-    score, slope
+from benchmarks.suite import (
+    Cell,
+    Suite,
+    cells,
+    limit,
+    load_suites,
+    peer,
+    preset,
+    ratio,
+    score,
+    slope,
+)
 
 SUITES = load_suites()
 _SYNTHETIC = {"mnist-extend", "synthetic", "blobs", "digits", "iris", "usps_smooth",
@@ -93,7 +103,7 @@ def test_synthetic_sets_are_prefixes_of_larger_ones(a, b):
 
 def test_subsets_are_fixed_and_labels_consecutive():
     X1, y1 = datasets.load("digits@300")
-    X2, y2 = datasets.load("digits@300")
+    X2, _ = datasets.load("digits@300")
     np.testing.assert_array_equal(X1, X2)
     assert X1.shape == (300, 64) and set(np.unique(y1)) == set(range(10))
     assert datasets.quick_name("mnist-extend@630000") == "mnist-extend@6000"
