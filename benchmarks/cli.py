@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     target = Path(args.results) if args.results else Path(__file__).parent / "RESULTS.md"
     command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
-    md, rst = report.write_report(args.out, target, command)
+    md, rst = report.write_report(args.out, target, command, args.note)
     print(f"wrote {md} and {rst}", file=sys.stderr)
     return 0
 
@@ -193,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("report", help="write RESULTS.md and reproduction-tables.rst")
     p.add_argument("--out", required=True, help="folder with results-*.json")
     p.add_argument("--results", help="RESULTS.md path (default: benchmarks/RESULTS.md)")
+    p.add_argument("--note", default="", help="a paragraph placed under the introduction")
     sub.add_parser("list", help="suites, their methods and data sets")
     args = ap.parse_args(argv)
     args.argv = argv

@@ -167,7 +167,9 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
         return out
     if _ok(other.get(t.versus_stat)):
         value = other[t.versus_stat] / row[t.stat]
-        out.update(ours=f"{value:.2f}×", status="met" if value >= t.goal else "missed")
+        shown = (f"{other[t.versus_stat]:.3f} vs {row[t.stat]:.3f}" if t.stat in METRICS
+                 else f"{value:.2f}×")
+        out.update(ours=shown, status="met" if value >= t.goal else "missed")
     elif other["status"] == "over cap" and t.versus_stat == "time_fit" and other["time_cap"]:
         value = other["time_cap"] / row[t.stat]
         out.update(ours=f"≥ {value:.1f}× ({t.versus} over cap)",
@@ -257,8 +259,10 @@ def _figures(rows: list[dict], folder: Path, name: str, scaling: bool) -> list[t
         return []
 
 
-def write_report(out_dir: str | Path, results_md: str | Path, command: str) -> tuple[Path, Path]:
-    """Write ``results_md`` and ``<out_dir>/reproduction-tables.rst`` from the result files."""
+def write_report(out_dir: str | Path, results_md: str | Path, command: str,
+                 note: str = "") -> tuple[Path, Path]:
+    """Write ``results_md`` and ``<out_dir>/reproduction-tables.rst`` from the result
+    files; ``note`` is a paragraph placed under the introduction."""
     out_dir = Path(out_dir)
     by_suite: dict[str, tuple[list[dict], dict]] = {}
     for path in sorted(out_dir.glob("results-*.json"), key=lambda p: p.stat().st_mtime):
@@ -277,7 +281,8 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str) -> t
          "`KMeans(n_init=10)` in the same run; \"peak MB\" the peak resident memory of the "
          "worker during `fit` (data included), \"fit +MB\" the part above its size before "
          "`fit`. The machine is shared: compare ratios, not seconds."), "",
-        f"Report generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.", ""]
+        f"Report generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.", "",
+        *([note, ""] if note else [])]
     rst_entries = []
     for name, (metas, cells) in by_suite.items():
         suite = known.get(name)

@@ -199,7 +199,8 @@ def test_targets_are_evaluated():
     miss = ev(score("s", "m", "x", acc=82.0), rows)
     assert miss["status"] == "missed (−4.0)" and miss["ours"] == "78.00"
     assert ev(ratio("r", "m", "x", versus="peer", goal=10), rows)["ours"] == "15.00×"
-    assert ev(ratio("r", "peer", "x", versus="m", goal=1, stat="purity"), rows)["status"] == "met"
+    pur = ev(ratio("r", "peer", "x", versus="m", goal=1, stat="purity"), rows)
+    assert pur["status"] == "met" and pur["ours"] == "0.860 vs 0.850"
     bound = ev(ratio("r", "m", "x", versus="slow", goal=10), rows)
     assert bound["status"] == "met" and bound["ours"].startswith("≥ 50.0×")
     assert ev(limit("l", "m", "x", "time_fit", 1.0), rows)["status"] == "missed"
