@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import signal
 import sys
@@ -132,6 +133,8 @@ def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
+    if args.data_dir:  # suites may look at the data folder when they are defined
+        os.environ["GRAPHCLUST_DATA"] = str(args.data_dir)
     if args.suite:
         names = _split(args.suite) or []
     elif args.quick:
