@@ -26,6 +26,7 @@ SUITE = Suite(
         preset("oulge", label="oulge 1×k-means", params={"rounding__n_init": 1}),
         # the approximate (leaf) search of the anchor graph against the exact one
         preset("ulge", label="ulge leaf", params={"graph__search": "leaf"}),
+        preset("ulge", label="ulge mean_loss", params={"solver__mean_loss": True}),
         peer("sk-kmeans-1024", datasets=_MNIST, seeds=1),
         peer("sk-spectral-amg", datasets=_MNIST, seeds=1),
         peer("sk-spectral", datasets=_MNIST, seeds=1, cap=600.0),
