@@ -13,8 +13,8 @@ import graphclust
 from graphclust_plugins.dlc import _slc
 from graphclust_plugins.dlc._anchors import LayerKMeans, layer_selector
 from graphclust_plugins.dlc._codes import gaussian_codes
-from graphclust_plugins.dlc.landmark_codes import LandmarkCodes
-from graphclust_plugins.dlc.solver import DLCSolver
+from graphclust_plugins.dlc.graph_landmark_codes import LandmarkCodes
+from graphclust_plugins.dlc.solver_dlc import DLCSolver
 
 
 # ---------------------------------------------------------------- helpers

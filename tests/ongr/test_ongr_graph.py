@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import graphclust
-from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
 
 
 def _reference_Z(X, U, s, sigma=None):
@@ -124,7 +124,7 @@ def test_rows_from_distance_prefix_equal_a_fresh_build(rng):
     """A parameter search computes the nearest anchors once for the largest s and
     builds every smaller s from the prefix: that must equal building it directly."""
     from graphclust.neighbors import nearest_anchors
-    from graphclust_plugins.ongr.anchor_graph import (gaussian_anchor_rows,
+    from graphclust_plugins.ongr.graph_ongr_anchor import (gaussian_anchor_rows,
                                                       gaussian_rows_from_distances)
 
     X = rng.standard_normal((120, 4))

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import graphclust
-from graphclust_plugins.ulge.adaptive_anchor import AdaptiveAnchorGraph, adaptive_weights
-from graphclust_plugins.ulge.bkhk import BKHK
+from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph, adaptive_weights
+from graphclust_plugins.ulge.anchors_bkhk import BKHK
 
 
 def _brute_Z(X, U, k):

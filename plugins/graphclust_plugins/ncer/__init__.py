@@ -18,10 +18,10 @@ importable for use outside a pipeline.
 from pathlib import Path
 
 from graphclust import hookimpl
-from graphclust_plugins.ncer.ellipsoid import EllipsoidRounding, assign_by_nnls, ellipsoid_round
-from graphclust_plugins.ncer.embedding import NcerEmbedding
-from graphclust_plugins.ncer.poly_knn import PolyKnnGraph
-from graphclust_plugins.ncer.separable import ErEmbedding, MerEmbedding, er, er_embedding
+from graphclust_plugins.ncer.rounding_ellipsoid import EllipsoidRounding, assign_by_nnls, ellipsoid_round
+from graphclust_plugins.ncer.solver_ncer_embedding import NcerEmbedding
+from graphclust_plugins.ncer.graph_poly_knn import PolyKnnGraph
+from graphclust_plugins.ncer.solver_er import ErEmbedding, MerEmbedding, er, er_embedding
 
 __all__ = ["PolyKnnGraph", "NcerEmbedding", "EllipsoidRounding", "ErEmbedding", "MerEmbedding",
            "er", "er_embedding", "ellipsoid_round", "assign_by_nnls"]

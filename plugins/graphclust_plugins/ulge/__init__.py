@@ -18,9 +18,9 @@ from pathlib import Path
 
 from graphclust import hookimpl
 
-from graphclust_plugins.ulge.adaptive_anchor import AdaptiveAnchorGraph
-from graphclust_plugins.ulge.bkhk import BKHK
-from graphclust_plugins.ulge.ulge import ULGE
+from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph
+from graphclust_plugins.ulge.anchors_bkhk import BKHK
+from graphclust_plugins.ulge.solver_ulge import ULGE
 
 __all__ = ["BKHK", "AdaptiveAnchorGraph", "ULGE"]
 

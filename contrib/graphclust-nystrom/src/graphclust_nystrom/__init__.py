@@ -11,8 +11,8 @@ from pathlib import Path
 
 from graphclust import hookimpl
 
-from graphclust_nystrom.landmarks import NystromLandmarkGraph
-from graphclust_nystrom.solver import NystromSolver, nystrom_embedding
+from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkGraph
+from graphclust_nystrom.solver_nystrom import NystromSolver, nystrom_embedding
 
 __all__ = ["NystromLandmarkGraph", "NystromSolver", "nystrom_embedding",
            "graphclust_register_components"]
