@@ -5,7 +5,9 @@ import pytest
 
 import graphclust
 from graphclust.testing import check_part
-from graphclust_plugins.ulge import BKHK, ULGE, AdaptiveAnchorGraph
+from graphclust_plugins.ulge.anchors_bkhk import BKHK
+from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph
+from graphclust_plugins.ulge.solver_ulge import ULGE
 
 
 @pytest.mark.parametrize("cls,params", [

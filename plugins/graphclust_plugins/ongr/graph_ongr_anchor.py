@@ -2,75 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.sparse as sp
 
 import graphclust
-from graphclust.neighbors import nearest_anchors
+from graphclust.numerics import (as_float, clamp_neighbors, gaussian_anchor_rows,
+                                 nearest_anchors, self_tuning_sigma)
 
-__all__ = ["OngrAnchorGraph", "gaussian_anchor_rows", "gaussian_rows_from_distances"]
-
-
-def _as_float(X, U):
-    """Float arrays for the distance products: float32 when ``X`` is float32, else float64."""
-    X = np.asarray(X)
-    dtype = np.float32 if X.dtype == np.float32 else np.float64
-    return X.astype(dtype, copy=False), np.asarray(U).astype(dtype, copy=False)
-
-
-def gaussian_anchor_rows(X, anchors, s, sigma=None, block_size=None):
-    """Rows of ``Z`` (Eq. 12) for the points ``X`` against ``anchors``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    anchors : ndarray of shape (m, d)
-    s : int
-        Nearest anchors kept per point (``s <= m``).
-    sigma : float, optional
-        Bandwidth; ``None`` computes the self-tuning one from ``X`` (see
-        :class:`OngrAnchorGraph`).
-    block_size : int, optional
-        Rows per distance block (see :func:`graphclust.neighbors.nearest_anchors`).
-
-    Returns
-    -------
-    Z : scipy.sparse.csr_array of shape (n, m)
-        Row-stochastic, ``s`` nonzeros per row.
-    sigma : float
-        The bandwidth used.
-    """
-    idx, d2 = nearest_anchors(X, anchors, s, block_size=block_size)
-    return gaussian_rows_from_distances(idx, d2, anchors.shape[0], sigma)
-
-
-def gaussian_rows_from_distances(idx, d2, n_anchors, sigma=None):
-    """Rows of ``Z`` (Eq. 12) from each point's nearest anchors, nearest first.
-
-    ``idx``/``d2`` (n×s) are the anchor indices and squared distances of
-    :func:`graphclust.neighbors.nearest_anchors`; a parameter search can compute them
-    once for the largest ``s`` and pass ``idx[:, :s], d2[:, :s]`` for every smaller one.
-    Returns ``(Z, sigma)`` as :func:`gaussian_anchor_rows`.
-    """
-    n, s = idx.shape
-    if sigma is None:
-        # Liu et al. (2010): σ = mean over points of the distance to the s-th nearest anchor.
-        sigma = float(np.mean(np.sqrt(d2[:, -1]))) if n else 1.0
-        if not np.isfinite(sigma) or sigma <= 0.0:
-            # Every point sits on its s nearest anchors: all kept distances are 0 and any
-            # bandwidth gives the same (uniform) weights.
-            sigma = 1.0
-    # exp(-d²/σ²), shifted by each row's smallest d² before exponentiating: the shift
-    # cancels in the row normalisation and keeps the nearest anchor's weight at 1, so a
-    # far-away point never underflows to an all-zero row.
-    w = np.exp(-(d2 - d2[:, :1]) / (sigma * sigma))
-    w /= w.sum(axis=1, keepdims=True)
-    indptr = np.arange(0, n * s + 1, s, dtype=np.int64)
-    Z = sp.csr_array((w.ravel(), np.ascontiguousarray(idx).ravel(), indptr),
-                     shape=(n, n_anchors))
-    return Z, sigma
+__all__ = ["OngrAnchorGraph"]
 
 
 @graphclust.part
@@ -92,7 +30,8 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
     warning); if every point sits exactly on its ``s`` nearest anchors (σ = 0) the
     weights are uniform; distances are shifted by each row's minimum before the
     exponential, so no row underflows to zero. Distances are computed in row blocks
-    (:func:`graphclust.neighbors.nearest_anchors`); nothing ``n × m`` is dense.
+    (:func:`graphclust.numerics.nearest_anchors`) and rows built by
+    :func:`graphclust.numerics.gaussian_anchor_rows`; nothing ``n × m`` is dense.
     Float32 input is kept in float32 for the distance products.
 
     References
@@ -117,21 +56,19 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         None, doc="Rows per distance block; None sizes blocks to about 256 MB.",
         check=graphclust.optional(graphclust.integer(1)))
 
-    def _s(self, m: int) -> int:
-        s = int(self.n_neighbors)
-        if s > m:
-            warnings.warn(
-                f"graph 'ongr-anchor': n_neighbors={s} exceeds the number of anchors {m}; "
-                f"using {m}", graphclust.GraphClustWarning, stacklevel=3)
-            s = m
-        return s
+    def _rows(self, X, U, s: int, sigma: float | None):
+        """Rows of ``Z`` (Eq. 12) and the bandwidth (self-tuning when ``sigma`` is None)."""
+        idx, d2 = nearest_anchors(X, U, s, block_size=self.block_size)
+        sigma = self_tuning_sigma(d2) if sigma is None else float(sigma)
+        return gaussian_anchor_rows(idx, d2, U.shape[0], sigma * sigma), sigma
 
     def build(self, X, anchors, ctx):
         if anchors is None:
             raise graphclust.InputError("graph 'ongr-anchor' needs anchors (an anchor selector)")
-        X, U = _as_float(X, anchors.points)
-        s = self._s(U.shape[0])
-        Z, sigma = gaussian_anchor_rows(X, U, s, self.bandwidth, self.block_size)
+        X = as_float(X)
+        U = np.asarray(anchors.points).astype(X.dtype, copy=False)
+        s = clamp_neighbors(self.n_neighbors, U.shape[0], "graph 'ongr-anchor'")
+        Z, sigma = self._rows(X, U, s, self.bandwidth)
         return graphclust.AnchorGraph(
             Z, anchors=anchors,
             info={"sigma": sigma, "n_neighbors": s,
@@ -143,8 +80,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         if graph.anchors is None:
             raise graphclust.InputError("graph 'ongr-anchor': the graph has no anchors to place "
                                         "new points against")
-        X_new, U = _as_float(X_new, graph.anchors.points)
+        X_new = as_float(X_new)
+        U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
         s = int(graph.info.get("n_neighbors", min(self.n_neighbors, U.shape[0])))
-        sigma = float(graph.info["sigma"])
-        Z, _ = gaussian_anchor_rows(X_new, U, s, sigma, self.block_size)
-        return Z
+        return self._rows(X_new, U, s, float(graph.info["sigma"]))[0]

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from graphclust import float_dtype
+from graphclust.numerics import float_dtype
 
 __all__ = ["bkhk"]
 
