@@ -24,7 +24,7 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
     selector) with weights ``exp(-‖x - l‖² / (2σ²))`` normalised to sum to one per row,
     the Gaussian affinity of Fowlkes et al. (2004, Sec. 3) restricted to the nearest
     landmarks. Its main job in a pipeline is to fix the bandwidth ``σ`` that the
-    :class:`~graphclust_nystrom.NystromSolver` uses for the full point-to-landmark
+    :class:`~graphclust_nystrom.solver_nystrom.NystromSolver` uses for the full point-to-landmark
     kernel (stored as ``graph.info["nystrom_sigma"]``); the sparse ``Z`` gives the
     pipeline its connectivity check and places new points (:meth:`transform`).
 
