@@ -3,7 +3,6 @@ distances and weights) plus hypothesis properties (row sums, float32, seeds)."""
 
 import importlib
 import sys
-import warnings
 
 import numpy as np
 import pytest

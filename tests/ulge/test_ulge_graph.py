@@ -1,7 +1,6 @@
 """Adaptive-neighbour anchor graph (Eq. 17–19): weights, stochasticity, search modes."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 import graphclust
