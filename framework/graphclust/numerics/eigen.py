@@ -14,15 +14,17 @@ The rule
 * **ARPACK** (``eigsh``, largest algebraic, ``tol = 0``) otherwise, started from
   :func:`~graphclust.numerics.start_vector` of the caller's seeded generator.
 
-Why these numbers (2-core machine, medians of 5 side by side in one process,
-``k = 11``): on a sparse kNN graph dense/ARPACK time is about 1 at n = 500 and 9× at
-n = 1000, so a sparse matrix leaves the dense path above 500. A dense anchor Gram
-matrix (ULGE graph on BKHK anchors) has clustered leading eigenvalues, where ARPACK
-restarts often and each product costs m²: dense/ARPACK was 0.4 at m = 512, 0.9 at
-m = 1024 and 1.9 at m = 2048, so a matrix already held dense stays on the dense path up
-to 1500. Below the limits the dense path is also the robust one: LAPACK returns every
-copy of a repeated eigenvalue (a graph with several components), which a Krylov
-method started from one vector may miss.
+Why these numbers (2-core machine shared with other jobs, medians of 5 side by side in
+one process, ``k = 11``; scripts in the issue-20 report): on a random sparse symmetric
+matrix with about 20 nonzeros a row, dense/ARPACK time was 1.1 at n = 500, 9 at
+n = 1000 and 38 at n = 2000, so a sparse matrix leaves the dense path above 500. The
+dense m×m Gram matrix of an anchor graph (ULGE graph on BKHK anchors, 20 000 blob
+points) has clustered leading eigenvalues, where ARPACK restarts often and every
+product costs m²: dense/ARPACK was 0.4, 0.9 and 1.9 at m = 512, 1024 and 2048 with one
+BLAS thread (0.7, 0.2 and 2.6 with two), so a matrix already held dense stays on the
+dense path up to 1500. Below the limits the dense path is also the robust one: LAPACK
+returns every copy of a repeated eigenvalue (a graph with several components), which
+a Krylov method started from one vector may miss.
 
 Before this module the five callers used five thresholds (spectral: dense below 500 or
 ``p >= n/2``; ONGR: anchor Gram dense up to 300, affinity up to 2000; NCER: dense up to
