@@ -173,7 +173,8 @@ class NcerEmbedding(graphclust.Solver):
         B = graph.B()
         C = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(graph.n, graph.n)) @ B)
         G = (C.T @ C).toarray() if sp.issparse(C) else C.T @ C
-        s2, U = leading_eigenvectors(G, r, rng=ctx.rng("ncer-embedding"), method=self.eigen_solver)
+        s2, U = leading_eigenvectors(G, r, rng=ctx.rng("ncer-embedding"),
+                                     method=self.eigen_solver)
         positive = int(np.sum(s2 > 1e-12 * max(s2[0], 1e-300)))
         if r > positive:
             warnings.warn(f"ncer-embedding: r={r} exceeds the rank {positive} of the anchor "

@@ -7,8 +7,8 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust.numerics import (adaptive_anchor_rows, as_float, common_float_dtype,
-                                 default_block_size,
-                                 nearest_anchors, smallest_per_row, sq_distances)
+                                 default_block_size, nearest_anchors, smallest_per_row,
+                                 sq_distances)
 
 __all__ = ["AdaptiveAnchorGraph", "leaf_candidates"]
 
