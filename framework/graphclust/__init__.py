@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
-from graphclust._pipeline import FitResult, Pipeline, check_input, float_dtype
+from graphclust._pipeline import FitResult, Pipeline, check_input
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,
@@ -43,7 +43,8 @@ from graphclust._progress import Progress, ProgressEvent
 from graphclust._registry import PartRecord, PluginRecord, PresetRecord, Registry
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
-from graphclust.neighbors import clamp_anchors
+from graphclust import numerics
+from graphclust.numerics import clamp_anchors, float_dtype
 
 try:
     __version__ = _version("graphclust")
@@ -61,6 +62,7 @@ __all__ = [
     "check_input",
     "float_dtype",
     "compose",
+    "numerics",
     "resolve_part",
     "validate_spec",
     "Context",

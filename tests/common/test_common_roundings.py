@@ -97,7 +97,7 @@ def test_roundings_registered():
 def test_kmeans_rounding_keeps_float32_embeddings():
     """A float32 embedding is clustered in float32 (no n x p float64 copy) and gives
     the same partition as its float64 twin on well-separated data."""
-    from graphclust_plugins.common._labels import normalize_rows
+    from graphclust.numerics import normalize_rows
     from graphclust_plugins.common.rounding_kmeans import KMeansRounding
     from sklearn.metrics import adjusted_rand_score
 

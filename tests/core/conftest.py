@@ -34,7 +34,7 @@ class ToyAnchorGraph(gc.GraphBuilder):
 
     def transform(self, X_new, graph, anchors=None):
         import scipy.sparse as sp
-        from graphclust.neighbors import nearest_anchors
+        from graphclust.numerics import nearest_anchors
 
         anchors = anchors or graph.anchors
         idx, _ = nearest_anchors(X_new, anchors.points, 1)

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import graphclust
-from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
 
 
 def _reference_Z(X, U, s, sigma=None):
@@ -118,20 +118,3 @@ def test_rows_are_stochastic_property(X, s):
         g = _build(X, X[:m].copy(), n_neighbors=s)
     assert np.all(np.isfinite(g.Z.data)) and g.Z.data.min() >= 0
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0, rtol=1e-12)
-
-
-def test_rows_from_distance_prefix_equal_a_fresh_build(rng):
-    """A parameter search computes the nearest anchors once for the largest s and
-    builds every smaller s from the prefix: that must equal building it directly."""
-    from graphclust.neighbors import nearest_anchors
-    from graphclust_plugins.ongr.anchor_graph import (gaussian_anchor_rows,
-                                                      gaussian_rows_from_distances)
-
-    X = rng.standard_normal((120, 4))
-    U = rng.standard_normal((15, 4))
-    idx, d2 = nearest_anchors(X, U, 8)
-    for s in (2, 5, 8):
-        Z_prefix, sig_prefix = gaussian_rows_from_distances(idx[:, :s], d2[:, :s], 15)
-        Z_fresh, sig_fresh = gaussian_anchor_rows(X, U, s)
-        assert sig_prefix == pytest.approx(sig_fresh)
-        np.testing.assert_allclose(Z_prefix.toarray(), Z_fresh.toarray(), rtol=1e-12, atol=0)

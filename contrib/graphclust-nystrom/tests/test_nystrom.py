@@ -13,7 +13,8 @@ import graphclust
 from graphclust import AnchorGraph, Anchors, Context, GraphClustering
 from graphclust.testing import make_blobs, parametrize_with_checks
 
-from graphclust_nystrom import NystromLandmarkGraph, NystromSolver, nystrom_embedding
+from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkGraph
+from graphclust_nystrom.solver_nystrom import NystromSolver, nystrom_embedding
 from graphclust_nystrom._kernel import gaussian_kernel
 
 # well-separated blobs give a disconnected landmark graph on purpose

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import graphclust
-from graphclust.neighbors import clamp_anchors
-from graphclust_plugins.common._labels import dense_features
+from graphclust.numerics import as_dense_float, clamp_anchors, sample_rows
 
 
 @graphclust.part
@@ -26,6 +23,6 @@ class RandomAnchors(graphclust.AnchorSelector):
     def select(self, X, ctx):
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'random'")
-        idx = np.sort(ctx.rng("anchors.random").choice(n, size=m, replace=False))
-        pts = dense_features(X[idx])
+        idx = sample_rows(ctx.rng("anchors.random"), n, m)
+        pts = as_dense_float(X[idx])
         return graphclust.Anchors(points=pts, info={"indices": idx})

@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 import graphclust
-from graphclust_plugins.common._labels import as_float, consecutive, normalize_rows
+from graphclust.numerics import as_float, normalize_rows
+from graphclust_plugins.common._labels import consecutive
 
 
 def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:

@@ -7,6 +7,7 @@ from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust import safe_inverse
+from graphclust.numerics import leading_eigenvectors
 
 from graphclust_nystrom._kernel import kernel_blocks, gaussian_kernel, self_tuning_sigma
 
@@ -27,7 +28,8 @@ def _psd_powers(A: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray, int
 
 
 def nystrom_embedding(X: np.ndarray, L: np.ndarray, sigma: float, n_components: int, *,
-                      rtol: float = 1e-8, block_size: int | None = None) -> dict:
+                      rtol: float = 1e-8, block_size: int | None = None,
+                      rng: np.random.Generator | None = None) -> dict:
     """Leading eigenvectors of the Nyström-approximated normalised kernel matrix.
 
     With ``C = K(X, L)`` (``n x m``, never held whole) and ``A = K(L, L)``, the kernel
@@ -38,7 +40,9 @@ def nystrom_embedding(X: np.ndarray, L: np.ndarray, sigma: float, n_components: 
     ``V = C̃ A^{+1/2} U Σ^{-1/2}``, whose orthonormal columns are the eigenvectors of
     ``D^{-1/2} W̃ D^{-1/2}`` with eigenvalues ``Σ``.
 
-    Three passes over the rows in blocks; memory ``O(block·m + m² + n·k)``.
+    Three passes over the rows in blocks; memory ``O(block·m + m² + n·k)``. The ``k``
+    leading eigenvectors of ``M`` come from :func:`graphclust.numerics.leading_eigenvectors`
+    (``rng`` seeds its ARPACK start; default: seed 0).
 
     Returns
     -------
@@ -63,10 +67,8 @@ def nystrom_embedding(X: np.ndarray, L: np.ndarray, sigma: float, n_components: 
         Kt = K * safe_inverse(d, 0.5)[:, None]
         G += Kt.T @ Kt
     with threadpool_limits(1):
-        M = A_half @ G @ A_half
-        vals, U = np.linalg.eigh((M + M.T) / 2.0)
-    order = np.argsort(vals)[::-1][: max(1, min(n_components, m))]
-    vals, U = vals[order], U[:, order]
+        vals, U = leading_eigenvectors(A_half @ G @ A_half, max(1, min(n_components, m)),
+                                       rng=rng or np.random.default_rng(0))
     scale = safe_inverse(np.where(vals > rtol * max(vals[0], np.finfo(float).tiny), vals, 0.0),
                          0.5)
     P = A_half @ U * scale[None, :]
@@ -138,7 +140,7 @@ class NystromSolver(graphclust.Solver):
             sigma, rule = self_tuning_sigma(X, L, self.n_neighbors), "self-tuning"
         ctx.progress.start(3)
         out = nystrom_embedding(X, L, sigma, int(n_clusters), rtol=self.rtol,
-                                block_size=self.block_size)
+                                block_size=self.block_size, rng=ctx.rng("solver.nystrom"))
         ctx.progress.end()
         return graphclust.Solution(
             embedding=out["embedding"],

@@ -5,17 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust import safe_inverse
+from graphclust.numerics import leading_eigenvectors, random_orthonormal
 
 __all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
-
-_DENSE_EIG_MAX = 2000  # affinity graphs up to this size are eigen-solved densely
-_DENSE_GRAM_MAX = 300  # anchor Gram matrices up to this size are eigen-solved densely
 
 
 class OngrOperator:
@@ -54,33 +50,16 @@ class OngrOperator:
         For an anchor graph: eigenvectors ``V`` of the ``m × m`` Gram ``BᵀB`` give
         ``U = B V Λ^{-1/2}`` (Section 3.2, Initialization). Directions with a (numerically)
         zero eigenvalue are filled with random vectors orthogonalised against the rest.
+        Dense or Lanczos by the rule of :func:`graphclust.numerics.leading_eigenvectors`
+        (the Lanczos start vector comes from ``rng``, the run's seed).
         """
         if self.kind == "anchor":
-            m = self.gram.shape[0]
-            kk = min(k, m)
-            if m > _DENSE_GRAM_MAX and kk < m // 4:
-                # Lanczos on the m x m Gram (several times faster than a dense eigh at
-                # m ~ 1000); the start vector comes from the run's seed.
-                vals, vecs = spla.eigsh(self.gram, k=kk, which="LA", v0=rng.standard_normal(m))
-                order = np.argsort(vals)[::-1]
-                vals, vecs = vals[order], vecs[:, order]
-            else:
-                vals, vecs = scipy.linalg.eigh(self.gram, subset_by_index=[m - kk, m - 1])
-                vals, vecs = vals[::-1], vecs[:, ::-1]
+            vals, vecs = leading_eigenvectors(self.gram, k, rng=rng)
             Y = np.asarray(self.graph.B() @ vecs)
             ok = vals > max(vals[0], 0.0) * 1e-10
             Y[:, ok] *= safe_inverse(vals[ok], 0.5)[None, :]
         else:
-            n = self.n
-            kk = min(k, n)
-            if n <= _DENSE_EIG_MAX:
-                Wd = self._W.toarray()
-                vals, Y = scipy.linalg.eigh(Wd, subset_by_index=[n - kk, n - 1])
-            else:
-                v0 = rng.standard_normal(n)
-                vals, Y = spla.eigsh(self._W, k=kk, which="LA", v0=v0)
-            order = np.argsort(vals)[::-1]
-            vals, Y = vals[order], Y[:, order]
+            vals, Y = leading_eigenvectors(self._W, k, rng=rng)
             ok = np.abs(vals) > max(abs(vals[0]), 0.0) * 1e-10
         U = np.zeros((self.n, k))
         U[:, : Y.shape[1]] = Y
@@ -259,7 +238,7 @@ class OngrSolver(graphclust.Solver):
             F, eig = op.leading(k, rng)
             F = _flip_signs(F)
         else:
-            F = np.linalg.qr(rng.standard_normal((op.n, k)))[0]
+            F = random_orthonormal(rng, op.n, k)
             eig = None
         positive = (lambda M: np.maximum(M, 0.0)) if self.positive_part == "max" else np.abs
 

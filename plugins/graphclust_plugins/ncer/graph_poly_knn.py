@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.neighbors import default_block_size, knn, nearest_anchors
+from graphclust.numerics import (as_float, default_block_size, knn, nearest_anchors,
+                                 normalize_rows, smallest_per_row)
 
 __all__ = ["PolyKnnGraph", "poly_knn_adjacency"]
 
@@ -67,8 +68,7 @@ def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
             idx, ip = knn(X, p, metric="inner_product")
         return idx, _kernel(ip, b, c)
     # Even c with mixed-sign inner products: rank by the kernel itself, in row blocks.
-    dtype = np.float32 if X.dtype == np.float32 else np.float64
-    Xw = X.astype(dtype, copy=False)
+    Xw = as_float(X)
     block = default_block_size(n)
     idx_out = np.empty((n, p), dtype=np.int64)
     val_out = np.empty((n, p))
@@ -77,11 +77,7 @@ def _top_similar(X: np.ndarray, p: int, b: float, c: int, include_self: bool):
         K = _kernel((Xw[s:e] @ Xw.T).astype(np.float64), b, c)
         if not include_self:
             K[np.arange(e - s), np.arange(s, e)] = -np.inf
-        part = np.argpartition(-K, p - 1, axis=1)[:, :p]
-        vals = np.take_along_axis(K, part, axis=1)
-        order = np.argsort(-vals, axis=1, kind="stable")
-        idx_out[s:e] = np.take_along_axis(part, order, axis=1)
-        val_out[s:e] = np.take_along_axis(vals, order, axis=1)
+        idx_out[s:e], val_out[s:e] = smallest_per_row(K, p, largest=True)
     return idx_out, val_out
 
 
@@ -127,7 +123,7 @@ class PolyKnnGraph(graphclust.GraphBuilder):
     ``neighbors="distance"`` is a variant: the ``p`` nearest points in Euclidean
     distance (the kernel-induced distance of the inner product), still weighted by the
     kernel; with ``include_self`` the point itself comes first (distance 0, before any
-    duplicate). Neighbours come from :func:`graphclust.neighbors.knn` (inner-product
+    duplicate). Neighbours come from :func:`graphclust.numerics.knn` (inner-product
     metric when the kernel is monotone in the inner product: odd ``c`` or nonnegative
     data), else from a blocked brute-force kernel evaluation.
 
@@ -167,15 +163,12 @@ class PolyKnnGraph(graphclust.GraphBuilder):
         check=graphclust.one_of("self-loop", "raise"))
 
     def build(self, X, anchors, ctx):
-        X = np.asarray(X)
-        if X.dtype.kind not in "f":
-            X = X.astype(np.float64)
+        X = as_float(X)
         n = X.shape[0]
         if n < 2:
             raise graphclust.InputError(f"poly-knn needs at least 2 samples, got n_samples = {n}")
         if self.normalize:
-            norms = np.linalg.norm(X.astype(np.float64, copy=False), axis=1)
-            X = X / np.where(norms > 0, norms, 1.0).astype(X.dtype)[:, None]
+            X = normalize_rows(X)
         p = min(int(self.n_neighbors), n if self.include_self else n - 1)
         K = poly_knn_adjacency(X, p, float(self.b), int(self.c), bool(self.include_self),
                                self.neighbors)

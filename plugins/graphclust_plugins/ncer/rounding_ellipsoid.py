@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 import graphclust
+from graphclust.numerics import normalize_rows
 from graphclust_plugins.ncer._mvee import mvee, reduce_rank
 from graphclust_plugins.ncer._nnls import nnls_many
 from graphclust_plugins.ncer._spa import spa
@@ -26,9 +27,7 @@ def assign_by_nnls(P: np.ndarray, reps: np.ndarray, backend: str = "fast") -> np
     labels = W.argmax(axis=1)
     zero = W.max(axis=1) <= 0
     if zero.any():
-        Pn = P[zero] / np.maximum(np.linalg.norm(P[zero], axis=1, keepdims=True), 1e-300)
-        Rn = reps / np.maximum(np.linalg.norm(reps, axis=1, keepdims=True), 1e-300)
-        labels[zero] = (Pn @ Rn.T).argmax(axis=1)
+        labels[zero] = (normalize_rows(P[zero]) @ normalize_rows(reps).T).argmax(axis=1)
     return labels
 
 

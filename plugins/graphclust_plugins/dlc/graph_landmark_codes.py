@@ -20,7 +20,7 @@ class LandmarkCodes(graphclust.GraphBuilder):
     (``n x m``) is the transpose of the paper's code matrix ``A`` (``m x n``); ``Z`` is
     row-stochastic, so the usual anchor-graph solvers can use it too.
 
-    Distances are computed in row blocks (:func:`graphclust.neighbors.nearest_anchors`),
+    Distances are computed in row blocks (:func:`graphclust.numerics.nearest_anchors`),
     so memory is ``O(n·k)`` plus one block.
 
     Notes

@@ -6,37 +6,11 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.neighbors import default_block_size, nearest_anchors
+from graphclust.numerics import (adaptive_anchor_rows, as_float, common_float_dtype,
+                                 default_block_size, nearest_anchors, smallest_per_row,
+                                 sq_distances)
 
-__all__ = ["AdaptiveAnchorGraph", "adaptive_weights", "leaf_candidates"]
-
-
-def adaptive_weights(dist: np.ndarray, k: int) -> np.ndarray:
-    """Weights of Eq. (18) from the ``k + 1`` smallest squared distances per row.
-
-    ``w_j = (d_{k+1} − d_j) / (k·d_{k+1} − Σ_{j'≤k} d_{j'})`` for ``j ≤ k``. When the
-    denominator vanishes (all ``k + 1`` distances equal, relative tolerance 1e-12)
-    the row gets uniform weights ``1/k``. Rows are nonnegative and sum to one.
-
-    Parameters
-    ----------
-    dist : ndarray of shape (n, k + 1), sorted ascending per row
-    k : int
-
-    Returns
-    -------
-    ndarray of shape (n, k)
-    """
-    dist = np.asarray(dist, dtype=np.float64)
-    dk1 = dist[:, k:k + 1]
-    num = np.maximum(dk1 - dist[:, :k], 0.0)
-    den = num.sum(axis=1, keepdims=True)
-    flat = den[:, 0] <= 1e-12 * np.maximum(k * dk1[:, 0], np.finfo(float).tiny)
-    w = np.empty_like(num)
-    ok = ~flat
-    w[ok] = num[ok] / den[ok]
-    w[flat] = 1.0 / k
-    return w
+__all__ = ["AdaptiveAnchorGraph", "leaf_candidates"]
 
 
 def leaf_candidates(U: np.ndarray, n_candidates: int) -> np.ndarray:
@@ -62,7 +36,7 @@ def _leaf_search(X: np.ndarray, U: np.ndarray, own: np.ndarray, cand: np.ndarray
     one BLAS product. Cost ``O(n · c · d)`` for ``c`` candidates.
     """
     n = X.shape[0]
-    dtype = np.float32 if (X.dtype == np.float32 and U.dtype == np.float32) else np.float64
+    dtype = common_float_dtype(X, U)
     Uw = U.astype(dtype, copy=False)
     u_sq = np.einsum("ij,ij->i", Uw, Uw)
     order = np.argsort(own, kind="stable")
@@ -74,19 +48,8 @@ def _leaf_search(X: np.ndarray, U: np.ndarray, own: np.ndarray, cand: np.ndarray
         rows = order[bounds[a]:bounds[a + 1]]
         Xb = X[rows].astype(dtype, copy=False)
         c = cand[a]
-        dist = Xb @ Uw[c].T
-        dist *= -2.0
-        dist += np.einsum("ij,ij->i", Xb, Xb)[:, None]
-        dist += u_sq[c][None, :]
-        np.maximum(dist, 0.0, out=dist)
-        if s < c.size:
-            part = np.argpartition(dist, s - 1, axis=1)[:, :s]
-        else:
-            part = np.broadcast_to(np.arange(c.size), dist.shape)
-        vals = np.take_along_axis(dist, part, axis=1)
-        srt = np.argsort(vals, axis=1, kind="stable")
-        idx_out[rows] = c[np.take_along_axis(part, srt, axis=1)]
-        val_out[rows] = np.take_along_axis(vals, srt, axis=1)
+        near, val_out[rows] = smallest_per_row(sq_distances(Xb, Uw[c], u_sq[c]), s)
+        idx_out[rows] = c[near]
     return idx_out, val_out
 
 
@@ -98,7 +61,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
     anchors get weight, which gives Eq. (18): with the squared Euclidean distances
     ``d_1 ≤ … ≤ d_{k+1}`` to the ``k + 1`` nearest anchors,
     ``z_ij = (d_{k+1} − d_j) / (k·d_{k+1} − Σ_{j'≤k} d_{j'})`` for the ``k`` nearest and
-    ``0`` elsewhere. No bandwidth, rows nonnegative and summing to one, so
+    ``0`` elsewhere (:func:`graphclust.numerics.adaptive_anchor_rows`). No bandwidth, rows nonnegative and summing to one, so
     ``W = Z Δ⁻¹ Zᵀ`` (Eq. 19) is symmetric, PSD and doubly stochastic. ``Z`` is built
     in row blocks and stored sparse (``k`` entries per row).
 
@@ -154,16 +117,10 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
             idx, dist = _leaf_search(X, U, own, cand, k + 1)
         else:
             idx, dist = nearest_anchors(X, U, k + 1, block_size=default_block_size(m, 64 * 2**20))
-        w = adaptive_weights(dist, k)
-        Z = sp.csr_array((w.ravel(), idx[:, :k].ravel(), np.arange(0, n * k + 1, k)),
-                         shape=(n, m))
-        Z.eliminate_zeros()
-        return Z
+        return adaptive_anchor_rows(idx, dist, m, k)
 
     def build(self, X, anchors, ctx) -> graphclust.AnchorGraph:
-        X = np.asarray(X)
-        if X.dtype.kind in "biu":
-            X = X.astype(np.float32 if X.dtype.itemsize <= 2 else np.float64)
+        X = as_float(X)
         U = np.asarray(anchors.points)
         if X.dtype == np.float32:
             U = U.astype(np.float32)
@@ -183,9 +140,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
 
     def transform(self, X_new, graph) -> sp.csr_array:
         """Rows of ``Z`` for new points (for ``search='leaf'``: nearest anchor first)."""
-        X_new = np.asarray(X_new)
-        if X_new.dtype.kind in "biu":
-            X_new = X_new.astype(np.float32 if X_new.dtype.itemsize <= 2 else np.float64)
+        X_new = as_float(X_new)
         U = np.asarray(graph.anchors.points)
         if X_new.dtype == np.float32:
             U = U.astype(np.float32)

@@ -7,10 +7,10 @@ The paper's data matrix ``A`` is ``d x m`` with one point per column; here ``X``
   dimensions, scaling onto a hyperplane) and returns the points ``q_i`` as rows.
 * :func:`er` runs the whole of Algorithm 3 and returns the index set ``J`` (the
   columns of ``A`` chosen as the basis ``F = A(J)``).
-* The solvers ``er`` and ``mer`` expose steps 1–2 as graph-free solvers
-  (``needs_features=True``; the graph is ignored) so that the ``ellipsoid`` rounding
-  performs steps 3–4 and then NCER's step 4 (the NNLS assignment), which is how
-  Section 7.4 turns ER/MER into clusterings.
+* The solvers ``er`` (here) and ``mer`` (:mod:`.solver_mer`) expose steps 1–2 as
+  graph-free solvers (``needs_features=True``; the graph is ignored) so that the
+  ``ellipsoid`` rounding performs steps 3–4 and then NCER's step 4 (the NNLS
+  assignment), which is how Section 7.4 turns ER/MER into clusterings.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
+from graphclust.numerics import leading_eigenvectors
 
-__all__ = ["er_embedding", "er", "ErEmbedding", "MerEmbedding"]
+__all__ = ["er_embedding", "er", "ErEmbedding"]
 
 
 def _top_right_singular(Xs, r: int):
@@ -37,15 +38,13 @@ def _top_right_singular(Xs, r: int):
             return s[order], U[:, order]
         Xs = Xs.toarray()
     Xs = np.asarray(Xs, dtype=np.float64)
+    rng = np.random.default_rng(0)  # ER is deterministic: a fixed start if ARPACK is used
     if d <= n:  # through the d x d Gram matrix: Xsᵀ Xs = W Σ² Wᵀ, U = Xs W Σ^{-1}
-        s2, W = np.linalg.eigh(Xs.T @ Xs)
-        order = np.argsort(-s2, kind="stable")[:r]
-        s = np.sqrt(np.maximum(s2[order], 0.0))
-        U = Xs @ (W[:, order] / np.where(s > 0, s, 1.0)[None, :])
-        return s, U
-    s2, U = np.linalg.eigh(Xs @ Xs.T)
-    order = np.argsort(-s2, kind="stable")[:r]
-    return np.sqrt(np.maximum(s2[order], 0.0)), U[:, order]
+        s2, W = leading_eigenvectors(Xs.T @ Xs, r, rng=rng)
+        s = np.sqrt(np.maximum(s2, 0.0))
+        return s, Xs @ (W / np.where(s > 0, s, 1.0)[None, :])
+    s2, U = leading_eigenvectors(Xs @ Xs.T, r, rng=rng)
+    return np.sqrt(np.maximum(s2, 0.0)), U
 
 
 def er_embedding(X, r: int, *, modified: bool = False, degree_scaling: bool = False) -> dict:
@@ -148,16 +147,3 @@ class ErEmbedding(graphclust.Solver):
         return graphclust.Solution(embedding=out["Q"], info={
             "kept": out["kept"], "singular_values": out["singular_values"],
             "variant": self.name})
-
-
-@graphclust.part
-class MerEmbedding(ErEmbedding):
-    """MER steps 1–2 (Section 4.3): ER with B = V_rᵀ, so NCER with p = m equals it (Corollary 1).
-
-    Same as ``er`` but without the ``Σ_r`` factor in step 1. With ``degree_scaling=True``
-    and the ``ellipsoid`` rounding it returns the clusters of NCER with the inner-product
-    kernel and ``p = m`` (Corollary 1).
-    """
-
-    name = "mer"
-    _modified = True

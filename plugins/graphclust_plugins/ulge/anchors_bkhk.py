@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import graphclust
-from graphclust import clamp_anchors
+from graphclust.numerics import clamp_anchors
 from graphclust_plugins.ulge._bkhk_tree import bkhk
 
 __all__ = ["BKHK", "bkhk"]

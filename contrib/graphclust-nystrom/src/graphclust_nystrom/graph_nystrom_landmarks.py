@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.sparse as sp
 
 import graphclust
-from graphclust.neighbors import nearest_anchors
+from graphclust.numerics import clamp_neighbors, gaussian_anchor_rows, nearest_anchors
 
 from graphclust_nystrom._kernel import self_tuning_sigma
 
@@ -16,7 +13,7 @@ __all__ = ["NystromLandmarkGraph"]
 
 
 def _float(A) -> np.ndarray:
-    return np.asarray(A, dtype=np.float64)
+    return np.asarray(A, dtype=np.float64)  # the Nyström kernel is computed in float64
 
 
 @graphclust.part
@@ -27,7 +24,7 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
     selector) with weights ``exp(-‖x - l‖² / (2σ²))`` normalised to sum to one per row,
     the Gaussian affinity of Fowlkes et al. (2004, Sec. 3) restricted to the nearest
     landmarks. Its main job in a pipeline is to fix the bandwidth ``σ`` that the
-    :class:`~graphclust_nystrom.NystromSolver` uses for the full point-to-landmark
+    :class:`~graphclust_nystrom.solver_nystrom.NystromSolver` uses for the full point-to-landmark
     kernel (stored as ``graph.info["nystrom_sigma"]``); the sparse ``Z`` gives the
     pipeline its connectivity check and places new points (:meth:`transform`).
 
@@ -51,22 +48,13 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
 
     def _rows(self, X, L, s, sigma):
         idx, d2 = nearest_anchors(X, L, s)
-        w = np.exp(-(d2 - d2[:, :1]) / (2.0 * sigma * sigma))
-        w /= w.sum(axis=1, keepdims=True)
-        n = X.shape[0]
-        return sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * s + 1, s)),
-                            shape=(n, L.shape[0]))
+        return gaussian_anchor_rows(idx, d2, L.shape[0], 2.0 * sigma * sigma)
 
     def build(self, X, anchors, ctx):
         if anchors is None:
             raise graphclust.InputError("graph 'nystrom-landmarks' needs anchors (landmarks)")
         X, L = _float(X), _float(anchors.points)
-        s = int(self.n_neighbors)
-        if s > L.shape[0]:
-            warnings.warn(f"graph 'nystrom-landmarks': n_neighbors={s} exceeds the number of "
-                          f"landmarks {L.shape[0]}; using {L.shape[0]}",
-                          graphclust.GraphClustWarning, stacklevel=3)
-            s = L.shape[0]
+        s = clamp_neighbors(self.n_neighbors, L.shape[0], "graph 'nystrom-landmarks'")
         sigma = float(self.bandwidth) if self.bandwidth is not None else self_tuning_sigma(X, L, s)
         Z = self._rows(X, L, s, sigma)
         return graphclust.AnchorGraph(Z, anchors=anchors,

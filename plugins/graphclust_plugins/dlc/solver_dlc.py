@@ -5,14 +5,34 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 import graphclust
+from graphclust.numerics import as_float
 from graphclust_plugins.dlc import _slc
-from graphclust_plugins.dlc._anchors import layer_selector
-from graphclust_plugins.dlc._codes import gaussian_codes, work_array
+from graphclust_plugins.dlc._codes import gaussian_codes
 
-__all__ = ["DLCSolver"]
+__all__ = ["DLCSolver", "layer_selector", "LAYER_KMEANS_ITER"]
+
+LAYER_KMEANS_ITER = 10
+"""k-means iterations for the landmarks of later layers ("e.g., 10", paper Section 3.5)."""
+
+
+def layer_selector(value, n_anchors: int) -> graphclust.AnchorSelector:
+    """The anchor selector of a later layer.
+
+    ``value`` is ``None`` (the common ``kmeans`` selector with one replicate,
+    :data:`LAYER_KMEANS_ITER` iterations, as many landmarks as the first layer, and
+    ``copy_x = False`` since the later layers' inputs are the solver's own arrays), a
+    part instance (cloned) or a spec table ``{"name": ..., ...}``.
+    """
+    if value is None:
+        value = {"name": "kmeans", "n_anchors": int(n_anchors), "max_iter": LAYER_KMEANS_ITER,
+                 "n_init": 1, "copy_x": False}
+    if isinstance(value, graphclust.Part):
+        return clone(value)
+    return graphclust.resolve_part(dict(value), "anchors")
 
 
 @graphclust.part
@@ -106,7 +126,7 @@ class DLCSolver(graphclust.Solver):
             raise ValueError("solver 'dlc' needs the features X")
         if graph.anchors is None:
             raise ValueError("solver 'dlc' needs the graph's landmarks (graph.anchors)")
-        X = work_array(X)
+        X = as_float(X)
         n, d = X.shape
         if graph.n != n:
             raise ValueError(f"solver 'dlc': graph has {graph.n} points but X has {n}")

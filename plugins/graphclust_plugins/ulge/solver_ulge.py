@@ -8,21 +8,25 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust import safe_inverse
+from graphclust.numerics import (as_dense_float, leading_eigenvectors, sign_flip,
+                                 singular_values_from_gram)
 
 __all__ = ["ULGE", "anchor_spectral_vectors", "ridge_projection"]
 
 _BLOCK = 16384
 
 
-def anchor_spectral_vectors(graph: graphclust.AnchorGraph, p: int, *,
-                            drop_trivial: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def anchor_spectral_vectors(graph: graphclust.AnchorGraph, p: int, *, drop_trivial: bool = False,
+                            rng: np.random.Generator | None = None
+                            ) -> tuple[np.ndarray, np.ndarray]:
     """Top ``p`` left singular vectors of ``B = Z Δ^{-1/2}`` (Eq. 21) via the ``m x m``
     Gram matrix ``BᵀB``.
 
     ``F_p = B V_p Σ_p^{-1}``; columns whose singular value is below ``1e-10·σ_max`` are
     returned as zero (no division by zero). Signs are fixed so the largest-magnitude
     entry of each ``v`` is positive. With ``drop_trivial`` the first (trivial, constant)
-    vector is skipped and the next ``p`` are returned.
+    vector is skipped and the next ``p`` are returned. Dense or ARPACK (started from
+    ``rng``) by the rule of :func:`graphclust.numerics.leading_eigenvectors`.
 
     Returns
     -------
@@ -33,17 +37,11 @@ def anchor_spectral_vectors(graph: graphclust.AnchorGraph, p: int, *,
     B = graph.B()
     m = B.shape[1]
     G = (B.T @ B).toarray() if sp.issparse(B) else B.T @ B
-    G = 0.5 * (G + G.T)
-    evals, evecs = np.linalg.eigh(G)
-    evals, evecs = evals[::-1], evecs[:, ::-1]
     first = 1 if drop_trivial else 0
-    take = np.arange(first, min(m, first + p))
-    V = evecs[:, take]
-    big = np.argmax(np.abs(V), axis=0)
-    V = V * np.where(V[big, np.arange(V.shape[1])] < 0, -1.0, 1.0)
-    sigma = np.sqrt(np.maximum(evals[take], 0.0))
-    tol = 1e-10 * max(float(np.sqrt(max(evals[0], 0.0))), np.finfo(float).tiny)
-    inv = np.where(sigma > tol, 1.0 / np.where(sigma > tol, sigma, 1.0), 0.0)
+    evals, evecs = leading_eigenvectors(G, min(m, first + p), rng=rng)
+    V = sign_flip(evecs[:, first:])
+    sigma, inv = singular_values_from_gram(evals[first:],
+                                           largest=float(np.sqrt(max(evals[0], 0.0))))
     F = np.asarray(B @ (V * inv[None, :]))
     if F.shape[1] < p:  # fewer anchors than requested dimensions: pad with zeros
         F = np.hstack([F, np.zeros((F.shape[0], p - F.shape[1]))])
@@ -165,11 +163,10 @@ class ULGE(graphclust.Solver):
     def solve(self, graph, X, n_clusters, ctx) -> graphclust.Solution:
         if X is None:
             raise ValueError("solver 'ulge' needs the features X")
-        if sp.issparse(X):
-            X = X.toarray()
-        X = np.asarray(X)
+        X = as_dense_float(X)
         p = int(self.n_components or n_clusters)
-        F, sigma = anchor_spectral_vectors(graph, p, drop_trivial=bool(self.drop_trivial))
+        F, sigma = anchor_spectral_vectors(graph, p, drop_trivial=bool(self.drop_trivial),
+                                           rng=ctx.rng("solver.ulge"))
         alpha = float(self.alpha) * (X.shape[0] if self.mean_loss else 1)
         W, mean = ridge_projection(X, F, alpha)
         if self.orthogonal:

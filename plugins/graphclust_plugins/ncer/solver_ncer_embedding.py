@@ -8,14 +8,12 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import eigsh
 
 import graphclust
 from graphclust import safe_inverse
+from graphclust.numerics import leading_eigenvectors
 
 __all__ = ["NcerEmbedding", "first_vector_basis"]
-
-_DENSE_MAX = 600
 
 
 def first_vector_basis(V: np.ndarray, v1: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -60,20 +58,6 @@ def first_vector_basis(V: np.ndarray, v1: np.ndarray) -> tuple[np.ndarray, np.nd
     return V_new, R, norm_w
 
 
-def _top_eigvecs_connected(N, r: int, rng, solver: str):
-    """The ``r`` largest eigenpairs of one connected block ``N`` (largest first)."""
-    n = N.shape[0]
-    r = min(r, n)
-    if solver == "dense" or (solver == "auto" and n <= _DENSE_MAX) or r >= n - 1:
-        vals, vecs = np.linalg.eigh(N.toarray() if sp.issparse(N) else N)
-        order = np.argsort(-vals, kind="stable")[:r]
-        return vals[order], vecs[:, order]
-    v0 = rng.standard_normal(n)
-    vals, vecs = eigsh(N, k=r, which="LA", v0=v0, tol=0.0, maxiter=max(1000, 50 * n))
-    order = np.argsort(-vals, kind="stable")
-    return vals[order], vecs[:, order]
-
-
 def _top_eigvecs_affinity(graph, r: int, rng, solver: str):
     """Eigenvectors of D^{-1/2} K D^{-1/2} for the r largest eigenvalues (= the r
     smallest of the normalized Laplacian), largest first.
@@ -93,13 +77,14 @@ def _top_eigvecs_affinity(graph, r: int, rng, solver: str):
     n = N.shape[0]
     ncomp, comp = connected_components(N, directed=False)
     if ncomp == 1:
-        return _top_eigvecs_connected(N, r, rng, solver)
+        return leading_eigenvectors(N, r, rng=rng, method=solver)
     sizes = np.bincount(comp, minlength=ncomp)
     parts = []  # (value, component, column) candidates
     blocks = []
     for c in range(ncomp):
         idx = np.flatnonzero(comp == c)
-        vals_c, V_c = _top_eigvecs_connected(N[idx][:, idx], r, rng, solver)
+        vals_c, V_c = leading_eigenvectors(N[idx][:, idx], r, rng=rng,
+                                             method=solver)
         blocks.append((idx, V_c))
         parts += [(float(v), c, j) for j, v in enumerate(vals_c)]
     parts.sort(key=lambda t: (-round(t[0], 10), -sizes[t[1]], t[1], t[2]))
@@ -134,7 +119,8 @@ class NcerEmbedding(graphclust.Solver):
     or to the number of nonzero singular values of ``C`` (anchor). A disconnected
     affinity graph is solved per connected component (exact multiplicity of the
     eigenvalue 0 of the Laplacian, which a Krylov solver on the whole matrix can miss);
-    dense eigendecomposition for components below 600 points, ARPACK (``eigsh``) above.
+    dense or ARPACK per component (and for the anchor Gram matrix) by the rule of
+    :func:`graphclust.numerics.leading_eigenvectors` unless ``eigen_solver`` forces one.
     """
 
     name = "ncer-embedding"
@@ -147,7 +133,7 @@ class NcerEmbedding(graphclust.Solver):
         None, doc="Embedding dimension r (Algorithm 1); None = n_clusters.",
         check=graphclust.optional(graphclust.integer(1)))
     eigen_solver: str = graphclust.param(
-        "auto", doc="'auto' (dense below 600 points, else ARPACK), 'arpack' or 'dense'.",
+        "auto", doc="'auto' (graphclust.numerics' dense-vs-ARPACK rule), 'arpack' or 'dense'.",
         check=graphclust.one_of("auto", "arpack", "dense"))
 
     def solve(self, graph, X, n_clusters, ctx):
@@ -187,10 +173,8 @@ class NcerEmbedding(graphclust.Solver):
         B = graph.B()
         C = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(graph.n, graph.n)) @ B)
         G = (C.T @ C).toarray() if sp.issparse(C) else C.T @ C
-        G = 0.5 * (G + G.T)
-        s2, U = np.linalg.eigh(G)
-        order = np.argsort(-s2, kind="stable")
-        s2, U = s2[order], U[:, order]
+        s2, U = leading_eigenvectors(G, r, rng=ctx.rng("ncer-embedding"),
+                                     method=self.eigen_solver)
         positive = int(np.sum(s2 > 1e-12 * max(s2[0], 1e-300)))
         if r > positive:
             warnings.warn(f"ncer-embedding: r={r} exceeds the rank {positive} of the anchor "
