@@ -16,7 +16,8 @@ from graphclust._composer import compose
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
-from graphclust._pipeline import Pipeline, check_input, float_dtype
+from graphclust._pipeline import Pipeline, check_input
+from graphclust.numerics import float_dtype
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, merge_overrides, read_spec
 

@@ -14,18 +14,9 @@ from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import Context, Metric, Part
 from graphclust._solution import Solution
+from graphclust.numerics import float_dtype
 
 __all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
-
-
-def float_dtype(dtype) -> type:
-    """The float type data of ``dtype`` are computed in: float32 for float32 and for
-    integers (and booleans) of at most 16 bits, which float32 holds exactly; float64
-    otherwise."""
-    dtype = np.dtype(dtype)
-    if dtype == np.float32 or (dtype.kind in "biu" and dtype.itemsize <= 2):
-        return np.float32
-    return np.float64
 
 
 def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:

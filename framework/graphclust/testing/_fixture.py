@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from graphclust.numerics import gaussian_anchor_rows, nearest_anchors, self_tuning_sigma
 from graphclust._checks import integer
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, safe_inverse
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
@@ -46,20 +47,14 @@ def make_blobs(n: int = 60, d: int = 4, k: int = 3, *, seed: int = 0,
 
 def _anchor_rows(X: np.ndarray, U: np.ndarray, s: int,
                  sigma: float | None = None) -> tuple[sp.csr_array, float]:
-    """Gaussian weights on the ``s`` nearest anchors, rows summing to one (dense, tiny)."""
+    """Gaussian weights on the ``s`` nearest anchors, rows summing to one (the core's
+    numerics: blocked nearest anchors, self-tuning bandwidth)."""
     X = np.asarray(X, dtype=np.float64)
     U = np.asarray(U, dtype=np.float64)
-    d2 = np.maximum((X * X).sum(1)[:, None] - 2 * X @ U.T + (U * U).sum(1)[None, :], 0.0)
-    s = min(s, U.shape[0])
-    idx = np.argsort(d2, axis=1, kind="stable")[:, :s]
-    dd = np.take_along_axis(d2, idx, axis=1)
+    idx, d2 = nearest_anchors(X, U, min(s, U.shape[0]))
     if sigma is None:
-        sigma = float(np.mean(np.sqrt(dd[:, -1]))) or 1.0
-    w = np.exp(-(dd - dd[:, :1]) / (sigma * sigma))
-    w /= w.sum(axis=1, keepdims=True)
-    n = X.shape[0]
-    Z = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * s + 1, s)), shape=(n, U.shape[0]))
-    return Z, sigma
+        sigma = self_tuning_sigma(d2)
+    return gaussian_anchor_rows(idx, d2, U.shape[0], sigma * sigma), sigma
 
 
 @part
