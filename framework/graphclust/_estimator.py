@@ -158,7 +158,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                 given[key] = GivenAnchors(points=value)
             elif key == "graph" and _is_array_like(value):
                 given[key] = GivenGraph(matrix=value)
-            elif key in SECTIONS and not isinstance(value, (dict, type(None))):
+            elif key in SECTIONS and not isinstance(value, (dict, str, type(None))):
                 given[key] = value  # a part instance; the composer checks it
             else:
                 plain[key] = value
@@ -212,16 +212,18 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                     raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
                                      f"({', '.join(SECTIONS)})")
                 nested.setdefault(sec, {})[sub] = value
-            elif key in SECTIONS:
-                nested.setdefault(key, {}).update(value if isinstance(value, dict) else {})
-                if not isinstance(value, dict):
-                    plain.setdefault("overrides", dict(self.overrides or {}))[key] = value
+            elif key in SECTIONS and isinstance(value, dict):
+                nested.setdefault(key, {}).update(value)
+            elif key in SECTIONS:  # a part instance, a name (adapter = "...") or None
+                plain.setdefault("overrides", dict(self.overrides or {}))[key] = value
             else:
                 plain[key] = value
         if nested:
             overrides = dict(plain.pop("overrides", None) or self.overrides or {})
             for sec, values in nested.items():
                 current = overrides.get(sec)
+                if isinstance(current, str):  # adapter = "<name>" shorthand
+                    current = {"name": current}
                 overrides[sec] = {**current, **values} if isinstance(current, dict) else values
             plain["overrides"] = overrides
         if plain:
