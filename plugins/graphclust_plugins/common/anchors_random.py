@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
 from graphclust.neighbors import clamp_anchors
 from graphclust_plugins.common._labels import dense_features
+
+
+@attrs.frozen
+class RandomAnchorState(graphclust.FittedState):
+    """What ``random`` keeps in ``Anchors.state``.
+
+    Attributes
+    ----------
+    indices : ndarray of shape (m,)
+        The drawn row indices of the training data, ascending.
+    """
+
+    indices: np.ndarray = attrs.field(eq=attrs.cmp_using(eq=np.array_equal))
 
 
 @graphclust.part
@@ -15,7 +29,8 @@ class RandomAnchors(graphclust.AnchorSelector):
 
     The cheap landmark choice of landmark-based spectral clustering (Cai & Chen 2015).
     ``n_anchors > n`` is clamped to ``n`` with a warning (every point is an anchor).
-    The drawn row indices are kept in ``Anchors.info["indices"]``; no assignment.
+    The drawn row indices are kept in ``Anchors.state`` (a :class:`RandomAnchorState`);
+    no assignment.
     """
 
     name = "random"
@@ -28,4 +43,4 @@ class RandomAnchors(graphclust.AnchorSelector):
         m = clamp_anchors(self.n_anchors, n, who="anchors 'random'")
         idx = np.sort(ctx.rng("anchors.random").choice(n, size=m, replace=False))
         pts = dense_features(X[idx])
-        return graphclust.Anchors(points=pts, info={"indices": idx})
+        return graphclust.Anchors(points=pts, state=RandomAnchorState(indices=idx))

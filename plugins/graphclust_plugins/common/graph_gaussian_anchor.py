@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
@@ -18,6 +19,22 @@ def mean_sq_distance(X: np.ndarray, U: np.ndarray) -> float:
     xm = X.mean(axis=0, dtype=np.float64)
     um = U.mean(axis=0, dtype=np.float64)
     return max(x_sq + u_sq - 2.0 * float(xm @ um), 0.0)
+
+
+@attrs.frozen
+class GaussianAnchorState(graphclust.FittedState):
+    """What ``gaussian-anchor`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    sigma : float
+        The bandwidth σ used at fit time (given, or the mean squared distance rule).
+    n_neighbors : int
+        Anchors kept per point ``s``, after clamping to the number of anchors.
+    """
+
+    sigma: float
+    n_neighbors: int
 
 
 @graphclust.part
@@ -37,7 +54,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     ``exp(−(d² − d²_min)/(2σ²))`` per row, which the row normalisation makes identical
     to the formula but which cannot underflow to an all-zero row; a zero σ (all points
     equal to all anchors) gives equal weights. :meth:`transform` builds rows of Z for
-    new points with the fitted σ.
+    new points with the fitted σ (kept in ``graph.state``, a :class:`GaussianAnchorState`).
     """
 
     name = "gaussian-anchor"
@@ -70,12 +87,12 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         U = np.asarray(anchors.points, dtype=X.dtype if X.dtype == np.float32 else np.float64)
         sigma = float(self.sigma) if self.sigma is not None else mean_sq_distance(X, U)
         Z = self._rows(X, U, sigma)
-        return graphclust.AnchorGraph(Z, anchors=anchors,
-                                      info={"sigma": sigma, "n_neighbors": min(self.n_neighbors,
-                                                                               U.shape[0])})
+        state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
+        return graphclust.AnchorGraph(Z, anchors=anchors, state=state)
 
     def transform(self, X_new, graph):
+        state = graphclust.fitted_state(graph, GaussianAnchorState, f"graph {self.name!r}")
         X_new = dense_features(X_new)
         U = np.asarray(graph.anchors.points)
         U = U.astype(X_new.dtype if X_new.dtype == np.float32 else np.float64, copy=False)
-        return self._rows(X_new, U, float(graph.info["sigma"]))
+        return self._rows(X_new, U, state.sigma)

@@ -4,13 +4,31 @@ from __future__ import annotations
 
 import warnings
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
 import graphclust
 from graphclust.neighbors import nearest_anchors
 
-__all__ = ["OngrAnchorGraph", "gaussian_anchor_rows", "gaussian_rows_from_distances"]
+__all__ = ["OngrAnchorGraph", "OngrAnchorState", "gaussian_anchor_rows",
+           "gaussian_rows_from_distances"]
+
+
+@attrs.frozen
+class OngrAnchorState(graphclust.FittedState):
+    """What ``ongr-anchor`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    sigma : float
+        The bandwidth σ of Eq. 12 fixed at fit time (given, or the self-tuning rule).
+    n_neighbors : int
+        Nearest anchors kept per point ``s``, after clamping to the number of anchors.
+    """
+
+    sigma: float
+    n_neighbors: int
 
 
 def _as_float(X, U):
@@ -84,7 +102,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
     Bandwidth rule (the paper only says "self-tuning bandwidth [Chen et al. 2011]"):
     following Liu et al. (2010), whose construction Eq. 12 cites, ``σ`` is the mean over
     all points of the (unsquared) distance to their ``s``-th nearest anchor, and the
-    kernel has no factor 2. ``σ`` is fixed at fit time and stored in ``graph.info`` so
+    kernel has no factor 2. ``σ`` is fixed at fit time and stored in ``graph.state`` so
     that :meth:`transform` places new points with the same kernel. A positive
     ``bandwidth`` overrides the rule.
 
@@ -134,17 +152,16 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         Z, sigma = gaussian_anchor_rows(X, U, s, self.bandwidth, self.block_size)
         return graphclust.AnchorGraph(
             Z, anchors=anchors,
-            info={"sigma": sigma, "n_neighbors": s,
-                  "bandwidth_rule": "given" if self.bandwidth is not None
-                  else "mean distance to the s-th nearest anchor"})
+            info={"bandwidth_rule": "given" if self.bandwidth is not None
+                  else "mean distance to the s-th nearest anchor"},
+            state=OngrAnchorState(sigma=float(sigma), n_neighbors=s))
 
     def transform(self, X_new, graph):
         """Rows of ``Z`` for new points with the fitted anchors and bandwidth."""
         if graph.anchors is None:
             raise graphclust.InputError("graph 'ongr-anchor': the graph has no anchors to place "
                                         "new points against")
+        state = graphclust.fitted_state(graph, OngrAnchorState, f"graph {self.name!r}")
         X_new, U = _as_float(X_new, graph.anchors.points)
-        s = int(graph.info.get("n_neighbors", min(self.n_neighbors, U.shape[0])))
-        sigma = float(graph.info["sigma"])
-        Z, _ = gaussian_anchor_rows(X_new, U, s, sigma, self.block_size)
+        Z, _ = gaussian_anchor_rows(X_new, U, state.n_neighbors, state.sigma, self.block_size)
         return Z
