@@ -159,7 +159,8 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
     produced = graph.produces if graph is not None else None
     if adapter is not None:
         out.extend(_adapter_problems(graph, adapter, solver, registry, prefix))
-    elif solver is not None and produced is not None and produced not in solver.accepts:
+    elif (spec.adapter is None  # an adapter that failed to build was reported already
+          and solver is not None and produced is not None and produced not in solver.accepts):
         fits = [r.name for r in registry.graphs.records() if r.cls.produces in solver.accepts]
         msg = (f"solver {solver.name!r} accepts {_kinds(solver.accepts)} graphs, "
                f"but graph builder {graph.name!r} produces an {produced} graph")
