@@ -6,18 +6,16 @@ import copy
 import pickle
 
 import attrs
+import graphclust
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graphclust_plugins.common.adapter_anchor_level import AnchorLevelAdapter
+from graphclust_plugins.common.anchors_random import RandomAnchors, RandomAnchorState
+from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph, GaussianAnchorState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
-
-import graphclust
-from graphclust_plugins.common.adapter_anchor_level import AnchorLevelAdapter
-from graphclust_plugins.common.anchors_random import RandomAnchors, RandomAnchorState
-from graphclust_plugins.common.graph_gaussian_anchor import (GaussianAnchorGraph,
-                                                             GaussianAnchorState)
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")
 

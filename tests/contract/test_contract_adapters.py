@@ -20,13 +20,17 @@ adapter, on the kit's fixture graphs and with the kit's solver and roundings:
 from __future__ import annotations
 
 import attrs
+import graphclust
 import numpy as np
 import pytest
-
-import graphclust
 from graphclust._registry import NAME_PATTERN
-from graphclust.testing import (KitAnchors, KitAnchorGraph, KitArgmaxRounding, KitSolver,
-                                make_fixture)
+from graphclust.testing import (
+    KitAnchorGraph,
+    KitAnchors,
+    KitArgmaxRounding,
+    KitSolver,
+    make_fixture,
+)
 
 ADAPTERS = graphclust.get_registry().adapters.records()
 pytestmark = pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")

@@ -2,14 +2,12 @@
 
 from typing import ClassVar
 
+import graphclust as gc
 import numpy as np
 import pytest
-from sklearn.base import clone
-
-import graphclust as gc
 from graphclust import IncompatiblePartsError, SpecError, UnknownPartError, compose
 from graphclust._spec import merge_overrides
-
+from sklearn.base import clone
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import graphclust
+import numpy as np
 from graphclust import Adapted, AnchorGraph, Context, Solution
 
 __all__ = ["AnchorLevelAdapter"]
