@@ -94,6 +94,13 @@ class Pipeline:
         self.solver = solver
         self.rounding = rounding
         self.metrics = list(metrics or [])
+        if isinstance(adapter, str):  # the pre-part form: a registered adapter's name
+            warnings.warn("Pipeline(adapter=<name>) is deprecated: pass an Adapter part, e.g. "
+                          "graphclust.resolve_part({'name': name}, 'adapter')",
+                          DeprecationWarning, stacklevel=2)
+            from graphclust._composer import resolve_part
+
+            adapter = resolve_part({"name": adapter}, "adapter")
         self.adapter = adapter
         self.n_clusters = n_clusters
         self.seed = seed

@@ -112,6 +112,14 @@ def test_composer_offers_the_adapter_for_an_affinity_only_solver():
     assert "remove the adapter" in problems["adapter"]
 
 
+def test_pipeline_given_an_adapter_name_still_works_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="pass an Adapter part"):
+        pipe = graphclust.Pipeline(adapter="anchor-level")
+    assert isinstance(pipe.adapter, AnchorLevelAdapter)
+    with pytest.raises(graphclust.UnknownPartError), pytest.warns(DeprecationWarning):
+        graphclust.Pipeline(adapter="anchor-levle")
+
+
 # -- typed fitted state ---------------------------------------------------------------
 
 def test_state_fields_are_typed_and_frozen(rng):
