@@ -87,7 +87,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Per-section overrides, merged into the spec: ``{"graph": {"n_neighbors": 15}}``.
         A section may also be given as a part instance, ``anchors`` as an ``(m, d)``
         array of anchors, ``graph`` as a precomputed sparse ``n x n`` affinity or
-        ``n x m`` matrix ``Z``.
+        ``n x m`` matrix ``Z``. ``adapter`` may be given by name
+        (``adapter="anchor-level"``), as a table, a part instance, or ``None`` to drop it;
+        its parameters grid-search as ``adapter__<parameter>``.
     **kwargs
         Shorthand for ``overrides``: ``GraphClustering("ncut", graph={"n_neighbors": 15})``.
 
