@@ -4,6 +4,7 @@ Data flow::
 
     X ─► AnchorSelector ─► Anchors            (optional)
       └► GraphBuilder(X, anchors?) ─► AffinityGraph | AnchorGraph
+         Adapter.adapt(graph, X?) ─► Adapted graph   (optional; Adapter.lift after the solver)
          Solver(graph, X?, k) ─► Solution
          Rounding(solution, k) ─► labels
          Metric(labels, y?, graph?) ─► float
@@ -26,8 +27,18 @@ from graphclust._errors import (
     SpecError,
     UnknownPartError,
 )
-from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, Graph, safe_inverse
+from graphclust._graphs import (
+    AffinityGraph,
+    Anchors,
+    AnchorGraph,
+    FittedState,
+    Graph,
+    fitted_state,
+    safe_inverse,
+)
 from graphclust._parts import (
+    Adapted,
+    Adapter,
     AnchorSelector,
     Context,
     GraphBuilder,
@@ -52,6 +63,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "Adapted",
+    "Adapter",
     "AffinityGraph",
     "AnchorGraph",
     "AnchorSelector",
@@ -68,6 +81,7 @@ __all__ = [
     "Context",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "FittedState",
     "Graph",
     "GraphBuilder",
     "GraphClustering",
@@ -94,6 +108,7 @@ __all__ = [
     "any_of",
     "boolean",
     "clamp_anchors",
+    "fitted_state",
     "get_plugin_manager",
     "get_registry",
     "hookimpl",

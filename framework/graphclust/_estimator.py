@@ -174,7 +174,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                 given[key] = GivenAnchors(points=value)
             elif key == "graph" and _is_array_like(value):
                 given[key] = GivenGraph(matrix=value)
-            elif key in SECTIONS and not isinstance(value, (dict, type(None))):
+            elif key in SECTIONS and not isinstance(value, (dict, str, type(None))):
                 given[key] = value  # a part instance; the composer checks it
             else:
                 plain[key] = value

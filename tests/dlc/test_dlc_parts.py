@@ -102,7 +102,7 @@ def test_landmark_codes_graph_and_transform(blobs):
     graph = builder.build(X, anchors, ctx)
     assert isinstance(graph, graphclust.AnchorGraph)
     assert graph.Z.shape == (150, 15)
-    assert graph.info["n_neighbors"] == 4 and graph.info["sigma"] == 0.7
+    assert graph.state.n_neighbors == 4 and graph.state.sigma == 0.7
     Znew = builder.transform(X[:7], graph)
     assert np.allclose(Znew.toarray(), graph.Z[:7].toarray())
     assert LandmarkCodes.can_transform()

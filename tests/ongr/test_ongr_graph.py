@@ -37,7 +37,7 @@ def test_matches_dense_reference(rng, s):
     U = rng.normal(size=(12, 4))
     g = _build(X, U, n_neighbors=s)
     Z_ref, sigma = _reference_Z(X, U, s)
-    assert g.info["sigma"] == pytest.approx(sigma)
+    assert g.state.sigma == pytest.approx(sigma) and g.state.n_neighbors == s
     np.testing.assert_allclose(g.Z.toarray(), Z_ref, atol=1e-12)
     assert np.all(np.diff(g.Z.indptr) == s)
 
@@ -81,14 +81,14 @@ def test_points_on_anchors_give_uniform_weights():
     U = np.repeat(np.eye(3), 2, axis=0)
     g = _build(X, U, n_neighbors=2)  # every point has 2 anchors at distance 0: σ = 0
     np.testing.assert_allclose(g.Z.data, 0.5)
-    assert g.info["sigma"] == 1.0
+    assert g.state.sigma == 1.0
 
 
 def test_s_larger_than_m_is_clamped(rng):
     X = rng.normal(size=(20, 2))
     with pytest.warns(graphclust.GraphClustWarning, match="n_neighbors"):
         g = _build(X, X[:3].copy(), n_neighbors=5)
-    assert g.info["n_neighbors"] == 3
+    assert g.state.n_neighbors == 3
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0)
 
 

@@ -91,7 +91,8 @@ def test_leaf_search_with_fewer_candidates_is_close_and_valid():
     anchors = BKHK(n_anchors=128).select(X, ctx)
     ex = AdaptiveAnchorGraph(n_neighbors=5, search="exact").build(X, anchors, ctx)
     lf = AdaptiveAnchorGraph(n_neighbors=5, search="leaf", candidates=2).build(X, anchors, ctx)
-    assert lf.info["leaf_candidates"].shape == (128, 10)
+    assert lf.state.leaf_candidates.shape == (128, 10)
+    assert ex.state.leaf_candidates is None
     np.testing.assert_allclose(lf.Z.sum(axis=1), 1.0)
     Ze, Zl = ex.Z.toarray(), lf.Z.toarray()
     same_support = np.mean([(set(np.flatnonzero(a)) == set(np.flatnonzero(b)))

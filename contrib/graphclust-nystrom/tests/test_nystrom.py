@@ -112,7 +112,7 @@ def test_bandwidth_rule_order():
     graph = NystromLandmarkGraph(n_neighbors=3).build(X, anchors, Context())
     sol = NystromSolver().solve(graph, X, 2, Context())
     assert sol.info["bandwidth_rule"] == "from the graph"
-    assert sol.info["sigma"] == graph.info["nystrom_sigma"]
+    assert sol.info["sigma"] == graph.state.sigma
     bare = AnchorGraph(graph.Z, anchors=anchors)
     assert NystromSolver().solve(bare, X, 2, Context()).info["bandwidth_rule"] == "self-tuning"
     assert NystromSolver(bandwidth=0.7).solve(graph, X, 2, Context()).info["sigma"] == 0.7

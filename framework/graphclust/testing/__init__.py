@@ -33,7 +33,7 @@ tiny parts in ``_fixture.py``.
 from __future__ import annotations
 
 from graphclust._checks import part_spec
-from graphclust.testing import anchors, graph, metric, rounding, solver
+from graphclust.testing import adapter, anchors, graph, metric, rounding, solver
 from graphclust.testing._common import COMMON_CHECKS, check_declarations, check_parameters
 from graphclust.testing._contract import (
     ContractViolation,
@@ -62,6 +62,7 @@ from graphclust.testing._runner import ContractCheck, check_part, iter_checks
 # One line per part kind the kit covers (a new kind: its module, then one line here).
 register_kind(anchors.CONTRACT)
 register_kind(graph.CONTRACT)
+register_kind(adapter.CONTRACT)
 register_kind(solver.CONTRACT)
 register_kind(rounding.CONTRACT)
 register_kind(metric.CONTRACT)

@@ -18,7 +18,8 @@ from threadpoolctl import threadpool_limits
 
 from graphclust.numerics import gaussian_anchor_rows, nearest_anchors, self_tuning_sigma
 from graphclust._checks import integer
-from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, safe_inverse
+from graphclust._graphs import (AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state,
+                               safe_inverse)
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
 from graphclust._solution import Solution
 
@@ -73,6 +74,13 @@ class KitAnchors(AnchorSelector):
         return Anchors(U, assignment=np.asarray(assign, dtype=np.int64))
 
 
+@attrs.frozen
+class KitAnchorState(FittedState):
+    """What ``kit-anchor-graph`` keeps to place new points: its bandwidth σ."""
+
+    sigma: float
+
+
 @part
 class KitAnchorGraph(GraphBuilder):
     """Kit fixture: Gaussian weights on the ``s`` nearest anchors, rows summing to one."""
@@ -84,10 +92,11 @@ class KitAnchorGraph(GraphBuilder):
 
     def build(self, X: np.ndarray, anchors: Anchors | None, ctx: Context) -> AnchorGraph:
         Z, sigma = _anchor_rows(X, anchors.points, self.n_neighbors)
-        return AnchorGraph(Z, anchors=anchors, info={"sigma": sigma})
+        return AnchorGraph(Z, anchors=anchors, state=KitAnchorState(sigma=sigma))
 
     def transform(self, X_new: np.ndarray, graph: AnchorGraph) -> sp.csr_array:
-        return _anchor_rows(X_new, graph.anchors.points, self.n_neighbors, graph.info["sigma"])[0]
+        state = fitted_state(graph, KitAnchorState, f"graph {self.name!r}")
+        return _anchor_rows(X_new, graph.anchors.points, self.n_neighbors, state.sigma)[0]
 
 
 @part

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._parts import Adapted
 from graphclust._solution import Solution
 
 __all__ = ["snapshot", "differs"]
@@ -34,6 +35,8 @@ def snapshot(obj: Any) -> Any:
     if isinstance(obj, Solution):
         return ("solution", snapshot(obj.embedding), snapshot(obj.soft),
                 snapshot(obj.anchor_embedding), snapshot(obj.anchor_soft))
+    if isinstance(obj, Adapted):
+        return ("adapted", snapshot(obj.graph), snapshot(obj.X), obj.n_clusters)
     if isinstance(obj, (list, tuple)):
         return tuple(snapshot(o) for o in obj)
     return copy.deepcopy(obj)

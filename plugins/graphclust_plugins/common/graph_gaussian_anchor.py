@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
 from graphclust.numerics import (as_dense_float, gaussian_anchor_rows, mean_sq_distance,
                                  nearest_anchors)
+
+
+@attrs.frozen
+class GaussianAnchorState(graphclust.FittedState):
+    """What ``gaussian-anchor`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    sigma : float
+        The bandwidth σ used at fit time (given, or the mean squared distance rule).
+    n_neighbors : int
+        Anchors kept per point ``s``, after clamping to the number of anchors.
+    """
+
+    sigma: float
+    n_neighbors: int
 
 
 @graphclust.part
@@ -26,7 +43,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     ``exp(−(d² − d²_min)/(2σ²))`` per row, which the row normalisation makes identical
     to the formula but which cannot underflow to an all-zero row; a zero σ (all points
     equal to all anchors) gives equal weights. :meth:`transform` builds rows of Z for
-    new points with the fitted σ.
+    new points with the fitted σ (kept in ``graph.state``, a :class:`GaussianAnchorState`).
     """
 
     name = "gaussian-anchor"
@@ -51,11 +68,11 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         U = np.asarray(anchors.points).astype(X.dtype, copy=False)
         sigma = float(self.sigma) if self.sigma is not None else mean_sq_distance(X, U)
         Z = self._rows(X, U, sigma)
-        return graphclust.AnchorGraph(Z, anchors=anchors,
-                                      info={"sigma": sigma, "n_neighbors": min(self.n_neighbors,
-                                                                               U.shape[0])})
+        state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
+        return graphclust.AnchorGraph(Z, anchors=anchors, state=state)
 
     def transform(self, X_new, graph):
+        state = graphclust.fitted_state(graph, GaussianAnchorState, f"graph {self.name!r}")
         X_new = as_dense_float(X_new)
         U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
-        return self._rows(X_new, U, float(graph.info["sigma"]))
+        return self._rows(X_new, U, state.sigma)

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
 from graphclust_plugins.dlc._codes import gaussian_codes
 
-__all__ = ["LandmarkCodes"]
+__all__ = ["LandmarkCodes", "LandmarkCodesState"]
+
+
+@attrs.frozen
+class LandmarkCodesState(graphclust.FittedState):
+    """What ``landmark-codes`` keeps in ``AnchorGraph.state`` (read by the DLC solver).
+
+    Attributes
+    ----------
+    n_neighbors : int
+        Landmarks kept per point ``k``, after clamping to the number of landmarks.
+    sigma : float
+        The Gaussian bandwidth σ of the codes.
+    """
+
+    n_neighbors: int
+    sigma: float
 
 
 @graphclust.part
@@ -53,7 +70,8 @@ class LandmarkCodes(graphclust.GraphBuilder):
         k = int(min(self.n_neighbors, anchors.n_anchors))
         return graphclust.AnchorGraph(
             Z, anchors=anchors,
-            info={"n_neighbors": k, "sigma": float(self.sigma), "builder": self.name})
+            info={"n_neighbors": k, "sigma": float(self.sigma), "builder": self.name},
+            state=LandmarkCodesState(n_neighbors=k, sigma=float(self.sigma)))
 
     def transform(self, X_new, graph):
         if graph.anchors is None:

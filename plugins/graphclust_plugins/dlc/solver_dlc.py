@@ -12,6 +12,7 @@ import graphclust
 from graphclust.numerics import as_float
 from graphclust_plugins.dlc import _slc
 from graphclust_plugins.dlc._codes import gaussian_codes
+from graphclust_plugins.dlc.graph_landmark_codes import LandmarkCodesState
 
 __all__ = ["DLCSolver", "layer_selector", "LAYER_KMEANS_ITER"]
 
@@ -52,8 +53,10 @@ class DLCSolver(graphclust.Solver):
     The embedding is the last layer's codes, one row per point, for k-means rounding.
 
     The first layer's landmarks and codes come from the pipeline (its anchor selector
-    and the ``landmark-codes`` graph); the graph's ``n_neighbors``/``sigma`` are reused
-    for later layers unless ``layer_neighbors``/``layer_sigma`` are given.
+    and the ``landmark-codes`` graph); that graph's ``n_neighbors``/``sigma`` (its typed
+    state) are reused for later layers unless ``layer_neighbors``/``layer_sigma`` are
+    given. On an anchor graph from another builder, later layers use the paper's
+    ``k = 5`` and ``σ = 1``.
 
     Implementation (exact reformulation, see :mod:`graphclust_plugins.dlc._slc`)
     -------------------------------------------------------------------------
@@ -107,10 +110,12 @@ class DLCSolver(graphclust.Solver):
                   "~10 iterations and as many landmarks as layer 1 (Section 3.4).",
         check=graphclust.optional(graphclust.part_spec("anchors")))
     layer_neighbors: object = graphclust.param(
-        None, doc="k nearest landmarks in layers 2..L; None: the graph's n_neighbors.",
+        None, doc="k nearest landmarks in layers 2..L; None: the landmark-codes graph's k "
+                  "(else 5).",
         check=graphclust.optional(graphclust.integer(1)))
     layer_sigma: object = graphclust.param(
-        None, doc="Gaussian bandwidth σ in layers 2..L; None: the graph's sigma.",
+        None, doc="Gaussian bandwidth σ in layers 2..L; None: the landmark-codes graph's σ "
+                  "(else 1).",
         check=graphclust.optional(graphclust.real(0, low_open=True)))
     embedding: str = graphclust.param(
         "compact", doc="'compact': isometric n×r copy of the last codes; 'codes': the n×m codes Aᵀ.",
@@ -130,8 +135,9 @@ class DLCSolver(graphclust.Solver):
         n, d = X.shape
         if graph.n != n:
             raise ValueError(f"solver 'dlc': graph has {graph.n} points but X has {n}")
-        k = self.layer_neighbors or graph.info.get("n_neighbors", 5)
-        sigma = self.layer_sigma or graph.info.get("sigma", 1.0)
+        codes = graph.state if isinstance(graph.state, LandmarkCodesState) else None
+        k = self.layer_neighbors or (codes.n_neighbors if codes is not None else 5)
+        sigma = self.layer_sigma or (codes.sigma if codes is not None else 1.0)
         m1 = graph.n_anchors
         progress = ctx.progress
         progress.start(self.n_layers * self.n_iter)

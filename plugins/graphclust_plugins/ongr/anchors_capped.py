@@ -50,4 +50,5 @@ class CappedAnchors(graphclust.AnchorSelector):
         anchors = clone(base).set_params(n_anchors=m).select(X, ctx)
         info = dict(anchors.info)
         info.update({"capped_from": int(self.n_anchors), "base": base.name})
-        return graphclust.Anchors(points=anchors.points, assignment=anchors.assignment, info=info)
+        return graphclust.Anchors(points=anchors.points, assignment=anchors.assignment, info=info,
+                                  state=anchors.state)

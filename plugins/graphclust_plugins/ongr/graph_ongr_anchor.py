@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
 from graphclust.numerics import (as_float, clamp_neighbors, gaussian_anchor_rows,
                                  nearest_anchors, self_tuning_sigma)
 
-__all__ = ["OngrAnchorGraph"]
+__all__ = ["OngrAnchorGraph", "OngrAnchorState"]
+
+
+@attrs.frozen
+class OngrAnchorState(graphclust.FittedState):
+    """What ``ongr-anchor`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    sigma : float
+        The bandwidth σ of Eq. 12 fixed at fit time (given, or the self-tuning rule).
+    n_neighbors : int
+        Nearest anchors kept per point ``s``, after clamping to the number of anchors.
+    """
+
+    sigma: float
+    n_neighbors: int
 
 
 @graphclust.part
@@ -22,7 +39,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
     Bandwidth rule (the paper only says "self-tuning bandwidth [Chen et al. 2011]"):
     following Liu et al. (2010), whose construction Eq. 12 cites, ``σ`` is the mean over
     all points of the (unsquared) distance to their ``s``-th nearest anchor, and the
-    kernel has no factor 2. ``σ`` is fixed at fit time and stored in ``graph.info`` so
+    kernel has no factor 2. ``σ`` is fixed at fit time and stored in ``graph.state`` so
     that :meth:`transform` places new points with the same kernel. A positive
     ``bandwidth`` overrides the rule.
 
@@ -71,16 +88,16 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         Z, sigma = self._rows(X, U, s, self.bandwidth)
         return graphclust.AnchorGraph(
             Z, anchors=anchors,
-            info={"sigma": sigma, "n_neighbors": s,
-                  "bandwidth_rule": "given" if self.bandwidth is not None
-                  else "mean distance to the s-th nearest anchor"})
+            info={"bandwidth_rule": "given" if self.bandwidth is not None
+                  else "mean distance to the s-th nearest anchor"},
+            state=OngrAnchorState(sigma=float(sigma), n_neighbors=s))
 
     def transform(self, X_new, graph):
         """Rows of ``Z`` for new points with the fitted anchors and bandwidth."""
         if graph.anchors is None:
             raise graphclust.InputError("graph 'ongr-anchor': the graph has no anchors to place "
                                         "new points against")
+        state = graphclust.fitted_state(graph, OngrAnchorState, f"graph {self.name!r}")
         X_new = as_float(X_new)
         U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
-        s = int(graph.info.get("n_neighbors", min(self.n_neighbors, U.shape[0])))
-        return self._rows(X_new, U, s, float(graph.info["sigma"]))[0]
+        return self._rows(X_new, U, state.n_neighbors, state.sigma)[0]

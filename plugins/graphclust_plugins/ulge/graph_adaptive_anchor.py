@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
@@ -10,7 +11,23 @@ from graphclust.numerics import (adaptive_anchor_rows, as_float, common_float_dt
                                  default_block_size, nearest_anchors, smallest_per_row,
                                  sq_distances)
 
-__all__ = ["AdaptiveAnchorGraph", "leaf_candidates"]
+__all__ = ["AdaptiveAnchorGraph", "AdaptiveAnchorState", "leaf_candidates"]
+
+
+@attrs.frozen
+class AdaptiveAnchorState(graphclust.FittedState):
+    """What ``adaptive-anchor`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    leaf_candidates : ndarray of shape (m, c) or None
+        For ``search='leaf'``: the candidate anchors searched for a point whose nearest
+        anchor is ``j`` (row ``j``); ``None`` when every anchor is searched.
+    """
+
+    leaf_candidates: np.ndarray | None = attrs.field(
+        default=None, eq=attrs.cmp_using(eq=lambda a, b: np.array_equal(a, b)
+                                         if a is not None and b is not None else a is b))
 
 
 def leaf_candidates(U: np.ndarray, n_candidates: int) -> np.ndarray:
@@ -134,9 +151,8 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
             own = None
         Z = self._rows(X, U, None if own is None else np.asarray(own, dtype=np.int64), cand)
         info = {"n_neighbors": k, "search": self.search}
-        if cand is not None:
-            info["leaf_candidates"] = cand
-        return graphclust.AnchorGraph(Z, anchors=anchors, info=info)
+        return graphclust.AnchorGraph(Z, anchors=anchors, info=info,
+                                      state=AdaptiveAnchorState(leaf_candidates=cand))
 
     def transform(self, X_new, graph) -> sp.csr_array:
         """Rows of ``Z`` for new points (for ``search='leaf'``: nearest anchor first)."""
@@ -144,5 +160,6 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         U = np.asarray(graph.anchors.points)
         if X_new.dtype == np.float32:
             U = U.astype(np.float32)
-        cand = graph.info.get("leaf_candidates")
+        state = graphclust.fitted_state(graph, AdaptiveAnchorState, f"graph {self.name!r}")
+        cand = state.leaf_candidates
         return self._rows(X_new, U, None, cand if self.search == "leaf" else None)

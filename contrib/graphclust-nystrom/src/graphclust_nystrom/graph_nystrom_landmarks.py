@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
@@ -9,7 +10,23 @@ from graphclust.numerics import clamp_neighbors, gaussian_anchor_rows, nearest_a
 
 from graphclust_nystrom._kernel import self_tuning_sigma
 
-__all__ = ["NystromLandmarkGraph"]
+__all__ = ["NystromLandmarkGraph", "NystromLandmarkState"]
+
+
+@attrs.frozen
+class NystromLandmarkState(graphclust.FittedState):
+    """What ``nystrom-landmarks`` keeps in ``AnchorGraph.state``.
+
+    Attributes
+    ----------
+    sigma : float
+        The kernel bandwidth σ fixed at fit time (read by the ``nystrom`` solver).
+    n_neighbors : int
+        Landmarks kept per point ``s``, after clamping (to place new points).
+    """
+
+    sigma: float
+    n_neighbors: int
 
 
 def _float(A) -> np.ndarray:
@@ -24,9 +41,10 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
     selector) with weights ``exp(-‖x - l‖² / (2σ²))`` normalised to sum to one per row,
     the Gaussian affinity of Fowlkes et al. (2004, Sec. 3) restricted to the nearest
     landmarks. Its main job in a pipeline is to fix the bandwidth ``σ`` that the
-    :class:`~graphclust_nystrom.solver_nystrom.NystromSolver` uses for the full point-to-landmark
-    kernel (stored as ``graph.info["nystrom_sigma"]``); the sparse ``Z`` gives the
-    pipeline its connectivity check and places new points (:meth:`transform`).
+    :class:`~graphclust_nystrom.solver_nystrom.NystromSolver` uses for the full
+    point-to-landmark kernel (kept in ``graph.state``, a :class:`NystromLandmarkState`); the
+    sparse ``Z`` gives the pipeline its connectivity check and places new points
+    (:meth:`transform`).
 
     Bandwidth rule (the paper sets σ by hand per image): ``σ`` is the mean over all
     points of the distance to their ``s``-th nearest landmark; a positive ``bandwidth``
@@ -58,10 +76,10 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
         sigma = float(self.bandwidth) if self.bandwidth is not None else self_tuning_sigma(X, L, s)
         Z = self._rows(X, L, s, sigma)
         return graphclust.AnchorGraph(Z, anchors=anchors,
-                                      info={"nystrom_sigma": sigma, "n_neighbors": s})
+                                      state=NystromLandmarkState(sigma=sigma, n_neighbors=s))
 
     def transform(self, X_new, graph):
         """Rows of ``Z`` for new points with the fitted landmarks and bandwidth."""
+        state = graphclust.fitted_state(graph, NystromLandmarkState, f"graph {self.name!r}")
         L = _float(graph.anchors.points)
-        s = int(graph.info.get("n_neighbors", min(self.n_neighbors, L.shape[0])))
-        return self._rows(_float(X_new), L, s, float(graph.info["nystrom_sigma"]))
+        return self._rows(_float(X_new), L, state.n_neighbors, state.sigma)

@@ -10,6 +10,7 @@ from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors
 
 from graphclust_nystrom._kernel import kernel_blocks, gaussian_kernel, self_tuning_sigma
+from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkState
 
 __all__ = ["NystromSolver", "nystrom_embedding"]
 
@@ -92,7 +93,7 @@ class NystromSolver(graphclust.Solver):
     with k-means on row-normalised rows, ``normalize_rows = true``).
 
     Kernel ``exp(-‖x - l‖² / (2σ²))`` with ``σ`` from ``bandwidth``, else from the
-    ``nystrom-landmarks`` graph (``graph.info["nystrom_sigma"]``), else the mean
+    ``nystrom-landmarks`` graph (its ``NystromLandmarkState``), else the mean
     distance of the points to their ``n_neighbors``-th nearest landmark. Only the
     anchors of the graph are used, so any anchor selector (``random`` as in the paper,
     ``kmeans``, ``bkhk``) and any anchor-graph builder can precede it.
@@ -134,8 +135,8 @@ class NystromSolver(graphclust.Solver):
         X = np.asarray(X, dtype=np.float64)
         if self.bandwidth is not None:
             sigma, rule = float(self.bandwidth), "given"
-        elif "nystrom_sigma" in graph.info:
-            sigma, rule = float(graph.info["nystrom_sigma"]), "from the graph"
+        elif isinstance(graph.state, NystromLandmarkState):
+            sigma, rule = graph.state.sigma, "from the graph"
         else:
             sigma, rule = self_tuning_sigma(X, L, self.n_neighbors), "self-tuning"
         ctx.progress.start(3)
