@@ -28,7 +28,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
 
     Each point is linked to its ``K`` nearest representatives (the anchors) with
     Gaussian weights ``b_ij = exp(−d_ij² / (2σ²))`` of the Euclidean distance ``d_ij``,
-    ``σ`` the mean of those ``n·K`` distances (U-SPEC Sec. 3.2 and the authors' code). The
+    ``σ`` the mean of those ``n·K`` distances (U-SPEC Sec. 3.2). The
     result is the sparse ``n x p`` cross-affinity ``B`` of the bipartite graph, stored
     *unnormalised* as the anchor graph's ``Z`` (the transfer cut takes its row sums as
     ``D_X``; other anchor solvers read it as any anchor graph).
