@@ -90,7 +90,7 @@ def test_predict_labels_training_points_as_fit():
     """Rule: predict recomputes each point's row of B with the fitted search structure and
     σ (identical rows) and the rounding normalises rows, which removes the degree factor of
     the out-of-sample rows, so training points get their fit labels."""
-    X, y = _blobs(seed=1)
+    X, _ = _blobs(seed=1)
     est = graphclust.GraphClustering("uspec", n_clusters=5, random_state=0,
                                      anchors={"n_anchors": 150}).fit(X)
     assert est.graph_.info["index"] is not None  # the approximate path is exercised
@@ -130,3 +130,18 @@ def test_uint8_input_runs_in_float32():
                                      anchors={"n_anchors": 60}).fit(X)
     assert est.anchors_.points.dtype == np.float32
     assert set(np.unique(est.labels_)) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("spec", [
+    # tcut on another bundle's anchor graph (row-stochastic Z: D_X = I)
+    {"anchors": {"name": "kmeans", "n_anchors": 60}, "graph": {"name": "gaussian-anchor"},
+     "solver": {"name": "tcut"}, "rounding": {"name": "kmeans", "normalize_rows": True}},
+    # the bipartite graph feeding the common spectral solver, on BKHK anchors
+    {"anchors": {"name": "bkhk", "n_anchors": 64}, "graph": {"name": "knr-bipartite"},
+     "solver": {"name": "spectral"}, "rounding": {"name": "kmeans", "normalize_rows": True}},
+])
+def test_parts_compose_with_other_bundles(spec):
+    X, y = _blobs(n=800, k=4, seed=3)
+    est = graphclust.GraphClustering(spec, n_clusters=4, random_state=0).fit(X)
+    assert adjusted_rand_score(y, est.labels_) > 0.95
+    np.testing.assert_array_equal(est.predict(X), est.labels_)

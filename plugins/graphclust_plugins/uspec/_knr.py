@@ -70,7 +70,9 @@ def grouped_nearest(X: np.ndarray, U: np.ndarray, owner: np.ndarray,
         return _grouped_nearest(X, U, owner, candidates, s, block_rows)
 
 
-def _grouped_nearest(X, U, owner, candidates, s, block_rows):
+def _grouped_nearest(X: np.ndarray, U: np.ndarray, owner: np.ndarray,
+                     candidates: list[np.ndarray], s: int,
+                     block_rows: int | None) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     X, Uw = _work(X, U)
     dtype = Uw.dtype

@@ -77,7 +77,8 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         U = np.asarray(U, dtype=X.dtype)
         return X, U
 
-    def _search(self, X, U, k, index: RepresentativeIndex | None):
+    def _search(self, X: np.ndarray, U: np.ndarray, k: int,
+                index: RepresentativeIndex | None) -> tuple[np.ndarray, np.ndarray]:
         if index is None:
             idx, sq = exact_nearest(X, U, k)
         else:
@@ -85,7 +86,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         return idx, np.sqrt(sq)
 
     @staticmethod
-    def _matrix(idx, w, p) -> sp.csr_array:
+    def _matrix(idx: np.ndarray, w: np.ndarray, p: int) -> sp.csr_array:
         n, k = idx.shape
         return sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, p))
 
