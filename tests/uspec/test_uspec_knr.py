@@ -79,8 +79,8 @@ def test_property_graph_rows(n, p, K, seed):
     U = rng.normal(size=(p, 3))
     builder = KNRBipartiteGraph(n_neighbors=K, candidates=1)
     g = builder.build(X, graphclust.Anchors(U), graphclust.Context(seed=seed))
-    index = g.info["index"]
-    assert g.info["sigma"] > 0
+    index = g.state.index
+    assert g.state.sigma > 0
     B = g.Z
     assert B.shape == (n, p) and np.all(np.diff(B.indptr) == K)
     assert np.all(B.data > 0) and np.all(B.data <= 1)
@@ -102,7 +102,7 @@ def test_property_graph_rows(n, p, K, seed):
     # weights are the Gaussian of the distances (B stores columns in index order)
     d = np.sqrt(((X[:, None, :] - U[idx]) ** 2).sum(-1))
     w = B.data.reshape(n, K)
-    np.testing.assert_allclose(w, np.maximum(np.exp(-d ** 2 / (2 * g.info["sigma"] ** 2)),
+    np.testing.assert_allclose(w, np.maximum(np.exp(-d ** 2 / (2 * g.state.sigma ** 2)),
                                              np.finfo(float).eps), rtol=1e-6)
 
 
@@ -111,15 +111,15 @@ def test_sigma_is_mean_knn_distance_and_exact_option():
     X, U = rng.normal(size=(150, 4)), rng.normal(size=(20, 4))
     g = KNRBipartiteGraph(search="exact").build(X, graphclust.Anchors(U), graphclust.Context())
     _, bd = brute(X, U, 5)
-    assert g.info["sigma"] == pytest.approx(np.sqrt(bd).mean())
-    assert g.info["index"] is None
+    assert g.state.sigma == pytest.approx(np.sqrt(bd).mean())
+    assert g.state.index is None
 
 
 def test_transform_reproduces_training_rows():
     X, U = separated(seed=5)
     builder = KNRBipartiteGraph()
     g = builder.build(X, graphclust.Anchors(U), graphclust.Context(seed=1))
-    assert g.info["index"] is not None
+    assert g.state.index is not None
     Bn = builder.transform(X[::7], g)
     np.testing.assert_allclose(Bn.toarray(), g.Z[np.arange(0, X.shape[0], 7)].toarray(),
                                rtol=1e-6)
@@ -129,7 +129,7 @@ def test_float32_and_degenerate_sigma():
     X = np.ones((20, 3), dtype=np.float32)
     U = np.ones((4, 3), dtype=np.float32)
     g = KNRBipartiteGraph(n_neighbors=9).build(X, graphclust.Anchors(U), graphclust.Context())
-    assert g.info["sigma"] == 0.0 and g.info["n_neighbors"] == 4
+    assert g.state.sigma == 0.0 and g.state.n_neighbors == 4
     np.testing.assert_array_equal(g.Z.data, 1.0)
 
 

@@ -93,7 +93,7 @@ def test_predict_labels_training_points_as_fit():
     X, _ = _blobs(seed=1)
     est = graphclust.GraphClustering("uspec", n_clusters=5, random_state=0,
                                      anchors={"n_anchors": 150}).fit(X)
-    assert est.graph_.info["index"] is not None  # the approximate path is exercised
+    assert est.graph_.state.index is not None  # the approximate path is exercised
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     Xn, yn = _blobs(n=300, seed=1)  # new points from the same blobs
     assert adjusted_rand_score(yn, est.predict(Xn)) > 0.95

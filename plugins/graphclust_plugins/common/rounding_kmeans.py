@@ -48,6 +48,10 @@ class KMeansRounding(graphclust.Rounding):
 
     n_init: int = graphclust.param(10, doc="Number of k-means restarts; the best inertia is kept.",
                                    check=graphclust.integer(1))
+    init: str = graphclust.param(
+        "k-means++", doc="Initial centres of each restart: 'k-means++' (scikit-learn's "
+        "default) or 'random' (k distinct rows drawn at random, as MATLAB's litekmeans).",
+        check=graphclust.one_of("k-means++", "random"))
     max_iter: int = graphclust.param(300, doc="Maximum Lloyd iterations per restart.",
                                      check=graphclust.integer(1))
     copy_x: bool = graphclust.param(
@@ -93,7 +97,8 @@ class KMeansRounding(graphclust.Rounding):
         ctx.progress.start(self.n_init, "k-means restarts")
         try:
             for i in range(self.n_init):
-                km = KMeans(n_clusters=k, n_init=1, max_iter=self.max_iter, copy_x=not in_place,
+                km = KMeans(n_clusters=k, init=self.init, n_init=1, max_iter=self.max_iter,
+                            copy_x=not in_place,
                             random_state=stream).fit(E)
                 if best is None or (km.inertia_ < best.inertia_
                                     and not _same_partition(km.labels_, best.labels_)):

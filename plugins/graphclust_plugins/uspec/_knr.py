@@ -24,7 +24,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from graphclust.neighbors import default_block_size, nearest_anchors
+from graphclust.numerics import default_block_size, nearest_anchors
 
 __all__ = ["RepresentativeIndex", "grouped_nearest", "build_index", "exact_nearest"]
 

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphclust import safe_inverse
-from graphclust_plugins.common.solver_spectral import sign_flip, top_eigvecs
+from graphclust.numerics import leading_eigenvectors, sign_flip
 
 __all__ = ["TcutResult", "transfer_cut", "ZERO_GAIN"]
 
@@ -89,7 +89,7 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
     Solves the ``p x p`` generalised problem ``(D_Y − E) v = λ D_Y v`` with
     ``E = Bᵀ D_X⁻¹ B`` (U-SPEC Sec. 3.3; Li et al. 2012, Theorem 1) as the largest
     eigenpairs ``μ = 1 − λ`` of ``D_Y^{-1/2} E D_Y^{-1/2}`` (dense ``eigh`` for small
-    ``p``, else ARPACK; the rule of :func:`~graphclust_plugins.common.solver_spectral.top_eigvecs`),
+    ``p``, else ARPACK; the rule of :func:`graphclust.numerics.leading_eigenvectors`),
     and transfers them to the points by ``u = D_X⁻¹ B v / (1 − γ)``, ``γ(2 − γ) = λ``.
 
     Parameters
@@ -104,8 +104,8 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
         Seeds the ARPACK start vector (used only when ``p`` is large), so a seed fixes
         the result.
     dense_below : int, optional
-        Use the dense eigensolver below this many active representatives (default: the
-        common rule, 500).
+        Use the dense eigensolver below this many active representatives and ARPACK from
+        there on (default: the rule of :mod:`graphclust.numerics.eigen`).
 
     Returns
     -------
@@ -152,8 +152,9 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
     M = 0.5 * (M + M.T)
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
-    v0 = rng.uniform(-1.0, 1.0, cols.size)
-    mu, W = top_eigvecs(M, k_eff, v0, dense_below=dense_below)
+    method = "auto" if dense_below is None else (
+        "dense" if cols.size < dense_below else "arpack")
+    mu, W = leading_eigenvectors(M, k_eff, rng=rng, method=method)
     mu = np.clip(mu, 0.0, 1.0)
     lam = 1.0 - mu
     gain = np.sqrt(mu)  # 1 − γ

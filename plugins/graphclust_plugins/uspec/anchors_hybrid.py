@@ -9,7 +9,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.neighbors import clamp_anchors
+from graphclust.numerics import clamp_anchors
 
 
 @graphclust.part

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
 import graphclust
+from graphclust.numerics import as_dense_float, rows_to_csr
 from graphclust_plugins.uspec._knr import RepresentativeIndex, build_index, exact_nearest
 
 WEIGHT_FLOOR = float(np.finfo(np.float64).eps)
@@ -20,6 +22,26 @@ def gaussian_weights(dist: np.ndarray, sigma: float) -> np.ndarray:
     else:
         w = np.ones_like(dist)
     return np.maximum(w, WEIGHT_FLOOR)
+
+
+@attrs.frozen
+class KnrBipartiteState(graphclust.FittedState):
+    """What ``knr-bipartite`` keeps in ``AnchorGraph.state`` to place new points.
+
+    Attributes
+    ----------
+    sigma : float
+        The kernel width σ fixed at fit time.
+    n_neighbors : int
+        Representatives ``K`` kept per point, after clamping to ``p``.
+    index : RepresentativeIndex or None
+        The coarse-to-fine search structure (``search="approx"``); ``None`` when every
+        point is compared with every representative.
+    """
+
+    sigma: float
+    n_neighbors: int
+    index: RepresentativeIndex | None = None
 
 
 @graphclust.part
@@ -40,8 +62,8 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
     ``K'`` neighbours (and itself). Cost ``O(n·(√p + p/√p + K')·d)``, never
     ``O(n·p·d)``. ``search = "exact"`` compares every point with all ``p``.
 
-    The fitted search structure and ``σ`` are kept in ``graph.info`` (``"index"``,
-    ``"sigma"``) and :meth:`transform` places new points with them: the same search,
+    The fitted search structure and ``σ`` are kept in ``graph.state`` (a
+    :class:`KnrBipartiteState`) and :meth:`transform` places new points with them: the same search,
     the same ``σ``, so training points get back their own rows.
 
     Rules: ``K`` is clamped to ``p``; ``K'`` to ``p − 1``; a weight that underflows
@@ -71,11 +93,8 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
 
     @staticmethod
     def _features(X, U) -> tuple[np.ndarray, np.ndarray]:
-        X = np.asarray(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(graphclust.float_dtype(X.dtype))
-        U = np.asarray(U, dtype=X.dtype)
-        return X, U
+        X = as_dense_float(X)
+        return X, np.asarray(U, dtype=X.dtype)
 
     def _search(self, X: np.ndarray, U: np.ndarray, k: int,
                 index: RepresentativeIndex | None) -> tuple[np.ndarray, np.ndarray]:
@@ -84,11 +103,6 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         else:
             idx, sq = index.search(X, U, k)
         return idx, np.sqrt(sq)
-
-    @staticmethod
-    def _matrix(idx: np.ndarray, w: np.ndarray, p: int) -> sp.csr_array:
-        n, k = idx.shape
-        return sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, p))
 
     def build(self, X, anchors, ctx) -> graphclust.AnchorGraph:
         if anchors is None:
@@ -107,15 +121,16 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
                              f"({'approximate' if index is not None else 'exact'})")
         idx, dist = self._search(X, U, k, index)
         sigma = float(self.sigma) if self.sigma is not None else float(dist.mean())
-        B = self._matrix(idx, gaussian_weights(dist, sigma), p)
-        info = {"sigma": sigma, "n_neighbors": k, "search": self.search, "index": index}
+        B = rows_to_csr(idx, gaussian_weights(dist, sigma), p)
+        info = {"search": self.search}
         if index is not None:
             info["n_groups"] = index.n_groups
-        return graphclust.AnchorGraph(B, anchors=anchors, info=info)
+        state = KnrBipartiteState(sigma=sigma, n_neighbors=k, index=index)
+        return graphclust.AnchorGraph(B, anchors=anchors, info=info, state=state)
 
     def transform(self, X_new, graph) -> sp.csr_array:
         """Rows of ``B`` for new points: the fitted search structure and ``σ``."""
+        state = graphclust.fitted_state(graph, KnrBipartiteState, f"graph {self.name!r}")
         X_new, U = self._features(X_new, graph.anchors.points)
-        k = int(graph.info["n_neighbors"])
-        idx, dist = self._search(X_new, U, k, graph.info.get("index"))
-        return self._matrix(idx, gaussian_weights(dist, float(graph.info["sigma"])), U.shape[0])
+        idx, dist = self._search(X_new, U, state.n_neighbors, state.index)
+        return rows_to_csr(idx, gaussian_weights(dist, state.sigma), U.shape[0])
