@@ -7,12 +7,16 @@ Data flow::
          Solver(graph, X?, k) ─► Solution
          Rounding(solution, k) ─► labels
          Metric(labels, y?, graph?) ─► float
+
+    Ensemble: member pipelines ─► Memberships (n × Σk_i) ─► Consensus ─► labels
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
+from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
+from graphclust._membership import Memberships
 from graphclust._pipeline import FitResult, Pipeline, check_input, float_dtype
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
@@ -29,6 +33,7 @@ from graphclust._errors import (
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, Graph, safe_inverse
 from graphclust._parts import (
     AnchorSelector,
+    Consensus,
     Context,
     GraphBuilder,
     Metric,
@@ -56,6 +61,11 @@ __all__ = [
     "AnchorSelector",
     "Anchors",
     "Check",
+    "Consensus",
+    "Ensemble",
+    "EnsembleMember",
+    "EnsembleResult",
+    "Memberships",
     "FitResult",
     "Pipeline",
     "check_input",

@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator
 
 from graphclust._checks import Check
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._membership import Memberships
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 
@@ -48,6 +49,7 @@ __all__ = [
     "Solver",
     "Rounding",
     "Metric",
+    "Consensus",
     "PART_KINDS",
 ]
 
@@ -88,7 +90,8 @@ class Part(BaseEstimator):
     name : str
         The registered name (lower-case, dashes), unique per kind.
     kind : str
-        One of ``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, ``"metric"``.
+        One of ``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, ``"metric"``,
+        ``"consensus"``.
     """
 
     name: ClassVar[str] = ""
@@ -268,10 +271,45 @@ class Metric(Part):
         raise NotImplementedError
 
 
+class Consensus(Part):
+    """Turns an ensemble's point × base-cluster memberships into ``k`` labels.
+
+    An ensemble runs its members (whole pipelines, each with its own seed and ``k_i``)
+    and hands their labels to a consensus part as a :class:`~graphclust.Memberships`:
+    the sparse ``n x Σk_i`` 0/1 matrix of the bipartite graph between points and base
+    clusters.
+
+    Contract of :meth:`combine`: return integer labels ``0..k-1`` of shape ``(n,)``,
+    consecutive from 0, for any ``1 <= n_clusters <= n``; identical members give their
+    common partition back (up to relabelling); randomness only from ``ctx``. It may
+    store what :meth:`assign` needs in attributes ending with ``_``.
+
+    Contract of :meth:`assign` (optional; ``predict`` needs it): label new points from
+    their membership rows, built with the same column layout (``sizes``) after each
+    member's ``predict``; a training point's row gets its training label back.
+    """
+
+    kind: ClassVar[str] = "consensus"
+
+    def combine(self, memberships: Memberships, n_clusters: int,
+                ctx: Context) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def assign(self, memberships: Memberships) -> np.ndarray:
+        """Labels of new points from their membership rows, after :meth:`combine`."""
+        raise NotImplementedError(f"consensus {self.name!r} cannot label new points")
+
+    @classmethod
+    def can_assign(cls) -> bool:
+        """Whether the class implements :meth:`assign`."""
+        return cls.assign is not Consensus.assign
+
+
 PART_KINDS: dict[str, type[Part]] = {
     "anchors": AnchorSelector,
     "graph": GraphBuilder,
     "solver": Solver,
     "rounding": Rounding,
     "metric": Metric,
+    "consensus": Consensus,
 }

@@ -178,11 +178,11 @@ class PresetCatalog(Catalog[PresetRecord]):
 
 
 class Registry:
-    """Everything plugins registered: five part catalogs and the presets.
+    """Everything plugins registered: six part catalogs and the presets.
 
     Attributes
     ----------
-    anchors, graphs, solvers, roundings, metrics : catalog of part classes
+    anchors, graphs, solvers, roundings, metrics, consensus : catalog of part classes
     presets : catalog of named specs
     plugins : list of PluginRecord
     """
@@ -194,6 +194,7 @@ class Registry:
         self.solvers = PartCatalog(self, "solver", "solver")
         self.roundings = PartCatalog(self, "rounding", "rounding")
         self.metrics = PartCatalog(self, "metric", "metric")
+        self.consensus = PartCatalog(self, "consensus", "consensus")
         self.presets = PresetCatalog(self, "preset", "preset")
         self.plugins: list[PluginRecord] = []
 
@@ -205,6 +206,7 @@ class Registry:
             "solver": self.solvers,
             "rounding": self.roundings,
             "metric": self.metrics,
+            "consensus": self.consensus,
         }[kind]
 
     def all_parts(self) -> list[PartRecord]:
@@ -225,5 +227,5 @@ class Registry:
 
     def _catalogs(self) -> list[Catalog]:
         return [self.anchors, self.graphs, self.solvers, self.roundings, self.metrics,
-                self.presets]
+                self.consensus, self.presets]
 
