@@ -23,6 +23,9 @@ def _caused_by_unknown_part(exc: BaseException) -> str | None:
 
 @parametrize_parts()
 def test_registered_part_honours_contract(part_record):
+    if part_record.kind == "consensus":  # TODO(issue 15): consensus checks in the kit
+        pytest.skip("graphclust.testing has no consensus contract yet; tcut is tested in "
+                    "tests/uspec/test_uspec_consensus.py")
     missing = missing_parts(part_record.cls)
     if missing:
         pytest.skip(f"{part_record.kind} {part_record.name!r} needs unregistered {missing}")
