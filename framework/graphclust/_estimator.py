@@ -271,7 +271,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
-        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=self.n_jobs)
+        jobs = self.n_jobs
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer))
+                                 or jobs == 0):
+            raise SpecError(Problem("n_jobs", f"must be None or a nonzero integer (-1: all "
+                                    f"cores), got {jobs!r}"))
+        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=jobs)
         y_arr = None if y is None else np.asarray(y)
         if isinstance(pipe, Ensemble):
             return self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)

@@ -257,6 +257,12 @@ def test_n_jobs_two_gives_the_same_labels(registry, data):
     assert one.result_.member_seeds == two.result_.member_seeds
 
 
+@pytest.mark.parametrize("jobs", [0, 1.5, "2", True])
+def test_bad_n_jobs(registry, data, jobs):
+    with pytest.raises(gc.SpecError, match="n_jobs"):
+        gc.GraphClustering(small_spec(count=1), n_jobs=jobs).fit(data[0])
+
+
 def test_predict_on_training_points_is_consistent(registry, data):
     X, _ = data
     model = gc.GraphClustering(small_spec(count=3), random_state=2).fit(X)
