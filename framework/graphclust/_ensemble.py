@@ -54,12 +54,15 @@ class EnsembleMember:
         Fixed ``k``, an inclusive range drawn from per run, or ``None`` (the pipeline's
         ``n_clusters``, else the ensemble's).
     label : str
-        Where it came from, for messages and progress (``"members[1] uspec #3"``).
+        Where it came from, for messages and progress (``"members[1] uspec#3"``).
+    name : str
+        The preset it came from, else its solver's name.
     """
 
     pipeline: Pipeline
     n_clusters: int | tuple[int, int] | None = None
     label: str = ""
+    name: str = ""
 
 
 @attrs.define(eq=False)
@@ -140,7 +143,7 @@ class Ensemble:
         self.seed = seed
 
     def __repr__(self) -> str:
-        names = Counter(m.label.split(" ")[-1].split("#")[0] for m in self.members)
+        names = Counter(m.name for m in self.members)
         listed = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in names.items())
         return f"Ensemble([{listed}], consensus={self.consensus.name!r})"
 
@@ -309,7 +312,7 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
         for c in range(ms.count):
             label = f"members[{i}] {name}" + (f"#{c}" if ms.count > 1 else "")
             members.append(EnsembleMember(copy.deepcopy(pipe) if c else pipe,
-                                          ms.n_clusters, label))
+                                          ms.n_clusters, label, name))
     consensus = None
     if spec.consensus is not None:
         consensus = build_part("consensus", spec.consensus, f"{loc}.consensus", registry,
