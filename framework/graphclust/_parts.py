@@ -1,4 +1,4 @@
-"""The six part interfaces and the :class:`Context` a run hands them.
+"""The five part interfaces and the :class:`Context` a run hands them.
 
 A part is a small class with one work method. Its parameters are declared with
 :func:`param` and become keyword-only constructor arguments, stored as given
