@@ -22,6 +22,7 @@ import attrs
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from graphclust.neighbors import default_block_size, nearest_anchors
 
@@ -58,7 +59,20 @@ def grouped_nearest(X: np.ndarray, U: np.ndarray, owner: np.ndarray,
         Rows of ``U``, nearest first.
     sqdist : ndarray of shape (n, s), float64
         Squared Euclidean distances (clipped at 0), ascending.
+
+    Notes
+    -----
+    The products are small (a few dozen rows against a few dozen candidates), so BLAS
+    runs single-threaded here: thread start-up and synchronisation cost more than the
+    product (7x slower with 2 threads on a busy 2-core machine, MNIST-70k).
     """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _grouped_nearest(X, U, owner, candidates, s, block_rows)
+
+
+def _grouped_nearest(X: np.ndarray, U: np.ndarray, owner: np.ndarray,
+                     candidates: list[np.ndarray], s: int,
+                     block_rows: int | None) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     X, Uw = _work(X, U)
     dtype = Uw.dtype
@@ -158,7 +172,8 @@ def build_index(U: np.ndarray, n_neighbors: int, *, n_groups: int | None = None,
         centers = U.mean(axis=0, keepdims=True)
     else:
         km = KMeans(n_clusters=g, n_init=1, max_iter=max_iter, random_state=seed)
-        with warnings.catch_warnings():
+        # a p x d problem: threads cost more than they save (10x on a busy 2-core machine)
+        with warnings.catch_warnings(), threadpool_limits(limits=1):
             warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate representatives
             km.fit(U)
         labels = np.asarray(km.labels_, dtype=np.int64)

@@ -24,11 +24,12 @@ class HybridAnchors(graphclust.AnchorSelector):
     ``litekmeans`` is, ``tol = 0``) runs ``max_iter`` Lloyd iterations with a seed
     from ``ctx.seed_for("anchors.hybrid")``.
 
-    Rules for small ``n`` (the authors' code clamps both sizes to ``n`` the same way):
+    Rules for small ``n``:
 
     * ``p = n_anchors`` is clamped to ``n`` with a warning;
     * ``p' = candidate_factor · p`` is clamped to ``n`` silently (all points become
-      candidates, e.g. ``p' = n`` for every data set below 10 000 points at ``p = 1000``);
+      candidates, e.g. ``p' = n`` for every data set below 10 000 points at ``p = 1000``;
+      the authors' reference runs used ``p = 1000`` on 1 797 and 9 298 points too);
     * when ``p' = p`` the candidates are the representatives (no k-means);
     * with fewer distinct candidates than ``p``, scikit-learn returns duplicate centres
       (legal: duplicates share weight in the bipartite graph).

@@ -28,7 +28,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
 
     Each point is linked to its ``K`` nearest representatives (the anchors) with
     Gaussian weights ``b_ij = exp(−d_ij² / (2σ²))`` of the Euclidean distance ``d_ij``,
-    ``σ`` the mean of those ``n·K`` distances (U-SPEC Sec. 3.2 and the authors' code). The
+    ``σ`` the mean of those ``n·K`` distances (U-SPEC Sec. 3.2). The
     result is the sparse ``n x p`` cross-affinity ``B`` of the bipartite graph, stored
     *unnormalised* as the anchor graph's ``Z`` (the transfer cut takes its row sums as
     ``D_X``; other anchor solvers read it as any anchor graph).
@@ -77,7 +77,8 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         U = np.asarray(U, dtype=X.dtype)
         return X, U
 
-    def _search(self, X, U, k, index: RepresentativeIndex | None):
+    def _search(self, X: np.ndarray, U: np.ndarray, k: int,
+                index: RepresentativeIndex | None) -> tuple[np.ndarray, np.ndarray]:
         if index is None:
             idx, sq = exact_nearest(X, U, k)
         else:
@@ -85,7 +86,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         return idx, np.sqrt(sq)
 
     @staticmethod
-    def _matrix(idx, w, p) -> sp.csr_array:
+    def _matrix(idx: np.ndarray, w: np.ndarray, p: int) -> sp.csr_array:
         n, k = idx.shape
         return sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, p))
 
