@@ -311,28 +311,25 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return self.fit(X, y).labels_
 
     # -- new points -----------------------------------------------------------------
-    def _can_predict(self) -> bool:
+    def _pipeline_or_none(self) -> Pipeline | Ensemble | None:
+        """The fitted pipeline, else the composed one, else ``None`` (an invalid spec)."""
         if hasattr(self, "pipeline_"):
-            pipe = self.pipeline_
-        else:
-            try:
-                pipe = self._compose()
-            except Exception:
-                return False
+            return self.pipeline_
+        try:
+            return self._compose()
+        except Exception:
+            return None
+
+    def _can_predict(self) -> bool:
+        pipe = self._pipeline_or_none()
         if isinstance(pipe, Ensemble) and not pipe.can_predict():
             # hasattr(model, "predict") stays False; a direct call says why
             raise AttributeError(f"this ensemble cannot predict: {pipe.why_not_predict()}")
-        return pipe.can_predict()
+        return pipe is not None and pipe.can_predict()
 
     def _can_transform(self) -> bool:
-        if hasattr(self, "pipeline_"):
-            pipe = self.pipeline_
-        else:
-            try:
-                pipe = self._compose()
-            except Exception:
-                return False
-        return not isinstance(pipe, Ensemble) and pipe.can_predict()
+        pipe = self._pipeline_or_none()
+        return pipe is not None and not isinstance(pipe, Ensemble) and pipe.can_predict()
 
     @available_if(_can_predict)
     def predict(self, X):
