@@ -105,6 +105,19 @@ def test_assign_returns_training_labels_and_tolerates_unplaced_members():
     assert part.assign(nobody).shape == (2,)
 
 
+def test_extra_components_is_n_components_beyond_k():
+    _, mem = noisy_members(n=60, k_true=3, sizes=(3, 6, 6, 9), flip=0.2, seed=5)
+    extra = TcutConsensus(extra_components=2)
+    fixed = TcutConsensus(n_components=5)
+    np.testing.assert_array_equal(extra.combine(mem, 3, Context(seed=2)),
+                                  fixed.combine(mem, 3, Context(seed=2)))
+    assert extra.cluster_embedding_.shape[1] == 5
+    assert TcutConsensus().combine(mem, 3, Context(seed=2)) is not None
+    assert [p.loc for p in gc.validate_spec({"ensemble": {
+        "members": ["uspec"], "consensus": {"name": "tcut", "extra_components": -1}}})] == [
+        "ensemble.consensus.extra_components"]
+
+
 def test_assign_errors():
     _, mem = noisy_members(n=30, k_true=2, sizes=(2, 4), flip=0.0, seed=0)
     part = TcutConsensus()
