@@ -109,13 +109,33 @@ def _summary(result: FitResult) -> str:
     return f"{np.unique(result.labels).size} clusters" + (f", {scores}" if scores else "")
 
 
-def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int,
-                seed: int) -> tuple[FitResult, list[tuple[type[Warning], str]]]:
-    """Run one member quietly; return its result and the warnings it raised."""
-    with warnings.catch_warnings(record=True) as caught:
+def _thread_counts() -> dict[str, int]:
+    """This process's BLAS / OpenMP thread counts, by threadpoolctl API."""
+    from threadpoolctl import threadpool_info
+
+    counts: dict[str, int] = {}
+    for pool in threadpool_info():
+        api = pool["user_api"]
+        counts[api] = max(counts.get(api, 1), int(pool["num_threads"]))
+    return counts
+
+
+def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int, seed: int,
+                threads: dict[str, int] | None = None
+                ) -> tuple[FitResult, list[tuple[type[Warning], str]], Pipeline]:
+    """Run one member quietly; return its result, the warnings it raised and the fitted
+    pipeline (in a worker process the fitted parts are a copy the parent must keep).
+
+    ``threads`` (a worker process) sets the BLAS / OpenMP thread counts of the parent:
+    joblib would lower them, and floating-point sums that depend on the thread count
+    would make the labels depend on ``n_jobs``.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=threads):
         warnings.simplefilter("always")
         result = pipeline.run(X, y, n_clusters=k, ctx=Context(seed, Progress(), 1))
-    return result, [(w.category, str(w.message)) for w in caught]
+    return result, [(w.category, str(w.message)) for w in caught], pipeline
 
 
 class Ensemble:
@@ -209,15 +229,18 @@ class Ensemble:
             for j, member in enumerate(self.members):
                 stages[j].start(message=f"{member.label}, k={ks[j]}")
             outputs = []
+            threads = _thread_counts()
             gen = Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_run_member)(m.pipeline, X, y, ks[j], seeds[j])
+                delayed(_run_member)(m.pipeline, X, y, ks[j], seeds[j], threads)
                 for j, m in enumerate(self.members))
             for j, out in enumerate(gen):
                 outputs.append(out)
                 stages[j].end(_summary(out[0]))
         t_members = time.perf_counter() - t0
-        self._reemit([w for _, ws in outputs for w in ws])
-        results = [r for r, _ in outputs]
+        for member, (_, _, fitted) in zip(self.members, outputs, strict=True):
+            member.pipeline = fitted  # the fitted parts (rounding centres...) for predict
+        self._reemit([w for _, ws, _ in outputs for w in ws])
+        results = [r for r, _, _ in outputs]
         classes, coded = [], []
         for r in results:
             cls, inv = np.unique(np.asarray(r.labels), return_inverse=True)

@@ -255,6 +255,9 @@ def test_n_jobs_two_gives_the_same_labels(registry, data):
     two = gc.GraphClustering(spec, random_state=1, n_jobs=2).fit(X)
     np.testing.assert_array_equal(one.labels_, two.labels_)
     assert one.result_.member_seeds == two.result_.member_seeds
+    # members fitted in worker processes come back fitted: predict works the same
+    X_new = X[::7] + 0.1
+    np.testing.assert_array_equal(two.predict(X_new), one.predict(X_new))
 
 
 @pytest.mark.parametrize("jobs", [0, 1.5, "2", True])
