@@ -10,7 +10,8 @@ pipeline spec with parts from any bundles, and a registered
    ``ctx.rng(f"ensemble.members[{j}].n_clusters")``, or the member spec's own
    ``n_clusters``, else the ensemble's;
 2. runs the members, in parallel with joblib when ``ctx.n_jobs`` asks for it (the
-   labels do not depend on ``n_jobs``: every member has its own seed);
+   labels do not depend on ``n_jobs``: every member has its own seed, and worker
+   processes keep the caller's BLAS / OpenMP thread counts);
 3. stacks their labels into the sparse ``n x Σk_j`` 0/1
    :class:`~graphclust.Memberships` and hands it to the consensus part.
 
