@@ -28,6 +28,7 @@ KIND_TITLES = {
     "solver": "Solvers",
     "rounding": "Roundings",
     "metric": "Metrics",
+    "consensus": "Consensus functions (``ensemble.consensus``)",
 }
 DECLARATIONS = ("produces", "needs_anchors", "accepts", "needs_features", "needs",
                 "needs_truth", "greater_is_better", "provides_features", "out_of_sample")
@@ -62,7 +63,23 @@ def _list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> 
     return out
 
 
+def _ensemble_text(section: dict) -> str:
+    members = []
+    for entry in section.get("members", []):
+        entry = {"preset": entry} if isinstance(entry, str) else entry
+        name = f"``{entry['preset']}``" if entry.get("preset") else f"({_pipeline_text(entry)})"
+        count = entry.get("count", 1)
+        k = entry.get("n_clusters")
+        members.append(name + (f" x {count}" if count != 1 else "")
+                       + (f" (k in {k})" if isinstance(k, list) else ""))
+    consensus = section.get("consensus", {})
+    consensus = consensus.get("name", "") if isinstance(consensus, dict) else consensus
+    return f"ensemble of {', '.join(members)}; consensus ``{consensus}``"
+
+
 def _pipeline_text(spec: dict) -> str:
+    if isinstance(spec.get("ensemble"), dict):
+        return _ensemble_text(spec["ensemble"])
     names = []
     for sec in ("anchors", "graph", "solver", "rounding"):
         value = spec.get(sec)

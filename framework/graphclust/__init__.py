@@ -8,12 +8,16 @@ Data flow::
          Solver(graph, X?, k) ─► Solution
          Rounding(solution, k) ─► labels
          Metric(labels, y?, graph?) ─► float
+
+    Ensemble: member pipelines ─► Memberships (n × Σk_i) ─► Consensus ─► labels
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
+from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
+from graphclust._membership import Memberships
 from graphclust._pipeline import FitResult, Pipeline, check_input
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
@@ -40,6 +44,7 @@ from graphclust._parts import (
     Adapted,
     Adapter,
     AnchorSelector,
+    Consensus,
     Context,
     GraphBuilder,
     Metric,
@@ -70,6 +75,11 @@ __all__ = [
     "AnchorSelector",
     "Anchors",
     "Check",
+    "Consensus",
+    "Ensemble",
+    "EnsembleMember",
+    "EnsembleResult",
+    "Memberships",
     "FitResult",
     "Pipeline",
     "check_input",

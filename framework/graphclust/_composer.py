@@ -19,7 +19,8 @@ from graphclust._spec import SECTIONS, PartSpec, PipelineSpec, parse_spec, read_
 __all__ = ["compose", "validate_spec", "resolve_part", "build_part"]
 
 _KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "adapter": "adapter",
-               "solver": "solver", "rounding": "rounding", "metric": "metric"}
+               "solver": "solver", "rounding": "rounding", "metric": "metric",
+               "consensus": "consensus"}
 
 
 def _registry(registry: Registry | None) -> Registry:
@@ -186,6 +187,10 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
 
     spec, structural = parse_spec(data, nested=nested)
     problems.extend(Problem(f"{prefix}{p.loc}", p.msg) for p in structural)
+    if spec.ensemble is not None:  # members and consensus: see graphclust._ensemble
+        from graphclust._ensemble import compose_ensemble
+
+        return compose_ensemble(spec.ensemble, spec, registry, problems, prefix=prefix)
     parts: dict[str, Part | None] = {}
     for sec in SECTIONS:
         ps = getattr(spec, sec)
@@ -214,7 +219,8 @@ def _raise(problems: list[Problem]) -> None:
 
 
 def compose(spec: str | dict, registry: Registry | None = None):
-    """Validate a spec and build its :class:`~graphclust.Pipeline` (no data is touched).
+    """Validate a spec and build its :class:`~graphclust.Pipeline` (no data is touched),
+    or its :class:`~graphclust.Ensemble` for a spec with an ``ensemble`` section.
 
     Parameters
     ----------

@@ -13,6 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphclust._composer import compose
+from graphclust._ensemble import Ensemble
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
@@ -98,19 +99,26 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     verbose : bool, default=False
         Report progress of long stages (through the ``graphclust_report_progress`` hook;
         the built-in reporter draws tqdm bars on a terminal, one line per stage in logs).
-    n_jobs : int, optional
-        Parallelism for joblib-level work of parts that offer it (e.g. ensemble members).
+    n_jobs : int or None, default=None
+        Parallelism of joblib-level work: an ensemble spec runs its members in ``n_jobs``
+        processes (``-1``: all cores). The labels do not depend on it.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-    pipeline_ : Pipeline
-        The composed, fitted parts.
-    graph_ : AffinityGraph or AnchorGraph
-    solution_ : Solution
+    pipeline_ : Pipeline or Ensemble
+        The composed, fitted parts (an :class:`~graphclust.Ensemble` for an ensemble spec).
+    graph_ : AffinityGraph, AnchorGraph or None
+        ``None`` for an ensemble (each member has its own, in ``members_``).
+    solution_ : Solution or None
+        ``None`` for an ensemble.
     anchors_ : Anchors or None
     embedding_ : ndarray or None
         The solution's embedding (or soft assignment when it has no embedding).
+    members_ : list of FitResult
+        Ensemble specs only: every member's result (labels, graph, solution, scores).
+    memberships_ : Memberships
+        Ensemble specs only: the point × base-cluster matrix the consensus combined.
     timings_ : dict of str to float
         Wall time per stage in seconds.
     scores_ : dict of str to float
@@ -294,15 +302,22 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
         pipe = self._compose()
-        precomputed = isinstance(pipe.graph, GivenGraph)
+        precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
         n_clusters = self._n_clusters(pipe)
         X = self._validate(X, reset=True)
         X = check_input(X, n_clusters)
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
-        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=self.n_jobs)
+        jobs = self.n_jobs
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer))
+                                 or jobs == 0):
+            raise SpecError(Problem("n_jobs", f"must be None or a nonzero integer (-1: all "
+                                    f"cores), got {jobs!r}"))
+        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=jobs)
         y_arr = None if y is None else np.asarray(y)
+        if isinstance(pipe, Ensemble):
+            return self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)
         result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
         self.pipeline_ = pipe
         self.result_ = result
@@ -317,30 +332,56 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.n_clusters_ = n_clusters
         return self
 
+    def _fit_ensemble(self, pipe: Ensemble, X, y, n_clusters: int, ctx: Context):
+        result = pipe.run(X, y, n_clusters=n_clusters, ctx=ctx)
+        self.pipeline_ = pipe
+        self.result_ = result
+        self.labels_ = result.labels
+        self.members_ = result.members
+        self.memberships_ = result.memberships
+        self.graph_ = self.solution_ = self.anchors_ = self.embedding_ = None
+        self.timings_ = dict(result.timings)
+        self.scores_ = dict(result.scores)
+        self.n_clusters_ = n_clusters
+        return self
+
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_
 
     # -- new points -----------------------------------------------------------------
-    def _can_predict(self) -> bool:
+    def _pipeline_or_none(self) -> Pipeline | Ensemble | None:
+        """The fitted pipeline, else the composed one, else ``None`` (an invalid spec)."""
         if hasattr(self, "pipeline_"):
-            return self.pipeline_.can_predict()
+            return self.pipeline_
         try:
-            return self._compose().can_predict()
+            return self._compose()
         except Exception:
-            return False
+            return None
+
+    def _can_predict(self) -> bool:
+        pipe = self._pipeline_or_none()
+        if isinstance(pipe, Ensemble) and not pipe.can_predict():
+            # hasattr(model, "predict") stays False; a direct call says why
+            raise AttributeError(f"this ensemble cannot predict: {pipe.why_not_predict()}")
+        return pipe is not None and pipe.can_predict()
+
+    def _can_transform(self) -> bool:
+        pipe = self._pipeline_or_none()
+        return pipe is not None and not isinstance(pipe, Ensemble) and pipe.can_predict()
 
     @available_if(_can_predict)
     def predict(self, X):
         """Label new points through the fitted anchors (anchor-graph pipelines only).
 
         Each new point gets its row of ``Z`` against the fitted anchors, its solution
-        row as ``z @ (per-anchor values)``, then a label from the fitted rounding.
+        row as ``z @ (per-anchor values)``, then a label from the fitted rounding. An
+        ensemble runs every member's ``predict`` and the consensus part's ``assign``.
         """
         check_is_fitted(self, "pipeline_")
         X = check_input(self._validate(X, reset=False))
         return self.pipeline_.predict(X, self.result_)
 
-    @available_if(_can_predict)
+    @available_if(_can_transform)
     def transform(self, X):
         """Embed new points: through the solver's feature projection when it has one
         (ULGE), else through the fitted anchors (``z @ anchor_embedding``)."""
@@ -349,7 +390,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         ext = self.pipeline_.extend(X, self.result_)
         return ext.embedding if ext.embedding is not None else ext.soft
 
-    @available_if(_can_predict)
+    @available_if(_can_transform)
     def fit_transform(self, X, y=None):
         """Fit, then embed the training points with :meth:`transform`."""
         return self.fit(X, y).transform(X)
@@ -358,7 +399,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         from sklearn.utils import TransformerTags
 
         tags = super().__sklearn_tags__()
-        if self._can_predict():
+        if self._can_transform():
             tags.transformer_tags = TransformerTags(preserves_dtype=[])
         tags.input_tags.sparse = True
         tags.non_deterministic = False

@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator
 
 from graphclust._checks import Check
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._membership import Memberships
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 
@@ -50,6 +51,7 @@ __all__ = [
     "Solver",
     "Rounding",
     "Metric",
+    "Consensus",
     "PART_KINDS",
 ]
 
@@ -91,7 +93,7 @@ class Part(BaseEstimator):
         The registered name (lower-case, dashes), unique per kind.
     kind : str
         One of ``"anchors"``, ``"graph"``, ``"adapter"``, ``"solver"``, ``"rounding"``,
-        ``"metric"`` (the keys of :data:`PART_KINDS`).
+        ``"metric"``, ``"consensus"`` (the keys of :data:`PART_KINDS`).
     """
 
     name: ClassVar[str] = ""
@@ -336,6 +338,40 @@ class Metric(Part):
         raise NotImplementedError
 
 
+class Consensus(Part):
+    """Turns an ensemble's point × base-cluster memberships into ``k`` labels.
+
+    An ensemble runs its members (whole pipelines, each with its own seed and ``k_i``)
+    and hands their labels to a consensus part as a :class:`~graphclust.Memberships`:
+    the sparse ``n x Σk_i`` 0/1 matrix of the bipartite graph between points and base
+    clusters.
+
+    Contract of :meth:`combine`: return integer labels ``0..k-1`` of shape ``(n,)``,
+    consecutive from 0, for any ``1 <= n_clusters <= n``; identical members give their
+    common partition back (up to relabelling); randomness only from ``ctx``. It may
+    store what :meth:`assign` needs in attributes ending with ``_``.
+
+    Contract of :meth:`assign` (optional; ``predict`` needs it): label new points from
+    their membership rows, built with the same column layout (``sizes``) after each
+    member's ``predict``; a training point's row gets its training label back.
+    """
+
+    kind: ClassVar[str] = "consensus"
+
+    def combine(self, memberships: Memberships, n_clusters: int,
+                ctx: Context) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def assign(self, memberships: Memberships) -> np.ndarray:
+        """Labels of new points from their membership rows, after :meth:`combine`."""
+        raise NotImplementedError(f"consensus {self.name!r} cannot label new points")
+
+    @classmethod
+    def can_assign(cls) -> bool:
+        """Whether the class implements :meth:`assign`."""
+        return cls.assign is not Consensus.assign
+
+
 PART_KINDS: dict[str, type[Part]] = {
     "anchors": AnchorSelector,
     "graph": GraphBuilder,
@@ -343,4 +379,5 @@ PART_KINDS: dict[str, type[Part]] = {
     "solver": Solver,
     "rounding": Rounding,
     "metric": Metric,
+    "consensus": Consensus,
 }

@@ -187,7 +187,7 @@ class Registry:
 
     Attributes
     ----------
-    anchors, graphs, adapters, solvers, roundings, metrics : catalog of part classes
+    anchors, graphs, adapters, solvers, roundings, metrics, consensus : catalog of part classes
     presets : catalog of named specs
     plugins : list of PluginRecord
     """
@@ -200,6 +200,7 @@ class Registry:
         self.solvers = PartCatalog(self, "solver", "solver")
         self.roundings = PartCatalog(self, "rounding", "rounding")
         self.metrics = PartCatalog(self, "metric", "metric")
+        self.consensus = PartCatalog(self, "consensus", "consensus")
         self.presets = PresetCatalog(self, "preset", "preset")
         self.plugins: list[PluginRecord] = []
 
@@ -212,6 +213,7 @@ class Registry:
             "solver": self.solvers,
             "rounding": self.roundings,
             "metric": self.metrics,
+            "consensus": self.consensus,
         }[kind]
 
     def all_parts(self) -> list[PartRecord]:
@@ -232,5 +234,5 @@ class Registry:
 
     def _catalogs(self) -> list[Catalog]:
         return [self.anchors, self.graphs, self.adapters, self.solvers, self.roundings,
-                self.metrics, self.presets]
+                self.metrics, self.consensus, self.presets]
 

@@ -20,6 +20,18 @@ sits between the graph and the solver (e.g. one that runs a solver needing an ex
 affinity graph on the ``m x m`` anchor-level graph of an anchor graph). Having no
 parameters of its own in most cases, it may be given by name alone,
 ``adapter = "<name>"``, which is shorthand for ``adapter = { name = "<name>" }``.
+
+An ensemble spec has an ``ensemble`` section instead of the part sections::
+
+    n_clusters = 10
+    ensemble = { members = ["anchor-spectral", { preset = "uspec", count = 20,
+                                                 n_clusters = [20, 60] }],
+                 consensus = { name = "tcut" } }
+
+Each member is a preset name, a table ``{ preset = "...", ... }`` whose other keys
+override the preset's sections, or a whole pipeline spec; a member table may add
+``n_clusters`` (an integer or an inclusive ``[lo, hi]`` range drawn per member) and
+``count`` (that many members with their own seeds). See :mod:`graphclust._ensemble`.
 """
 
 from __future__ import annotations
@@ -37,11 +49,13 @@ import attrs
 from graphclust._errors import Problem, SpecError
 from graphclust._registry import NAME_PATTERN
 
-__all__ = ["PartSpec", "PipelineSpec", "read_spec", "parse_spec", "merge_overrides",
-           "SECTIONS"]
+__all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec", "parse_spec",
+           "parse_ensemble", "merge_overrides", "SECTIONS"]
 
 SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
-TOP_KEYS = ("n_clusters", "seed", "metrics", *SECTIONS)
+TOP_KEYS = ("n_clusters", "seed", "metrics", *SECTIONS, "ensemble")
+ENSEMBLE_KEYS = ("members", "consensus")
+MEMBER_KEYS = ("preset", "n_clusters", "count")
 META_KEYS = ("summary", "paper")
 #: sections that may be given as a bare registered name (``adapter = "<name>"``)
 NAME_SHORTHAND = ("adapter",)
@@ -57,8 +71,40 @@ class PartSpec:
 
 
 @attrs.frozen
+class MemberSpec:
+    """One entry of ``ensemble.members``.
+
+    Attributes
+    ----------
+    spec : dict
+        The member's pipeline spec, or the overrides of ``preset``.
+    preset : str or None
+        A preset the member starts from.
+    n_clusters : int, (lo, hi) or None
+        The member's number of clusters, a range drawn from per member, or ``None``
+        (the member's spec, else the ensemble's ``n_clusters``).
+    count : int
+        How many members this entry stands for (each with its own seed and draw).
+    """
+
+    spec: dict = attrs.field(factory=dict)
+    preset: str | None = None
+    n_clusters: int | tuple[int, int] | None = None
+    count: int = 1
+
+
+@attrs.frozen
+class EnsembleSpec:
+    """A parsed ``ensemble`` section: members and the consensus part."""
+
+    members: tuple[MemberSpec, ...]
+    consensus: PartSpec | None
+
+
+@attrs.frozen
 class PipelineSpec:
-    """A parsed pipeline spec."""
+    """A parsed pipeline spec (``ensemble`` set for an ensemble spec, whose part
+    sections are then empty)."""
 
     graph: PartSpec | None
     solver: PartSpec | None
@@ -68,6 +114,7 @@ class PipelineSpec:
     n_clusters: int | None = None
     seed: int | None = None
     adapter: PartSpec | None = None
+    ensemble: EnsembleSpec | None = None
 
 
 def read_spec(source: str | os.PathLike | dict) -> dict:
@@ -181,6 +228,16 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
                                         f" Allowed: {', '.join(TOP_KEYS)}"))
     sections: dict[str, PartSpec | None] = {}
     required = ("solver", "rounding") if nested else ("graph", "solver", "rounding")
+    ensemble = None
+    if "ensemble" in data and nested:
+        problems.append(Problem("ensemble", "a nested pipeline cannot be an ensemble"))
+    elif "ensemble" in data:
+        required = ()
+        ensemble = parse_ensemble(data["ensemble"], "ensemble", problems)
+        for key in SECTIONS:
+            if data.get(key) is not None:
+                problems.append(Problem(key, "an ensemble spec takes no part sections: each "
+                                        f"member carries its own {key}"))
     for sec in SECTIONS:
         if sec in data and data[sec] is not None:
             value = data[sec]
@@ -216,6 +273,102 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
         anchors=sections["anchors"], metrics=tuple(metrics),
         n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-        adapter=sections["adapter"],
+        adapter=sections["adapter"], ensemble=ensemble,
     )
     return spec, problems
+
+
+def _parse_k(value: Any, loc: str, problems: list[Problem]) -> int | tuple[int, int] | None:
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if value is None:
+        return None
+    if is_int(value):
+        if value < 1:
+            problems.append(Problem(loc, f"must be an integer >= 1, got {value!r}"))
+            return None
+        return value
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2 or not all(is_int(v) for v in value):
+            problems.append(Problem(loc, "a range must be two integers [lo, hi], "
+                                    f"got {list(value)!r}"))
+            return None
+        lo, hi = value
+        if lo < 1 or lo > hi:
+            problems.append(Problem(loc, f"a range [lo, hi] needs 1 <= lo <= hi, got [{lo}, {hi}]"))
+            return None
+        return (lo, hi)
+    problems.append(Problem(loc, "must be an integer >= 1 or a range [lo, hi], "
+                            f"got {value!r} ({type(value).__name__})"))
+    return None
+
+
+def _parse_member(value: Any, loc: str, problems: list[Problem]) -> MemberSpec | None:
+    if isinstance(value, str):
+        if _looks_like_code(value) or not NAME_PATTERN.match(value):
+            problems.append(Problem(loc, f"{value!r} is not a preset name; a member is a "
+                                    "preset name or a table"))
+            return None
+        return MemberSpec(preset=value)
+    if not isinstance(value, dict):
+        problems.append(Problem(loc, "must be a preset name or a table (a pipeline spec, or "
+                                f"{{ preset = ... }}), got {type(value).__name__}"))
+        return None
+    if "ensemble" in value:
+        problems.append(Problem(f"{loc}.ensemble", "a member cannot itself be an ensemble"))
+        return None
+    if "seed" in value:
+        problems.append(Problem(f"{loc}.seed", "members take seeds derived from the run's "
+                                "seed; set 'seed' at the top of the spec"))
+    preset = value.get("preset")
+    if preset is not None and (not isinstance(preset, str) or _looks_like_code(preset)
+                               or not NAME_PATTERN.match(preset)):
+        problems.append(Problem(f"{loc}.preset", f"must be a registered preset name, got "
+                                f"{preset!r}"))
+        return None
+    n_clusters = _parse_k(value.get("n_clusters"), f"{loc}.n_clusters", problems)
+    count = value.get("count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        problems.append(Problem(f"{loc}.count", f"must be an integer >= 1, got {count!r}"))
+        count = 1
+    spec = {k: v for k, v in value.items() if k not in (*MEMBER_KEYS, "seed")}
+    return MemberSpec(spec=spec, preset=preset, n_clusters=n_clusters, count=count)
+
+
+def parse_ensemble(data: Any, loc: str, problems: list[Problem]) -> EnsembleSpec | None:
+    """Parse an ``ensemble`` section (members and consensus), appending problems.
+
+    Members are only checked for their shape here; the composer validates each one as
+    a pipeline spec, with problems under ``ensemble.members[i]``.
+    """
+    if not isinstance(data, dict):
+        problems.append(Problem(loc, "must be a table with 'members' and 'consensus', got "
+                                f"{type(data).__name__}"))
+        return None
+    for key in data:
+        if key not in ENSEMBLE_KEYS:
+            problems.append(Problem(f"{loc}.{key}", "unknown key" + _closest(key, ENSEMBLE_KEYS)
+                                    + f" Allowed: {', '.join(ENSEMBLE_KEYS)}"))
+    raw = data.get("members")
+    members: list[MemberSpec] = []
+    if raw is None:
+        problems.append(Problem(f"{loc}.members", "missing: an ensemble needs a list of members"))
+    elif not isinstance(raw, list):
+        problems.append(Problem(f"{loc}.members", f"must be a list, got {type(raw).__name__}"))
+    elif not raw:
+        problems.append(Problem(f"{loc}.members", "is empty: an ensemble needs at least one "
+                                "member"))
+    else:
+        for i, value in enumerate(raw):
+            member = _parse_member(value, f"{loc}.members[{i}]", problems)
+            members.append(member if member is not None else MemberSpec())
+    consensus = None
+    if data.get("consensus") is None:
+        problems.append(Problem(f"{loc}.consensus", "missing: name the consensus part, e.g. "
+                                "{ name = \"tcut\" }"))
+    else:
+        raw_c = data["consensus"]
+        consensus = parse_part({"name": raw_c} if isinstance(raw_c, str) else raw_c,
+                               f"{loc}.consensus", problems)
+    return EnsembleSpec(tuple(members), consensus)

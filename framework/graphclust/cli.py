@@ -1,6 +1,7 @@
 """The ``graphclust`` command line.
 
-Sub-commands: ``run``, ``plugins``, ``describe``, ``validate``, ``fill``.
+Sub-commands: ``run``, ``plugins``, ``describe``, ``validate``, ``fill`` (each handles
+ensemble specs as well as pipeline specs).
 Errors in specs or data print one clear message to stderr and exit with status 2;
 no output file is written unless the run succeeded.
 """
@@ -71,7 +72,7 @@ def _cmd_run(args) -> int:
         overrides.setdefault("metrics", [{"name": m} for m in ("acc", "nmi", "ari", "purity")
                                          if m in registry.metrics])
     model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
-                            verbose=not args.quiet, overrides=overrides)
+                            verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides)
     if model.n_clusters is None and y is not None:
         spec_k = model._compose().n_clusters
         if spec_k is None:
@@ -89,9 +90,17 @@ def _cmd_run(args) -> int:
         "cluster_sizes": sizes.tolist(),
         "scores": model.scores_,
         "timings": model.timings_,
-        "n_iter": int(model.solution_.n_iter),
-        "converged": bool(model.solution_.converged),
     }
+    if model.solution_ is not None:
+        result["n_iter"] = int(model.solution_.n_iter)
+        result["converged"] = bool(model.solution_.converged)
+    else:  # an ensemble: one entry per member
+        res = model.result_
+        result["members"] = [
+            {"member": m.label, "n_clusters": int(k), "seed": int(s), "scores": r.scores,
+             "time": r.timings.get("total", 0.0)}
+            for m, r, k, s in zip(model.pipeline_.members, res.members, res.member_n_clusters,
+                                  res.member_seeds)]
     if args.output:
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -226,11 +235,39 @@ def _cmd_fill(args) -> int:
     registry = get_registry()
     data = registry.presets.get(args.spec) if args.spec in registry.presets else read_spec(args.spec)
     pipe = compose(data)
+    full = _filled(data, pipe)
+    if "ensemble" in data:
+        full["ensemble"] = _filled_ensemble(data["ensemble"], pipe, registry)
+    print(json.dumps(full, indent=2, default=lambda o: getattr(o, "name", repr(o))))
+    return 0
+
+
+def _filled(data: dict, pipe) -> dict:
     full = {k: v for k, v in data.items() if k not in ("anchors", "graph", "solver", "rounding")}
     for sec, p in pipe.named_parts().items():
         full[sec] = {"name": p.name, **{k: v for k, v in p.get_params(deep=False).items()}}
-    print(json.dumps(full, indent=2, default=lambda o: getattr(o, "name", repr(o))))
-    return 0
+    return full
+
+
+def _filled_ensemble(section: dict, ensemble, registry) -> dict:
+    """Each member entry as a whole pipeline spec with its defaults, plus its ``n_clusters``
+    and ``count``; the consensus with its defaults."""
+    from graphclust import compose
+    from graphclust._spec import MEMBER_KEYS, merge_overrides
+
+    members = []
+    for entry in section["members"]:
+        entry = {"preset": entry} if isinstance(entry, str) else dict(entry)
+        own = {k: entry.pop(k) for k in MEMBER_KEYS if k in entry}
+        data = entry
+        if "preset" in own:
+            data = merge_overrides(registry.presets.get(own["preset"]), entry)
+        filled = _filled(data, compose(data))
+        filled.update({k: v for k, v in own.items() if k != "preset"})
+        members.append(filled)
+    c = ensemble.consensus
+    return {"members": members,
+            "consensus": {"name": c.name, **c.get_params(deep=False)}}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -253,6 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", help="write the labels to this .npy file")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument("--n-jobs", type=int, default=None,
+                     help="processes for an ensemble's members (default 1; -1: all cores)")
     run.set_defaults(func=_cmd_run)
 
     plugins = sub.add_parser("plugins", help="list plugins, parts and presets")

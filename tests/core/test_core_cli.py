@@ -56,7 +56,7 @@ def test_plugins_lists_all_kinds_with_bundles(capsys):
     data = json.loads(out)
     assert code == 0
     kinds = {p["kind"] for p in data["parts"]}
-    assert kinds == {"anchors", "graph", "adapter", "solver", "rounding", "metric"}
+    assert kinds == {"anchors", "graph", "adapter", "solver", "rounding", "metric", "consensus"}
     assert all(p["bundle"] and p["summary"] for p in data["parts"])
     assert any(p["name"] == "ncut" for p in data["presets"])
     code, out, _ = run(capsys, "plugins")

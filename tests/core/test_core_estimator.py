@@ -26,6 +26,8 @@ def _small_overrides(preset):
     """Keep estimator checks fast: few anchors/restarts where the preset has them."""
     registry = gc.get_registry()
     spec = registry.presets.get(preset)
+    if "ensemble" in spec:  # at most 3 members, each with its own small overrides
+        return {"ensemble": _small_ensemble(spec["ensemble"])}
     out = {}
     if "anchors" in spec:
         out["anchors"] = {"n_anchors": 16}
@@ -33,6 +35,18 @@ def _small_overrides(preset):
     if "max_iter" in solver_params:
         out["solver"] = {"max_iter": 50}
     return out
+
+
+def _small_ensemble(section):
+    members = []
+    for entry in section["members"]:
+        entry = {"preset": entry} if isinstance(entry, str) else dict(entry)
+        entry["count"] = min(entry.get("count", 1), 3)
+        if "preset" in entry:
+            for sec, values in _small_overrides(entry["preset"]).items():
+                entry[sec] = {**entry.get(sec, {}), **values}
+        members.append(entry)
+    return {**section, "members": members}
 
 
 @parametrize_with_checks(

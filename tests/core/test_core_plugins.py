@@ -147,7 +147,7 @@ def test_builtin_registry_has_every_part_kind():
     reg = gc.get_registry()
     kinds = {r.kind for r in reg.all_parts()}
     assert kinds == set(gc._parts.PART_KINDS) == {"anchors", "graph", "adapter", "solver",
-                                                   "rounding", "metric"}
+                                                   "rounding", "metric", "consensus"}
     bundles = {r.provider.bundle for r in reg.all_parts()}
     assert {"common"} <= bundles
     assert all(p.status == "loaded" for p in reg.plugins)

@@ -33,7 +33,7 @@ tiny parts in ``_fixture.py``.
 from __future__ import annotations
 
 from graphclust._checks import part_spec
-from graphclust.testing import adapter, anchors, graph, metric, rounding, solver
+from graphclust.testing import adapter, anchors, consensus, graph, metric, rounding, solver
 from graphclust.testing._common import COMMON_CHECKS, check_declarations, check_parameters
 from graphclust.testing._contract import (
     ContractViolation,
@@ -66,6 +66,7 @@ register_kind(adapter.CONTRACT)
 register_kind(solver.CONTRACT)
 register_kind(rounding.CONTRACT)
 register_kind(metric.CONTRACT)
+register_kind(consensus.CONTRACT)
 
 __all__ = [
     "check_part",

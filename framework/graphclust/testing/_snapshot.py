@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._membership import Memberships
 from graphclust._parts import Adapted
 from graphclust._solution import Solution
 
@@ -35,6 +36,8 @@ def snapshot(obj: Any) -> Any:
     if isinstance(obj, Solution):
         return ("solution", snapshot(obj.embedding), snapshot(obj.soft),
                 snapshot(obj.anchor_embedding), snapshot(obj.anchor_soft))
+    if isinstance(obj, Memberships):
+        return ("memberships", snapshot(obj.matrix), tuple(obj.sizes))
     if isinstance(obj, Adapted):
         return ("adapted", snapshot(obj.graph), snapshot(obj.X), obj.n_clusters)
     if isinstance(obj, (list, tuple)):

@@ -11,8 +11,10 @@ graph ``knr-bipartite``
 solver ``tcut``
     Transfer cut on any bipartite / anchor graph (Sec. 3.3); maths in
     :mod:`graphclust_plugins.uspec._tcut` (``transfer_cut``), shared with U-SENC.
+consensus ``tcut``
+    U-SENC's consensus: transfer cut of the point × base-cluster graph (Sec. 4.2).
 
-Preset ``uspec`` (``presets/uspec.toml``).
+Presets ``uspec`` (``presets/uspec.toml``) and ``usenc`` (``presets/usenc.toml``).
 """
 
 from pathlib import Path
@@ -20,10 +22,11 @@ from pathlib import Path
 from graphclust import hookimpl
 
 from graphclust_plugins.uspec.anchors_hybrid import HybridAnchors
+from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
 from graphclust_plugins.uspec.graph_bipartite import KNRBipartiteGraph
 from graphclust_plugins.uspec.solver_tcut import TransferCut
 
-__all__ = ["HybridAnchors", "KNRBipartiteGraph", "TransferCut"]
+__all__ = ["HybridAnchors", "KNRBipartiteGraph", "TransferCut", "TcutConsensus"]
 
 PRESETS = Path(__file__).parent / "presets"
 
@@ -33,5 +36,6 @@ def graphclust_register_components(registry):
     registry.anchors.add(HybridAnchors)
     registry.graphs.add(KNRBipartiteGraph)
     registry.solvers.add(TransferCut)
+    registry.consensus.add(TcutConsensus)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)

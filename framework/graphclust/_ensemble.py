@@ -1,0 +1,372 @@
+"""Ensembles: members (whole pipelines) → point × base-cluster memberships → consensus.
+
+An ensemble spec (see :mod:`graphclust._spec`) lists members, each a preset or a full
+pipeline spec with parts from any bundles, and a registered
+:class:`~graphclust.Consensus` part. A run
+
+1. gives member ``j`` (after ``count`` expansion) the seed
+   ``ctx.seed_for(f"ensemble.members[{j}]")`` and its number of clusters ``k_j``:
+   the member's integer, or a draw from its ``[lo, hi]`` range with
+   ``ctx.rng(f"ensemble.members[{j}].n_clusters")``, or the member spec's own
+   ``n_clusters``, else the ensemble's;
+2. runs the members, in parallel with joblib when ``ctx.n_jobs`` asks for it (the
+   labels do not depend on ``n_jobs``: every member has its own seed, and worker
+   processes keep the caller's BLAS / OpenMP thread counts);
+3. stacks their labels into the sparse ``n x Σk_j`` 0/1
+   :class:`~graphclust.Memberships` and hands it to the consensus part.
+
+Range clipping for small data: a range ``[lo, hi]`` is clipped to
+``hi' = min(hi, max(⌊√n⌋, k), n)`` and ``lo' = min(lo, hi')`` (``k`` the ensemble's
+number of clusters), so that base clusters keep several points on average. An integer
+``n_clusters`` is used as given.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+import warnings
+from collections import Counter
+from typing import Any
+
+import attrs
+import numpy as np
+
+from graphclust._errors import InputError, Problem
+from graphclust._membership import Memberships
+from graphclust._parts import Consensus, Context, Metric
+from graphclust._pipeline import FitResult, Pipeline
+from graphclust._progress import Progress
+from graphclust._spec import EnsembleSpec, MemberSpec, merge_overrides
+
+__all__ = ["Ensemble", "EnsembleMember", "EnsembleResult", "compose_ensemble",
+           "clip_range"]
+
+
+@attrs.define
+class EnsembleMember:
+    """One member of an ensemble: a composed pipeline and how many clusters it makes.
+
+    Attributes
+    ----------
+    pipeline : Pipeline
+    n_clusters : int, (lo, hi) or None
+        Fixed ``k``, an inclusive range drawn from per run, or ``None`` (the pipeline's
+        ``n_clusters``, else the ensemble's).
+    label : str
+        Where it came from, for messages and progress (``"members[1] uspec#3"``).
+    name : str
+        The preset it came from, else its solver's name.
+    """
+
+    pipeline: Pipeline
+    n_clusters: int | tuple[int, int] | None = None
+    label: str = ""
+    name: str = ""
+
+
+@attrs.define(eq=False)
+class EnsembleResult:
+    """What one ensemble run produced.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+        The consensus labels.
+    members : list of FitResult
+        Each member's result (its labels as the pipeline's rounding gave them).
+    memberships : Memberships
+        The point × base-cluster matrix the consensus combined.
+    member_classes : list of ndarray
+        Per member, the distinct labels it used; column ``c`` of member ``j``'s block
+        is its label ``member_classes[j][c]``.
+    member_n_clusters, member_seeds : list of int
+        The ``k_j`` asked of each member and the seed it ran with.
+    timings, scores : dict of str to float
+        ``"members"`` (sum of member run times), ``"consensus"``, ``"total"``; the
+        ensemble's metrics on the consensus labels.
+    """
+
+    labels: np.ndarray
+    members: list[FitResult]
+    memberships: Memberships
+    member_classes: list[np.ndarray]
+    member_n_clusters: list[int]
+    member_seeds: list[int]
+    timings: dict[str, float] = attrs.field(factory=dict)
+    scores: dict[str, float] = attrs.field(factory=dict)
+
+
+def clip_range(lo: int, hi: int, n: int, n_clusters: int) -> tuple[int, int]:
+    """The member ``k`` range used on ``n`` points (see the module notes)."""
+    top = min(hi, max(math.isqrt(n), n_clusters), n)
+    top = max(top, 1)
+    return min(lo, top), top
+
+
+def _summary(result: FitResult) -> str:
+    scores = " ".join(f"{k} {v:.4f}" for k, v in result.scores.items())
+    return f"{np.unique(result.labels).size} clusters" + (f", {scores}" if scores else "")
+
+
+def _thread_counts() -> dict[str, int]:
+    """This process's BLAS / OpenMP thread counts, by threadpoolctl API."""
+    from threadpoolctl import threadpool_info
+
+    counts: dict[str, int] = {}
+    for pool in threadpool_info():
+        api = pool["user_api"]
+        counts[api] = max(counts.get(api, 1), int(pool["num_threads"]))
+    return counts
+
+
+def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int, seed: int,
+                threads: dict[str, int] | None = None
+                ) -> tuple[FitResult, list[tuple[type[Warning], str]], Pipeline]:
+    """Run one member quietly; return its result, the warnings it raised and the fitted
+    pipeline (in a worker process the fitted parts are a copy the parent must keep).
+
+    ``threads`` (a worker process) sets the BLAS / OpenMP thread counts of the parent:
+    joblib would lower them, and floating-point sums that depend on the thread count
+    would make the labels depend on ``n_jobs``.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=threads):
+        warnings.simplefilter("always")
+        result = pipeline.run(X, y, n_clusters=k, ctx=Context(seed, Progress(), 1))
+    return result, [(w.category, str(w.message)) for w in caught], pipeline
+
+
+class Ensemble:
+    """Members, a consensus part and metrics, as built by :func:`graphclust.compose` from
+    an ensemble spec.
+
+    Parameters
+    ----------
+    members : list of EnsembleMember
+        After ``count`` expansion.
+    consensus : Consensus
+    metrics : list of Metric, optional
+        Scored on the consensus labels.
+    n_clusters, seed : int, optional
+        The spec's ``n_clusters`` and ``seed`` (the estimator's win).
+    """
+
+    def __init__(self, *, members: list[EnsembleMember], consensus: Consensus,
+                 metrics: list[Metric] | None = None, n_clusters: int | None = None,
+                 seed: int | None = None):
+        self.members = list(members)
+        self.consensus = consensus
+        self.metrics = list(metrics or [])
+        self.n_clusters = n_clusters
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        names = Counter(m.name for m in self.members)
+        listed = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in names.items())
+        return f"Ensemble([{listed}], consensus={self.consensus.name!r})"
+
+    def named_parts(self) -> dict[str, Any]:
+        """Empty: an ensemble's parts are set through its spec (``ensemble`` override),
+        not as ``section__parameter`` estimator parameters."""
+        return {}
+
+    # -- planning -----------------------------------------------------------------
+    def plan(self, n: int, n_clusters: int, ctx: Context) -> tuple[list[int], list[int]]:
+        """Each member's ``k_j`` and seed for a run on ``n`` points."""
+        ks, seeds = [], []
+        for j, member in enumerate(self.members):
+            key = f"ensemble.members[{j}]"
+            seeds.append(ctx.seed_for(key))
+            spec_k = member.n_clusters
+            if spec_k is None:
+                spec_k = member.pipeline.n_clusters or n_clusters
+            if isinstance(spec_k, tuple):
+                lo, hi = clip_range(*spec_k, n, n_clusters)
+                k = int(ctx.rng(f"{key}.n_clusters").integers(lo, hi + 1))
+            else:
+                k = int(spec_k)
+            if k > n:
+                raise InputError(f"ensemble member {member.label} asks for {k} clusters of "
+                                 f"{n} samples")
+            ks.append(k)
+        return ks, seeds
+
+    # -- running ------------------------------------------------------------------
+    def run(self, X: np.ndarray, y: np.ndarray | None = None, *, n_clusters: int,
+            ctx: Context | None = None) -> EnsembleResult:
+        """Run every member, then the consensus; returns an :class:`EnsembleResult`.
+
+        Parameters
+        ----------
+        X : ndarray (n, d)
+            Validated features.
+        y : ndarray, optional
+            True labels, for the metrics (the ensemble's and each member's).
+        n_clusters : int
+            Number of consensus clusters.
+        ctx : Context, optional
+            Seed, progress (one stage per member, then one for the consensus) and
+            ``n_jobs`` (members in parallel when it is not ``None`` or 1).
+        """
+        ctx = ctx or Context(seed=self.seed or 0)
+        n = X.shape[0]
+        ks, seeds = self.plan(n, n_clusters, ctx)
+        stages = [ctx.progress.for_stage(f"ensemble.members[{j}]", m.pipeline.solver.name)
+                  for j, m in enumerate(self.members)]
+        t0 = time.perf_counter()
+        jobs = 1 if ctx.n_jobs is None else int(ctx.n_jobs)
+        if jobs == 1 or len(self.members) == 1:
+            outputs = []
+            for j, member in enumerate(self.members):
+                stages[j].start(message=f"{member.label}, k={ks[j]}")
+                outputs.append(_run_member(member.pipeline, X, y, ks[j], seeds[j]))
+                stages[j].end(_summary(outputs[-1][0]))
+        else:
+            from joblib import Parallel, delayed
+
+            for j, member in enumerate(self.members):
+                stages[j].start(message=f"{member.label}, k={ks[j]}")
+            outputs = []
+            threads = _thread_counts()
+            gen = Parallel(n_jobs=jobs, return_as="generator")(
+                delayed(_run_member)(m.pipeline, X, y, ks[j], seeds[j], threads)
+                for j, m in enumerate(self.members))
+            for j, out in enumerate(gen):
+                outputs.append(out)
+                stages[j].end(_summary(out[0]))
+        t_members = time.perf_counter() - t0
+        for member, (_, _, fitted) in zip(self.members, outputs, strict=True):
+            member.pipeline = fitted  # the fitted parts (rounding centres...) for predict
+        self._reemit([w for _, ws, _ in outputs for w in ws])
+        results = [r for r, _, _ in outputs]
+        classes, coded = [], []
+        for r in results:
+            cls, inv = np.unique(np.asarray(r.labels), return_inverse=True)
+            classes.append(cls)
+            coded.append(inv.ravel())
+        memberships = Memberships.from_labels(coded, [c.size for c in classes])
+        cstage = ctx.progress.for_stage("consensus", self.consensus.name)
+        cstage.start(message=f"{memberships.n_base_clusters} base clusters")
+        t1 = time.perf_counter()
+        cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
+        labels = np.asarray(self.consensus.combine(memberships, n_clusters, cctx),
+                            dtype=np.int64)
+        t_consensus = time.perf_counter() - t1
+        cstage.end()
+        if labels.shape != (n,):
+            raise ValueError(f"consensus {self.consensus.name!r} returned labels of shape "
+                             f"{labels.shape}, expected ({n},)")
+        scores = {}
+        for metric in self.metrics:
+            if metric.needs_truth and y is None:
+                continue
+            scores[metric.name] = float(metric.score(labels, y, None))
+        timings = {"members": t_members, "consensus": t_consensus,
+                   "total": t_members + t_consensus}
+        return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores)
+
+    def _reemit(self, caught: list[tuple[type[Warning], str]]) -> None:
+        """One warning per cause, with the number of members that raised it."""
+        counts = Counter(caught)
+        for (category, message), count in counts.items():
+            warnings.warn(f"{message} (in {count} of {len(self.members)} ensemble members)",
+                          category, stacklevel=5)
+
+    # -- new points ---------------------------------------------------------------
+    def can_predict(self) -> bool:
+        """Whether every member can label new points and the consensus can assign them."""
+        return (type(self.consensus).can_assign()
+                and all(m.pipeline.can_predict() for m in self.members))
+
+    def why_not_predict(self) -> str:
+        """Why :meth:`can_predict` is false (empty when it is true)."""
+        if not type(self.consensus).can_assign():
+            return f"consensus {self.consensus.name!r} cannot label new points"
+        bad = [m.label for m in self.members if not m.pipeline.can_predict()]
+        if bad:
+            return f"ensemble members {', '.join(bad)} cannot label new points"
+        return ""
+
+    def memberships_of(self, X_new: np.ndarray, result: EnsembleResult) -> Memberships:
+        """Membership rows of new points: each member's ``predict``, laid out as in training
+        (a label a member never used in training leaves that point's block empty)."""
+        coded = []
+        for member, res, cls in zip(self.members, result.members, result.member_classes,
+                                    strict=True):
+            pred = np.asarray(member.pipeline.predict(X_new, res))
+            pos = np.searchsorted(cls, pred)
+            pos_c = np.minimum(pos, cls.size - 1)
+            coded.append(np.where(cls[pos_c] == pred, pos_c, -1))
+        return Memberships.from_labels(coded, [c.size for c in result.member_classes])
+
+    def predict(self, X_new: np.ndarray, result: EnsembleResult) -> np.ndarray:
+        """Labels of new points: members' ``predict``, then the consensus ``assign``."""
+        if not self.can_predict():
+            raise TypeError(f"{self!r} cannot label new points: {self.why_not_predict()}")
+        return np.asarray(self.consensus.assign(self.memberships_of(X_new, result)),
+                          dtype=np.int64)
+
+
+def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Problem], *,
+                     prefix: str = "") -> Ensemble | None:
+    """Build an :class:`Ensemble` from a parsed ensemble section.
+
+    Each member is composed as a whole pipeline spec, its problems prefixed with
+    ``ensemble.members[i].``; a preset member's other keys override the preset's
+    sections. ``top`` is the parsed :class:`~graphclust._spec.PipelineSpec` (its
+    ``n_clusters``, ``seed`` and metrics belong to the ensemble).
+    """
+    from graphclust._composer import _compose, build_part
+
+    loc = f"{prefix}ensemble"
+    members: list[EnsembleMember] = []
+    for i, ms in enumerate(spec.members):
+        mloc = f"{loc}.members[{i}]"
+        data = _member_data(ms, mloc, registry, problems)
+        if data is None:
+            continue
+        n_before = len(problems)
+        pipe = _compose(data, registry, problems, nested=False, prefix=f"{mloc}.")
+        if len(problems) > n_before:
+            continue
+        name = ms.preset or pipe.solver.name
+        for c in range(ms.count):
+            label = f"members[{i}] {name}" + (f"#{c}" if ms.count > 1 else "")
+            members.append(EnsembleMember(copy.deepcopy(pipe) if c else pipe,
+                                          ms.n_clusters, label, name))
+    consensus = None
+    if spec.consensus is not None:
+        consensus = build_part("consensus", spec.consensus, f"{loc}.consensus", registry,
+                               problems)
+    metrics = []
+    for j, ps in enumerate(top.metrics):
+        m = build_part("metric", ps, f"{prefix}metrics[{j}]", registry, problems)
+        if m is not None:
+            metrics.append(m)
+    if consensus is None or len(members) != sum(ms.count for ms in spec.members):
+        return None
+    return Ensemble(members=members, consensus=consensus, metrics=metrics,
+                    n_clusters=top.n_clusters, seed=top.seed)
+
+
+def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) -> dict | None:
+    if ms.preset is None:
+        if not ms.spec:
+            return None  # its shape was already reported by the parser
+        return ms.spec
+    if ms.preset not in registry.presets:
+        from graphclust._registry import unknown_name_message
+
+        where = loc if not ms.spec else f"{loc}.preset"
+        problems.append(Problem(where, unknown_name_message("preset", ms.preset,
+                                                            registry.presets.names())))
+        return None
+    base = registry.presets.get(ms.preset)
+    if "ensemble" in base:
+        problems.append(Problem(loc, f"preset {ms.preset!r} is an ensemble; a member cannot "
+                                "itself be an ensemble"))
+        return None
+    return merge_overrides(base, ms.spec)
