@@ -109,15 +109,17 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
                                "anchors; remove the [anchors] section or choose an anchor graph "
                                "builder"))
     produced = graph.produces if graph is not None else None
+    source = f"graph builder {graph.name!r}" if graph is not None else "the parent pipeline"
     if spec.adapter == "anchor-level":
         if produced is not None and produced != "anchor":
             out.append(Problem(f"{prefix}adapter", f"'anchor-level' needs an anchor graph, but "
-                               f"graph builder {graph.name!r} produces an {produced} graph"))
+                               f"{source} produces an {produced} graph"))
         produced = "affinity"
+        source = "the 'anchor-level' adapter"
     if solver is not None and produced is not None and produced not in solver.accepts:
         fits = [r.name for r in registry.graphs.records() if r.cls.produces in solver.accepts]
         msg = (f"solver {solver.name!r} accepts {' or '.join(sorted(solver.accepts))} graphs, "
-               f"but graph builder {graph.name!r} produces an {produced} graph")
+               f"but {source} produces an {produced} graph")
         if produced == "anchor" and "affinity" in solver.accepts:
             msg += ("; set adapter = \"anchor-level\" to run the solver on the m x m "
                     "anchor-level graph and lift its result to the points through Z")

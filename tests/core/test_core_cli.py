@@ -79,6 +79,6 @@ def test_describe_and_validate_and_fill(capsys, tmp_path):
                    'rounding = { name = "kmeans" }\n')
     code, _, err = run(capsys, "validate", str(bad))
     assert code == 2 and "graph.n_neighbors" in err and "registered name only" in err
-    code, out, _ = run(capsys, "fill", "ncut")
+    code, out, _ = run(capsys, "fill", "ncut", "--json")
     filled = json.loads(out)
     assert code == 0 and "n_neighbors" in filled["graph"] and "n_init" in filled["rounding"]
