@@ -18,6 +18,7 @@ __all__ = [
     "IncompatiblePartsError",
     "InputError",
     "PluginError",
+    "PluginWarning",
 ]
 
 
@@ -70,6 +71,11 @@ class IncompatiblePartsError(SpecError):
 
 class InputError(ValueError):
     """The data given to a pipeline is not usable (NaN, wrong shape, too few samples...)."""
+
+
+class PluginWarning(GraphClustWarning):
+    """A plugin failed to load, or registered a name another plugin already holds (the
+    :class:`PluginError` of non-strict mode: the plugin is reported, the rest keep working)."""
 
 
 class PluginError(RuntimeError):

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from graphclust._composer import compose
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
-from graphclust._parts import AnchorSelector, Context, GraphBuilder, part
+from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
 from graphclust._pipeline import Pipeline, check_input, float_dtype
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, merge_overrides, read_spec
@@ -204,6 +204,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def set_params(self, **params):
         nested: dict[str, dict] = {}
+        given: dict[str, Any] = {}
         plain = {}
         for key, value in params.items():
             if "__" in key:
@@ -212,17 +213,23 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                     raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
                                      f"({', '.join(SECTIONS)})")
                 nested.setdefault(sec, {})[sub] = value
-            elif key in SECTIONS:
-                nested.setdefault(key, {}).update(value if isinstance(value, dict) else {})
-                if not isinstance(value, dict):
-                    plain.setdefault("overrides", dict(self.overrides or {}))[key] = value
+            elif key in SECTIONS and isinstance(value, dict):
+                nested.setdefault(key, {}).update(value)
+            elif key in SECTIONS:  # a part instance, an array, or None (remove the section)
+                given[key] = value
             else:
                 plain[key] = value
-        if nested:
+        if nested or given:
             overrides = dict(plain.pop("overrides", None) or self.overrides or {})
             for sec, values in nested.items():
                 current = overrides.get(sec)
-                overrides[sec] = {**current, **values} if isinstance(current, dict) else values
+                if isinstance(current, dict):
+                    overrides[sec] = {**current, **values}
+                elif isinstance(current, Part) and sec not in given:
+                    overrides[sec] = clone(current).set_params(**values)  # keep the given part
+                else:
+                    overrides[sec] = values
+            overrides.update(given)  # a given part replaces the section (and earlier values)
             plain["overrides"] = overrides
         if plain:
             super().set_params(**plain)

@@ -190,7 +190,8 @@ def _cmd_plugins(args) -> int:
     if args.json:
         print(json.dumps({
             "plugins": [{"name": p.name, "distribution": p.distribution, "version": p.version,
-                         "entry_point": p.entry_point, "status": p.status, "error": p.error}
+                         "entry_point": p.entry_point, "status": p.status, "error": p.error,
+                         "clashes": list(p.clashes)}
                         for p in registry.plugins],
             "parts": [{"kind": r.kind, "name": r.name, "bundle": r.provider.bundle,
                        "distribution": r.provider.distribution, "version": r.provider.version,
@@ -204,6 +205,15 @@ def _cmd_plugins(args) -> int:
     _print_table([[p.name, p.status, f"{p.distribution} {p.version}".strip(),
                    p.error or p.entry_point] for p in registry.plugins],
                  ["plugin", "status", "distribution", "entry point / error"], out)
+    clashing = [p for p in registry.plugins if p.clashes]
+    if clashing:
+        print("\nname clashes (the first registration stands):", file=out)
+        for p in clashing:
+            for what in p.clashes:
+                kind, name = what.rsplit(" ", 1)
+                rec = _holder(registry, kind, name.strip("'"))
+                print(f"  {what} of {p.name} ({p.distribution} {p.version}".rstrip() +
+                      f") not registered: already held by {rec}", file=out)
     print("\nparts:", file=out)
     _print_table([[r.kind, r.name, r.provider.bundle, r.provider.version, r.summary]
                   for r in parts], ["kind", "name", "bundle", "version", "summary"], out)
@@ -211,6 +221,14 @@ def _cmd_plugins(args) -> int:
     _print_table([[r.name, r.provider.bundle, r.summary] for r in presets],
                  ["preset", "bundle", "summary"], out)
     return 0
+
+
+def _holder(registry, label: str, name: str) -> str:
+    """Who holds a registered name (``label`` as in a clash report, e.g. ``"solver"``)."""
+    for cat in registry._catalogs():
+        if cat.label == label and name in cat:
+            return str(cat.record(name).provider)
+    return "?"
 
 
 def _describe_part(record) -> dict:
