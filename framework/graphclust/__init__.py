@@ -17,7 +17,9 @@ from graphclust._pipeline import FitResult, Pipeline, check_input, float_dtype
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,
+    DegenerateDataWarning,
     DisconnectedGraphWarning,
+    FewerClustersWarning,
     GraphClustWarning,
     IncompatiblePartsError,
     InputError,
@@ -67,6 +69,8 @@ __all__ = [
     "Context",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DegenerateDataWarning",
+    "FewerClustersWarning",
     "Graph",
     "GraphBuilder",
     "GraphClustering",

@@ -12,6 +12,8 @@ __all__ = [
     "GraphClustWarning",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DegenerateDataWarning",
+    "FewerClustersWarning",
     "Problem",
     "SpecError",
     "UnknownPartError",
@@ -31,7 +33,16 @@ class ConvergenceWarning(GraphClustWarning):
 
 
 class DisconnectedGraphWarning(GraphClustWarning):
-    """The graph has more than one connected component."""
+    """The graph has more connected components than clusters asked for (warned once per
+    fit, only then: fewer components cannot change the result)."""
+
+
+class DegenerateDataWarning(GraphClustWarning):
+    """The data cannot separate points (e.g. all rows identical): the labels are arbitrary."""
+
+
+class FewerClustersWarning(GraphClustWarning):
+    """A fit returned fewer distinct labels than ``n_clusters``."""
 
 
 @attrs.frozen

@@ -13,6 +13,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphclust._composer import compose
+from graphclust._degenerate import check_distances, warn_fewer_labels
+from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
@@ -269,7 +271,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                              f"has {X.shape[0]} samples")
         ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()))
         y_arr = None if y is None else np.asarray(y)
-        result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
+        with one_warning_per_cause():
+            if not precomputed:
+                check_distances(X, n_clusters)
+            result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
+            who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
+            warn_fewer_labels(result.labels, n_clusters, who)
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels

@@ -219,8 +219,10 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
     if not converged:
         from graphclust import ConvergenceWarning
 
-        warnings.warn(f"MVEE (Frank-Wolfe) stopped after {total} iterations before reaching "
-                      f"tol={tol}", ConvergenceWarning, stacklevel=2)
+        resid = float(omega.max() / r - 1.0)
+        warnings.warn(f"rounding 'ellipsoid': MVEE (Frank-Wolfe) stopped after {total} "
+                      f"iterations before reaching tol={tol} (residual: max ω/r - 1 = "
+                      f"{resid:.2e})", ConvergenceWarning, stacklevel=2)
     L = G @ (np.linalg.inv(M) / r) @ G.T
     om = omega / r
     active = np.flatnonzero(om >= 1.0 - active_tol)
