@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from graphclust._composer import compose
 from graphclust._degenerate import check_distances, warn_fewer_labels
 from graphclust._fitwarnings import one_warning_per_cause
+from graphclust._toml import resolved_spec
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
@@ -107,6 +108,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Wall time per stage in seconds.
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
+    resolved_spec_ : dict
+        The spec the fit ran: every parameter written out, the run's ``n_clusters``
+        and ``seed``, and the graph builder's resolved choices (e.g. the kNN search
+        ``method`` picked by the size rule, a clamped ``n_neighbors``).
     n_features_in_ : int
 
     Notes
@@ -269,7 +274,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
-        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()))
+        seed = self._seed(pipe)
+        ctx = Context(seed=seed, progress=Progress(self._emit()))
         y_arr = None if y is None else np.asarray(y)
         with one_warning_per_cause():
             if not precomputed:
@@ -288,6 +294,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
         self.n_clusters_ = n_clusters
+        self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
         return self
 
     def fit_predict(self, X, y=None, **kwargs):

@@ -101,3 +101,24 @@ def spec_to_toml(spec: dict) -> str:
     for k in order:
         _table(lines, _key(k), plain[k])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def resolved_spec(pipe, graph, n_clusters: int, seed: int) -> dict:
+    """The spec a fit actually ran: every part parameter written out, the run's
+    ``n_clusters`` and ``seed``, and the graph builder's parameters replaced by the
+    values it reports having used in ``graph.info`` (a clamped ``n_neighbors``, the
+    ``method`` the kNN size rule chose)."""
+    out: dict[str, Any] = {"n_clusters": int(n_clusters), "seed": int(seed)}
+    if pipe.adapter is not None:
+        out["adapter"] = pipe.adapter
+    for sec, part in pipe.named_parts().items():
+        out[sec] = plain_spec(part)
+    info = getattr(graph, "info", None) or {}
+    if "graph" in out:
+        for key, value in info.items():
+            if key in out["graph"] and key != "name" and isinstance(value, (str, int, float,
+                                                                              bool)):
+                out["graph"][key] = plain_spec(value)
+    if pipe.metrics:
+        out["metrics"] = [plain_spec(m) for m in pipe.metrics]
+    return out

@@ -128,7 +128,6 @@ def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
 def _cmd_run(args) -> int:
     from graphclust import GraphClustering
     from graphclust._plugins import get_registry
-    from graphclust._toml import plain_spec
     from graphclust.data import load_dataset
 
     if bool(args.preset) == bool(args.spec):
@@ -163,7 +162,7 @@ def _cmd_run(args) -> int:
         "timings": model.timings_,
         "n_iter": int(model.solution_.n_iter),
         "converged": bool(model.solution_.converged),
-        "resolved_spec": _json_safe(plain_spec(model._spec_dict())),
+        "resolved_spec": _json_safe(model.resolved_spec_),
     }
     if args.output:
         result["output"] = str(write_labels(args.output, labels))
