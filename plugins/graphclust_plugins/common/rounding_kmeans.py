@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust_plugins.common._labels import as_float, consecutive, normalize_rows
@@ -66,7 +67,8 @@ class KMeansRounding(graphclust.Rounding):
         km = KMeans(n_clusters=k, n_init=self.n_init, max_iter=self.max_iter,
                     copy_x=self.copy_x or not E.flags.writeable,
                     random_state=ctx.seed_for("rounding.kmeans"))
-        raw = km.fit_predict(E)
+        with threadpool_limits(limits=1, user_api="openmp"):  # thread-count-free sums
+            raw = km.fit_predict(E)
         labels, kept = consecutive(raw)
         self.cluster_centers_ = km.cluster_centers_[kept]
         self.inertia_ = float(km.inertia_)

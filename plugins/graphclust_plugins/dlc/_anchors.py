@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
@@ -42,7 +43,8 @@ class LayerKMeans(graphclust.AnchorSelector):
                     random_state=ctx.seed_for("anchors.dlc-layer-kmeans.km"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SkConvergenceWarning)
-            km.fit(X)
+            with threadpool_limits(limits=1, user_api="openmp"):  # thread-count-free sums
+                km.fit(X)
         return graphclust.Anchors(km.cluster_centers_, assignment=km.labels_.astype(np.int64),
                                   info={"n_iter": int(km.n_iter_)})
 
