@@ -247,6 +247,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """scikit-learn's bookkeeping (``n_features_in_``, dtypes, shape errors as
         :class:`InputError`); finiteness is left to :func:`check_input`, whose messages
         say where the NaN is."""
+        if not sp.issparse(X):  # shape and dtype first, in graphclust's words
+            try:
+                arr = np.asarray(X)
+            except Exception:  # ragged lists and the like: check_input names it
+                arr = None
+            if arr is None or arr.ndim != 2 or arr.dtype.kind not in "biuf":
+                check_input(X)
         dtype = (np.float64, np.float32)
         if float_dtype(getattr(X, "dtype", np.float64)) == np.float32:
             dtype = np.float32  # integers of <= 16 bits: exact in float32, half the memory
