@@ -57,7 +57,7 @@ def sections(draw):
     for key in draw(st.lists(st.sampled_from(PARAM_NAMES), max_size=3)):
         out[key] = draw(values)
     if draw(st.integers(0, 12)) == 0:
-        out[draw(st.text(max_size=5))] = draw(values)
+        out[draw(st.one_of(st.text(max_size=5), st.integers(), st.none()))] = draw(values)
     return out
 
 
@@ -76,6 +76,8 @@ def spec_dicts(draw):
             base[key] = draw(st.one_of(st.just("anchor-level"), values))
         else:
             base[key] = draw(values)
+    if draw(st.integers(0, 15)) == 0:  # the Python API allows keys JSON and TOML cannot
+        base[draw(st.one_of(st.integers(), st.none(), st.booleans()))] = draw(values)
     for sec in draw(st.lists(st.sampled_from(["anchors", "graph", "solver", "rounding"]),
                              max_size=2)):
         if isinstance(base.get(sec), dict):
@@ -112,6 +114,7 @@ def preset_mutations(draw):
 
 spec_texts = st.one_of(
     st.text(max_size=40),
+    values,  # not text at all: lists, numbers, None
     spec_dicts().map(lambda d: json.dumps(d, allow_nan=True)),
     st.builds(lambda a, b: f"{a} = {b}", st.sampled_from(KEYS), st.text(max_size=12)),
     st.builds(lambda s, k, v: f"[{s}]\n{k} = {v}\n", st.sampled_from(KEYS),
@@ -163,7 +166,7 @@ def _compose_then_fit(spec, which: int = 0) -> None:
     _fit_or_clean_error(spec, which)
 
 
-FAST = settings(max_examples=120, deadline=None, derandomize=True,
+FAST = settings(max_examples=300, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 SLOW = settings(max_examples=10_000, deadline=None,
@@ -190,17 +193,19 @@ def small_csv(tmp_path_factory):
     return str(path)
 
 
-def _cli_set(csv: str, text: str, capsys) -> None:
-    code = main(["run", "--preset", "ncut", "--dataset", csv, "--n-clusters", "3", "--quiet",
-                 "--set", text])
+def _cli_set(csv: str, texts: list[str], capsys) -> None:
+    argv = ["run", "--preset", "ncut", "--dataset", csv, "--n-clusters", "3", "--quiet"]
+    for text in texts:
+        argv += ["--set", text]
+    code = main(argv)
     err = capsys.readouterr().err
     assert code in (0, 2)
     if code == 2:
         assert err.startswith("error:") and "Traceback" not in err
 
 
-@settings(FAST, max_examples=80)
-@given(text=set_strings)
+@settings(FAST, max_examples=150)
+@given(text=st.lists(set_strings, min_size=1, max_size=3))
 def test_random_set_strings_never_crash(small_csv, text, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -223,7 +228,7 @@ def test_random_spec_texts_never_crash_slow(text):
 
 @pytest.mark.slow
 @SLOW
-@given(text=set_strings)
+@given(text=st.lists(set_strings, min_size=1, max_size=3))
 def test_random_set_strings_never_crash_slow(small_csv, text, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
