@@ -159,7 +159,7 @@ def knn(
         ``"exact"``: blocked brute force through BLAS (faiss' flat index when faiss is
         installed, which does the same product with a faster selection). ``"approx"``:
         faiss HNSW; requires faiss. ``"auto"``: exact up to ``n²·d = 1e13``, else
-        approximate (see :mod:`graphclust._knn_size`).
+        approximate (the size rule of ``graphclust._knn_size``).
 
     Returns
     -------

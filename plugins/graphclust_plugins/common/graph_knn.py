@@ -62,7 +62,7 @@ class KNNGraph(graphclust.GraphBuilder):
     ``method="exact"`` is brute force through BLAS (faiss' flat index when installed);
     ``"approx"`` uses faiss HNSW (``pip install graphclust[ann]``) for large n;
     ``"auto"`` (the default) is exact up to ``n²·d = 1e13`` and approximate above, by
-    the size rule of :mod:`graphclust._knn_size` (the choice is in ``graph.info``).
+    the size rule of ``graphclust._knn_size`` (the choice is in ``graph.info``).
     ``n_neighbors`` is clamped to ``n - 1`` on tiny inputs. Duplicate points are legal
     (distance 0, weight 1).
     """
