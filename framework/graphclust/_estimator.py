@@ -284,6 +284,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         seed = self._seed(pipe)
         ctx = Context(seed=seed, progress=Progress(self._emit()))
         y_arr = None if y is None else np.asarray(y)
+        if y_arr is not None and (y_arr.ndim == 0 or y_arr.shape[0] != X.shape[0]):
+            raise InputError(f"y must hold one label per sample: X has {X.shape[0]} samples, "
+                             f"y has shape {y_arr.shape}")
         with one_warning_per_cause():
             if not precomputed:
                 check_distances(X, n_clusters)

@@ -125,14 +125,29 @@ def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
     return out
 
 
+def _load(name: str, data_dir: str | None):
+    """``load_dataset`` with every reading failure (a truncated .mat, ragged CSV rows, an
+    unreadable file) as an :class:`~graphclust.InputError` naming the data set."""
+    from graphclust._errors import InputError, SpecError
+    from graphclust.data import load_dataset
+
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ee]mpty input file.*")
+            return load_dataset(name, data_dir)
+    except (InputError, SpecError):
+        raise
+    except Exception as exc:
+        raise InputError(f"cannot read dataset {name!r}: {type(exc).__name__}: {exc}") from None
+
+
 def _cmd_run(args) -> int:
     from graphclust import GraphClustering
     from graphclust._plugins import get_registry
-    from graphclust.data import load_dataset
 
     if bool(args.preset) == bool(args.spec):
         raise SystemExit("error: give exactly one of --preset NAME or --spec FILE")
-    X, y = load_dataset(args.dataset, args.data_dir)
+    X, y = _load(args.dataset, args.data_dir)
     spec = args.preset or args.spec
     overrides = _overrides(args.set or [])
     if args.metrics is not None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sklearn.datasets import make_blobs
 
 import graphclust as gc
@@ -67,6 +68,8 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("``X`` of strings", fit(X=np.array([["a", "b"]] * 5))),
     ("``X`` with 0 rows", fit(X=np.zeros((0, 4)))),
     ("fewer points than ``n_clusters``", fit(X=BLOBS[:2])),
+    ("``y`` of the wrong length", lambda: GraphClustering(
+        "ncut", n_clusters=3, random_state=0).fit(BLOBS, np.zeros(10))),
     ("all rows identical", fit(X=np.ones((40, 4)))),
     ("values scaled by 1e-300", fit(X=BLOBS * 1e-300)),
     ("values scaled by 1e200", fit(X=BLOBS * 1e200)),
@@ -101,6 +104,8 @@ CASES: list[tuple[str, Callable[[], object]]] = [
          "--set", "graph.k=1")),
     ("``--set graph..k=1``", cli("run", "--preset", "ncut", "--dataset", "iris",
                                   "--set", "graph..k=1")),
+    ("``--dataset`` a CSV file with ragged rows", cli(
+        "run", "--preset", "ncut", "--dataset", "ragged.csv", "--n-clusters", "2")),
     ("``--n-clusters 0``", cli("run", "--preset", "ncut", "--dataset", "iris",
                                "--n-clusters", "0")),
 ]
@@ -152,6 +157,13 @@ prints errors as one ``error:`` message on stderr and exits with status 2.
         text = text.replace(" \\| ", " | ")
         rows.append(f"   * - {label}\n     - {text}\n")
     return head + "".join(rows)
+
+
+@pytest.fixture(autouse=True)
+def ragged_csv(tmp_path, monkeypatch):
+    """Cases run in a scratch folder holding ``ragged.csv`` (rows of 2 and 1 values)."""
+    (tmp_path / "ragged.csv").write_text("1,2\n3\n")
+    monkeypatch.chdir(tmp_path)
 
 
 def test_bad_input_page_matches_the_code():
