@@ -51,8 +51,24 @@ class GivenGraph(GraphBuilder):
 
     @property
     def produces(self) -> str:  # type: ignore[override]
-        shape = self.matrix.shape
-        return "affinity" if shape[0] == shape[1] else "anchor"
+        shape = np.shape(self.matrix)
+        return "affinity" if len(shape) == 2 and shape[0] == shape[1] else "anchor"
+
+    def check_matrix(self) -> None:
+        """Raise :class:`InputError` unless the matrix is a 2-D, numeric, finite and
+        nonnegative graph."""
+        M = self.matrix
+        dtype = M.dtype if sp.issparse(M) else np.asarray(M).dtype
+        if len(np.shape(M)) != 2:
+            raise InputError(f"a precomputed graph must be a 2-D (sparse) matrix, got shape "
+                             f"{np.shape(M)}")
+        if dtype.kind not in "biuf":
+            raise InputError(f"a precomputed graph must be numeric, got dtype {dtype}")
+        values = M.data if sp.issparse(M) else np.asarray(M)
+        if values.size and not np.all(np.isfinite(values)):
+            raise InputError("a precomputed graph must have finite entries (NaN or inf found)")
+        if values.size and values.min() < 0:
+            raise InputError("a precomputed graph must be nonnegative")
 
     def build(self, X, anchors, ctx):
         if X is not None and self.matrix.shape[0] != X.shape[0]:
@@ -217,8 +233,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             if "__" in key:
                 sec, sub = key.split("__", 1)
                 if sec not in SECTIONS:
-                    raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
-                                     f"({', '.join(SECTIONS)})")
+                    raise SpecError(Problem(key, f"{sec!r} is not a section "
+                                            f"({', '.join(SECTIONS)})"), title="invalid parameter")
                 nested.setdefault(sec, {})[sub] = value
             elif key in SECTIONS and isinstance(value, dict):
                 nested.setdefault(key, {}).update(value)
@@ -227,7 +243,11 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             else:
                 plain[key] = value
         if nested or given:
-            overrides = dict(plain.pop("overrides", None) or self.overrides or {})
+            base = plain.pop("overrides") if "overrides" in plain else self.overrides
+            if base is not None and not isinstance(base, dict):
+                raise SpecError(Problem("overrides", "must be a dict of section overrides, "
+                                        f"got {type(base).__name__}"), title="invalid parameter")
+            overrides = dict(base or {})
             for sec, values in nested.items():
                 current = overrides.get(sec)
                 if isinstance(current, dict):
@@ -239,7 +259,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             overrides.update(given)  # a given part replaces the section (and earlier values)
             plain["overrides"] = overrides
         if plain:
-            super().set_params(**plain)
+            try:
+                super().set_params(**plain)
+            except ValueError as exc:  # scikit-learn's "Invalid parameter ..."
+                if isinstance(exc, SpecError):
+                    raise
+                raise SpecError(Problem(", ".join(plain), str(exc)),
+                                title="invalid parameter") from None
         return self
 
     # -- fitting --------------------------------------------------------------------
@@ -252,7 +278,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                 arr = np.asarray(X)
             except Exception:  # ragged lists and the like: check_input names it
                 arr = None
-            if arr is None or arr.ndim != 2 or arr.dtype.kind not in "biuf":
+            if arr is not None and arr.ndim == 1:
+                raise InputError(f"X must be 2-D (n_samples, n_features), got 1-D with shape "
+                                 f"{arr.shape}. Reshape your data: X.reshape(-1, 1) for a "
+                                 "single feature, X.reshape(1, -1) for a single sample")
+            # (object arrays of numbers are scikit-learn's to convert)
+            if arr is None or arr.ndim != 2 or arr.dtype.kind in "USV":
                 check_input(X)
         dtype = (np.float64, np.float32)
         if float_dtype(getattr(X, "dtype", np.float64)) == np.float32:
@@ -278,6 +309,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         n_clusters = self._n_clusters(pipe)
         X = self._validate(X, reset=True)
         X = check_input(X, n_clusters)
+        if precomputed:
+            pipe.graph.check_matrix()
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")

@@ -206,7 +206,7 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
     adapter = data.get("adapter")
-    if adapter is not None and adapter not in ADAPTERS:
+    if adapter is not None and not (isinstance(adapter, str) and adapter in ADAPTERS):
         problems.append(Problem("adapter", f"must be one of {', '.join(map(repr, ADAPTERS))}, "
                                 f"got {adapter!r}"))
     spec = PipelineSpec(
@@ -214,6 +214,6 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
         anchors=sections["anchors"], metrics=tuple(metrics),
         n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-        adapter=adapter,
+        adapter=adapter if isinstance(adapter, str) else None,
     )
     return spec, problems

@@ -212,6 +212,45 @@ def test_random_set_strings_never_crash(small_csv, text, capsys):
         _cli_set(small_csv, text, capsys)
 
 
+arrays = st.builds(
+    lambda shape, fill: np.full(shape, fill),
+    st.sampled_from([(3,), (24, 24), (24, 5), (5, 5), (24, 24, 2), (4, 3), (0, 3)]),
+    st.sampled_from([0.0, 1.0, -1.0, float("nan"), "a"]))
+override_dicts = st.dictionaries(
+    st.one_of(st.sampled_from(KEYS), st.text(max_size=5)),
+    st.one_of(values, arrays, st.builds(dict, name=st.sampled_from(PART_NAMES))), max_size=3)
+set_param_dicts = st.dictionaries(
+    st.one_of(st.builds(lambda s, p: f"{s}__{p}", st.sampled_from(KEYS + ["x"]),
+                        st.sampled_from(PARAM_NAMES)),
+              st.sampled_from(["spec", "n_clusters", "random_state", "overrides", "verbose",
+                               "nosuch"]), st.sampled_from(KEYS)),
+    st.one_of(values, arrays), max_size=3)
+
+
+def _estimator_api(preset: str, overrides: dict, params: dict) -> None:
+    try:
+        model = GraphClustering(preset, n_clusters=3, random_state=0, overrides=overrides)
+        model.set_params(**params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X_SMALL)
+    except ALLOWED:
+        pass
+
+
+@settings(FAST, max_examples=150)
+@given(st.sampled_from(PRESETS), override_dicts, set_param_dicts)
+def test_random_estimator_overrides_and_set_params_never_crash(preset, overrides, params):
+    _estimator_api(preset, overrides, params)
+
+
+@pytest.mark.slow
+@SLOW
+@given(st.sampled_from(PRESETS), override_dicts, set_param_dicts)
+def test_random_estimator_overrides_and_set_params_never_crash_slow(preset, overrides, params):
+    _estimator_api(preset, overrides, params)
+
+
 @pytest.mark.slow
 @SLOW
 @given(st.one_of(spec_dicts(), preset_mutations()), st.integers(0, len(DATA) - 1))
