@@ -197,7 +197,13 @@ def _cli_set(csv: str, texts: list[str], capsys) -> None:
     argv = ["run", "--preset", "ncut", "--dataset", csv, "--n-clusters", "3", "--quiet"]
     for text in texts:
         argv += ["--set", text]
-    code = main(argv)
+    capsys.readouterr()  # forget the previous example's output
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage error, e.g. `--set -x` (an option)
+        code = exc.code
+        assert code == 2 and "error:" in capsys.readouterr().err
+        return
     err = capsys.readouterr().err
     assert code in (0, 2)
     if code == 2:
