@@ -209,7 +209,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
             return int(self.random_state) & 0x7FFFFFFF
-        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        try:
+            state = check_random_state(self.random_state)
+        except (ValueError, TypeError) as exc:
+            raise SpecError(Problem("random_state", f"must be None, an integer or a "
+                                    f"RandomState, got {self.random_state!r}: {exc}"),
+                            title="invalid parameter") from None
+        return int(state.randint(0, 2**31 - 1))
 
     # -- scikit-learn parameter protocol ------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
