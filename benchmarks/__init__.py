@@ -1,6 +1,8 @@
-"""graphclust benchmark harness: paper reproduction, peers, parameter search, scaling.
+"""graphclust benchmark harness: suites of (method × data set × seed) cells, run in
+capped worker processes beside scikit-learn peers, reported as tables.
 
-Run ``python -m benchmarks --help``; see ``benchmarks/README.md``. The per-bundle scripts
-``benchmarks/<bundle>_*.py`` expose ``run(data_dir, quick=False, seeds=...)``; this package
-is the general runner over every registered preset.
+Modules: :mod:`~benchmarks.suite` (the suite-definition API), ``suites/`` (one module
+per suite), :mod:`~benchmarks.datasets`, :mod:`~benchmarks.peers`,
+:mod:`~benchmarks.runner`, :mod:`~benchmarks.report`, :mod:`~benchmarks.plots`,
+:mod:`~benchmarks.cli`. See ``benchmarks/README.md``.
 """

@@ -1,8 +1,8 @@
-"""``python -m benchmarks run|report|list`` (see :mod:`benchmarks.runner_cli`)."""
+"""``python -m benchmarks run|report|list`` (see :mod:`benchmarks.cli`)."""
 
 import sys
 
-from benchmarks.runner_cli import main
+from benchmarks.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -29,7 +29,8 @@ def _plain_log_ticks(axis) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str, str]:
+def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc",
+                    prefix: str = "") -> dict[str, str]:
     """One PNG per data set: ``metric`` (mean over seeds) against fit time (log scale).
 
     Returns ``{title: file name}`` of the figures written into ``out_dir``.
@@ -58,18 +59,19 @@ def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc") -> dict[str,
                      fontsize=9)
         ax.grid(alpha=0.3)
         fig.tight_layout()
-        name = f"quality_time_{ds.replace('@', '_')}.png"
+        name = f"{prefix}quality_time_{ds.replace('@', '_')}.png"
         fig.savefig(out_dir / name, dpi=110)
         plt.close(fig)
         written[f"{metric.upper()} against time on {ds}"] = name
     return written
 
 
-def scaling_plots(rows: list[dict], out_dir, tag: str = "") -> dict[str, str]:
+def scaling_plots(rows: list[dict], out_dir, prefix: str = "") -> dict[str, str]:
     """Per data family: fit time and extra memory against n, log-log, one line per method."""
     plt = _plt()
     out_dir = Path(out_dir)
     written = {}
+    rows = [{**r, "family": r["dataset"].partition("@")[0]} for r in rows]
     for family in sorted({r["family"] for r in rows}):
         rs = [r for r in rows if r["family"] == family and r["status"] in ("ok", "partial")]
         if not rs:
@@ -95,7 +97,7 @@ def scaling_plots(rows: list[dict], out_dir, tag: str = "") -> dict[str, str]:
         axes[0].legend(fontsize=7)
         fig.suptitle(f"{family}: time and memory against n", fontsize=10)
         fig.tight_layout()
-        name = f"scaling_{family}{('_' + tag) if tag else ''}.png"
+        name = f"{prefix}scaling_{family}.png"
         fig.savefig(out_dir / name, dpi=110)
         plt.close(fig)
         written[f"Time and memory against n on {family}"] = name

@@ -33,8 +33,16 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "matplotlib.sphinxext.plot_directive",
     "graphclust_docs",
 ]
+
+# The gallery (quickstart.rst) is rendered at build time with Agg.
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 80)]
+plot_rcparams = {"figure.dpi": 80}
 
 root_doc = "index"
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]

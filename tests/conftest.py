@@ -2,7 +2,8 @@
 
 ``data_dir`` gives the benchmark data folder (``GRAPHCLUST_DATA`` or ``../shared/data``)
 and skips the test with a clear reason when it is absent (a user's clone). Tests
-marked ``slow`` run only with ``--run-slow``.
+marked ``slow`` are deselected unless ``--run-slow`` is given (the README's command is
+the quick tier; ``.ci/run`` adds the slow tier).
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Without ``--run-slow``, tests marked ``slow`` are deselected (not merely skipped), so
+    the quick tier never selects them and ``--collect-only`` shows what it runs."""
     if config.getoption("--run-slow"):
         return
-    skip = pytest.mark.skip(reason="slow: run with --run-slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    slow = [item for item in items if "slow" in item.keywords]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if "slow" not in item.keywords]
 
 
 @pytest.fixture(scope="session")

@@ -24,12 +24,13 @@ import attrs
 KIND_TITLES = {
     "anchors": "Anchor selectors",
     "graph": "Graph builders",
+    "adapter": "Adapters",
     "solver": "Solvers",
     "rounding": "Roundings",
     "metric": "Metrics",
 }
 DECLARATIONS = ("produces", "needs_anchors", "accepts", "needs_features", "needs",
-                "needs_truth", "greater_is_better")
+                "needs_truth", "greater_is_better", "provides_features", "out_of_sample")
 
 _LITERAL = re.compile(r"(``.+?``)")
 _SPECIAL = re.compile(r"([\\*`|_<>\[\]])")
@@ -68,8 +69,10 @@ def _pipeline_text(spec: dict) -> str:
         if isinstance(value, dict) and isinstance(value.get("name"), str):
             names.append(f"``{value['name']}``")
     text = " → ".join(names)
-    if spec.get("adapter"):
-        text += f" (adapter ``{spec['adapter']}``)"
+    adapter = spec.get("adapter")
+    adapter = adapter.get("name") if isinstance(adapter, dict) else adapter
+    if adapter:
+        text += f" (adapter ``{adapter}``)"
     return text
 
 

@@ -4,6 +4,7 @@ Data flow::
 
     X ─► AnchorSelector ─► Anchors            (optional)
       └► GraphBuilder(X, anchors?) ─► AffinityGraph | AnchorGraph
+         Adapter.adapt(graph, X?) ─► Adapted graph   (optional; Adapter.lift after the solver)
          Solver(graph, X?, k) ─► Solution
          Rounding(solution, k) ─► labels
          Metric(labels, y?, graph?) ─► float
@@ -13,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
-from graphclust._pipeline import FitResult, Pipeline, check_input, float_dtype
+from graphclust._pipeline import FitResult, Pipeline, check_input
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,
@@ -29,8 +30,18 @@ from graphclust._errors import (
     SpecError,
     UnknownPartError,
 )
-from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, Graph, safe_inverse
+from graphclust._graphs import (
+    AffinityGraph,
+    Anchors,
+    AnchorGraph,
+    FittedState,
+    Graph,
+    fitted_state,
+    safe_inverse,
+)
 from graphclust._parts import (
+    Adapted,
+    Adapter,
     AnchorSelector,
     Context,
     GraphBuilder,
@@ -46,7 +57,8 @@ from graphclust._progress import Progress, ProgressEvent
 from graphclust._registry import PartRecord, PluginRecord, PresetRecord, Registry
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
-from graphclust.neighbors import clamp_anchors
+from graphclust import numerics
+from graphclust.numerics import clamp_anchors, float_dtype
 
 try:
     __version__ = _version("graphclust")
@@ -54,6 +66,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "Adapted",
+    "Adapter",
     "AffinityGraph",
     "AnchorGraph",
     "AnchorSelector",
@@ -64,6 +78,7 @@ __all__ = [
     "check_input",
     "float_dtype",
     "compose",
+    "numerics",
     "resolve_part",
     "validate_spec",
     "Context",
@@ -71,6 +86,7 @@ __all__ = [
     "DisconnectedGraphWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
+    "FittedState",
     "Graph",
     "GraphBuilder",
     "GraphClustering",
@@ -98,6 +114,7 @@ __all__ = [
     "any_of",
     "boolean",
     "clamp_anchors",
+    "fitted_state",
     "get_plugin_manager",
     "get_registry",
     "hookimpl",

@@ -14,12 +14,12 @@ from typing import Any
 from graphclust._errors import IncompatiblePartsError, Problem, SpecError, UnknownPartError
 from graphclust._parts import Part
 from graphclust._registry import Registry, unknown_name_message
-from graphclust._spec import PartSpec, PipelineSpec, parse_spec, read_spec
+from graphclust._spec import SECTIONS, PartSpec, PipelineSpec, parse_spec, read_spec
 
 __all__ = ["compose", "validate_spec", "resolve_part", "build_part"]
 
-_KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "solver": "solver",
-               "rounding": "rounding", "metric": "metric"}
+_KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "adapter": "adapter",
+               "solver": "solver", "rounding": "rounding", "metric": "metric"}
 
 
 def _registry(registry: Registry | None) -> Registry:
@@ -107,10 +107,58 @@ def _compose_nested(kind: str, value: dict, loc: str, registry: Registry,
     return part if isinstance(part, Part) else None
 
 
+def _kinds(kinds) -> str:
+    return " or ".join(sorted(kinds))
+
+
+def _hint(cls: type[Part]) -> str:
+    """An adapter's summary as a clause: 'runs the solver on ...'."""
+    text = cls.summary().rstrip(".")
+    return text[:1].lower() + text[1:]
+
+
+def _adapter_problems(graph: Part | None, adapter: Part, solver: Part | None,
+                      registry: Registry, prefix: str) -> list[Problem]:
+    """Problems of the chain graph builder → adapter → solver, from declarations only."""
+    out: list[Problem] = []
+    produced = graph.produces if graph is not None else None
+    if produced is not None and produced not in adapter.accepts:
+        fits = [r.name for r in registry.adapters.records() if produced in r.cls.accepts
+                and (solver is None or r.cls.produces in solver.accepts)]
+        msg = (f"adapter {adapter.name!r} accepts {_kinds(adapter.accepts)} graphs, but graph "
+               f"builder {graph.name!r} produces an {produced} graph")
+        if solver is not None and produced in solver.accepts:
+            msg += f"; solver {solver.name!r} accepts it as it is: remove the adapter"
+        msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
+        out.append(Problem(f"{prefix}adapter", msg))
+        return out
+    if solver is None:
+        return out
+    if adapter.produces not in solver.accepts:
+        source = "" if produced is None else f" of graph builder {graph.name!r}"
+        fits = [r.name for r in registry.adapters.records()
+                if r.cls.produces in solver.accepts and (produced is None
+                                                         or produced in r.cls.accepts)]
+        msg = (f"solver {solver.name!r} accepts {_kinds(solver.accepts)} graphs, but adapter "
+               f"{adapter.name!r} turns the {produced or 'given'} graph{source} into an "
+               f"{adapter.produces} graph")
+        if produced is not None and produced in solver.accepts:
+            msg += "; the solver accepts the graph as it is: remove the adapter"
+        msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
+        out.append(Problem(f"{prefix}solver", msg))
+    if solver.needs_features and not adapter.provides_features:
+        fits = [r.name for r in registry.adapters.records() if r.cls.provides_features
+                and r.cls.produces in solver.accepts]
+        out.append(Problem(f"{prefix}solver", f"solver {solver.name!r} needs features, but "
+                           f"adapter {adapter.name!r} hands it none. Adapters that fit: "
+                           f"{', '.join(fits) or '(none)'}"))
+    return out
+
+
 def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Registry,
             prefix: str, nested: bool) -> list[Problem]:
     out: list[Problem] = []
-    graph = pipe_parts.get("graph")
+    graph, adapter = pipe_parts.get("graph"), pipe_parts.get("adapter")
     solver, rounding = pipe_parts.get("solver"), pipe_parts.get("rounding")
     if graph is not None:
         if graph.needs_anchors and spec.anchors is None:
@@ -123,20 +171,18 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
                                "anchors; remove the [anchors] section or choose an anchor graph "
                                "builder"))
     produced = graph.produces if graph is not None else None
-    source = f"graph builder {graph.name!r}" if graph is not None else "the parent pipeline"
-    if spec.adapter == "anchor-level":
-        if produced is not None and produced != "anchor":
-            out.append(Problem(f"{prefix}adapter", f"'anchor-level' needs an anchor graph, but "
-                               f"{source} produces an {produced} graph"))
-        produced = "affinity"
-        source = "the 'anchor-level' adapter"
-    if solver is not None and produced is not None and produced not in solver.accepts:
+    if adapter is not None:
+        out.extend(_adapter_problems(graph, adapter, solver, registry, prefix))
+    elif (spec.adapter is None  # an adapter that failed to build was reported already
+          and solver is not None and produced is not None and produced not in solver.accepts):
         fits = [r.name for r in registry.graphs.records() if r.cls.produces in solver.accepts]
-        msg = (f"solver {solver.name!r} accepts {' or '.join(sorted(solver.accepts))} graphs, "
-               f"but {source} produces an {produced} graph")
-        if produced == "anchor" and "affinity" in solver.accepts:
-            msg += ("; set adapter = \"anchor-level\" to run the solver on the m x m "
-                    "anchor-level graph and lift its result to the points through Z")
+        msg = (f"solver {solver.name!r} accepts {_kinds(solver.accepts)} graphs, "
+               f"but graph builder {graph.name!r} produces an {produced} graph")
+        bridges = [r for r in registry.adapters.records()
+                   if produced in r.cls.accepts and r.cls.produces in solver.accepts]
+        if bridges:
+            msg += "; set " + " or ".join(f"adapter = \"{r.name}\" ({_hint(r.cls)})"
+                                          for r in bridges)
         msg += f". Graph builders that fit: {', '.join(fits) or '(none)'}"
         out.append(Problem(f"{prefix}solver", msg))
     if solver is not None and rounding is not None and rounding.needs not in solver.produces:
@@ -155,7 +201,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
     spec, structural = parse_spec(data, nested=nested)
     problems.extend(Problem(f"{prefix}{p.loc}", p.msg) for p in structural)
     parts: dict[str, Part | None] = {}
-    for sec in ("anchors", "graph", "solver", "rounding"):
+    for sec in SECTIONS:
         ps = getattr(spec, sec)
         parts[sec] = None if ps is None else build_part(sec, ps, f"{prefix}{sec}", registry,
                                                         problems)
@@ -166,7 +212,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
             metrics.append(m)
     problems.extend(_compat(parts, spec, registry, prefix, nested))
     return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
-                    rounding=parts["rounding"], metrics=metrics, adapter=spec.adapter,
+                    rounding=parts["rounding"], metrics=metrics, adapter=parts["adapter"],
                     n_clusters=spec.n_clusters, seed=spec.seed)
 
 
@@ -175,7 +221,7 @@ def _raise(problems: list[Problem]) -> None:
         return
     if all("unknown " in p.msg and p.loc.endswith(".name") for p in problems):
         raise UnknownPartError(problems, title="unknown part")
-    if all(p.msg.startswith(("solver ", "rounding ", "graph builder ", "'anchor-level'"))
+    if all(p.msg.startswith(("solver ", "rounding ", "graph builder ", "adapter "))
            for p in problems):
         raise IncompatiblePartsError(problems, title="incompatible parts")
     raise SpecError(problems)

@@ -19,13 +19,16 @@ from graphclust._toml import resolved_spec
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
-from graphclust._pipeline import Pipeline, check_input, float_dtype
+from graphclust._pipeline import Pipeline, check_input
+from graphclust.numerics import float_dtype
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, merge_overrides, read_spec
 
 __all__ = ["GraphClustering"]
 
 DEFAULT_N_CLUSTERS = 8
+#: Spec sections that are also constructor parameters of the estimator.
+_SECTION_PARAMS = ("anchors", "graph", "adapter", "solver", "rounding", "metrics")
 
 
 @part
@@ -99,16 +102,23 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     random_state : int, RandomState or None
         Seed of the run (overrides the spec's ``seed``). The same spec, data and seed
         give identical labels.
+    anchors, graph, adapter, solver, rounding : dict, str, part or array, optional
+        Override one section of the spec: a dict of parameters merged into the spec's
+        part (``graph={"n_neighbors": 15}``; with ``"name"`` it chooses another part), a
+        registered name, or a part instance. ``anchors`` may also be an ``(m, d)`` array
+        of anchors and ``graph`` a precomputed sparse ``n x n`` affinity or ``n x m``
+        matrix ``Z``. ``set_params(solver__lam=0.1)`` and grid searches over
+        ``solver__lam`` work on these.
+    metrics : list of dict, optional
+        Metrics to score at ``fit`` when ``y`` is given (``[{"name": "acc"}]``).
+    overrides : dict, optional
+        Overrides of any top-level spec key (the sections above, ``seed``, ...), merged
+        into the spec; the section parameters above take precedence.
     verbose : bool, default=False
         Report progress of long stages (through the ``graphclust_report_progress`` hook;
-        the built-in reporter writes to stderr).
-    overrides : dict, optional
-        Per-section overrides, merged into the spec: ``{"graph": {"n_neighbors": 15}}``.
-        A section may also be given as a part instance, ``anchors`` as an ``(m, d)``
-        array of anchors, ``graph`` as a precomputed sparse ``n x n`` affinity or
-        ``n x m`` matrix ``Z``.
-    **kwargs
-        Shorthand for ``overrides``: ``GraphClustering("ncut", graph={"n_neighbors": 15})``.
+        the built-in reporter draws tqdm bars on a terminal, one line per stage in logs).
+    n_jobs : int, optional
+        Parallelism for joblib-level work of parts that offer it (e.g. ensemble members).
 
     Attributes
     ----------
@@ -149,15 +159,21 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     (1797,)
     """
 
-    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, verbose=False,
-                 overrides=None, **kwargs):
+    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, anchors=None,
+                 graph=None, adapter=None, solver=None, rounding=None, metrics=None,
+                 overrides=None, verbose=False, n_jobs=None):
         self.spec = spec
         self.n_clusters = n_clusters
         self.random_state = random_state
-        self.verbose = verbose
-        if kwargs and (overrides is None or isinstance(overrides, dict)):
-            overrides = {**(overrides or {}), **kwargs}
+        self.anchors = anchors
+        self.graph = graph
+        self.adapter = adapter
+        self.solver = solver
+        self.rounding = rounding
+        self.metrics = metrics
         self.overrides = overrides  # a non-dict is reported by fit, never here
+        self.verbose = verbose
+        self.n_jobs = n_jobs
 
     # -- spec handling ------------------------------------------------------------------
     def _spec_dict(self) -> dict:
@@ -176,12 +192,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                                     f"{type(self.overrides).__name__}"))
         given: dict[str, Any] = {}
         plain: dict[str, Any] = {}
-        for key, value in (self.overrides or {}).items():
+        for key, value in self._section_overrides().items():
             if key == "anchors" and _is_array_like(value):
                 given[key] = GivenAnchors(points=value)
             elif key == "graph" and _is_array_like(value):
                 given[key] = GivenGraph(matrix=value)
-            elif key in SECTIONS and not isinstance(value, (dict, type(None))):
+            elif key in SECTIONS and not isinstance(value, (dict, str, type(None))):
                 given[key] = value  # a part instance; the composer checks it
             else:
                 plain[key] = value
@@ -192,6 +208,22 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             if given["graph"].produces == "anchor" and spec.get("adapter") is None:
                 pass
         return spec
+
+    def _section_overrides(self) -> dict[str, Any]:
+        """``overrides`` with the section parameters (``solver=...``) merged on top."""
+        out = dict(self.overrides or {})
+        for key in _SECTION_PARAMS:
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, str) and key in SECTIONS:
+                value = {"name": value}
+            current = out.get(key)
+            if isinstance(value, dict) and isinstance(current, dict):
+                out[key] = {**current, **value}
+            else:
+                out[key] = value
+        return out
 
     def _compose(self) -> Pipeline:
         return compose(self._spec_dict())
@@ -232,46 +264,45 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return params
 
     def set_params(self, **params):
-        nested: dict[str, dict] = {}
-        given: dict[str, Any] = {}
-        plain = {}
+        """Set parameters; ``section__name`` sets one parameter of a section's part.
+
+        ``set_params(solver=<part instance>)`` replaces the solver, ``solver={"lam": 1}``
+        overrides parameters of the spec's solver, and ``solver__lam=1`` adds to whatever
+        the section holds (a dict of overrides, or a copy of a given part instance).
+        """
+        if not params:
+            return self
+        valid = set(self._get_param_names())
         for key, value in params.items():
-            if "__" in key:
-                sec, sub = key.split("__", 1)
-                if sec not in SECTIONS:
-                    raise SpecError(Problem(key, f"{sec!r} is not a section "
-                                            f"({', '.join(SECTIONS)})"), title="invalid parameter")
-                nested.setdefault(sec, {})[sub] = value
-            elif key in SECTIONS and isinstance(value, dict):
-                nested.setdefault(key, {}).update(value)
-            elif key in SECTIONS:  # a part instance, an array, or None (remove the section)
-                given[key] = value
+            sec, sep, sub = key.partition("__")
+            if not sep:
+                if key not in valid:
+                    raise SpecError(Problem(key, f"invalid parameter {key!r} for "
+                                            "GraphClustering; valid parameters: "
+                                            f"{', '.join(sorted(valid))}"),
+                                    title="invalid parameter")
+                setattr(self, key, value)
+                continue
+            if sec not in _SECTION_PARAMS or sec == "metrics":
+                sections = ", ".join(s for s in _SECTION_PARAMS if s != "metrics")
+                raise SpecError(Problem(key, f"invalid parameter {key!r}: {sec!r} is not a "
+                                        f"section ({sections})"), title="invalid parameter")
+            current = getattr(self, sec)
+            if isinstance(current, Part):
+                updated = clone(current)
+                try:
+                    updated.set_params(**{sub: value})
+                except ValueError as exc:  # scikit-learn's "Invalid parameter ..."
+                    raise SpecError(Problem(key, str(exc)), title="invalid parameter") from None
+            elif current is None or isinstance(current, dict):
+                updated = {**(current or {}), sub: value}
+            elif isinstance(current, str):  # a part given by name
+                updated = {"name": current, sub: value}
             else:
-                plain[key] = value
-        if nested or given:
-            base = plain.pop("overrides") if "overrides" in plain else self.overrides
-            if base is not None and not isinstance(base, dict):
-                raise SpecError(Problem("overrides", "must be a dict of section overrides, "
-                                        f"got {type(base).__name__}"), title="invalid parameter")
-            overrides = dict(base or {})
-            for sec, values in nested.items():
-                current = overrides.get(sec)
-                if isinstance(current, dict):
-                    overrides[sec] = {**current, **values}
-                elif isinstance(current, Part) and sec not in given:
-                    overrides[sec] = clone(current).set_params(**values)  # keep the given part
-                else:
-                    overrides[sec] = values
-            overrides.update(given)  # a given part replaces the section (and earlier values)
-            plain["overrides"] = overrides
-        if plain:
-            try:
-                super().set_params(**plain)
-            except ValueError as exc:  # scikit-learn's "Invalid parameter ..."
-                if isinstance(exc, SpecError):
-                    raise
-                raise SpecError(Problem(", ".join(plain), str(exc)),
-                                title="invalid parameter") from None
+                raise SpecError(Problem(key, f"invalid parameter {key!r}: section {sec!r} is "
+                                        f"given as {type(current).__name__}, which has no "
+                                        "parameters"), title="invalid parameter")
+            setattr(self, sec, updated)
         return self
 
     # -- fitting --------------------------------------------------------------------
@@ -321,7 +352,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
         seed = self._seed(pipe)
-        ctx = Context(seed=seed, progress=Progress(self._emit()))
+        ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=self.n_jobs)
         y_arr = None if y is None else np.asarray(y)
         if y_arr is not None and (y_arr.ndim == 0 or y_arr.shape[0] != X.shape[0]):
             raise InputError(f"y must hold one label per sample: X has {X.shape[0]} samples, "

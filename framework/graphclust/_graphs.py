@@ -14,18 +14,26 @@ Degenerate cases follow fixed rules instead of dividing by zero:
   normalized adjacency is zero;
 * an anchor that no point chose (``Λ_jj = 0``) gets ``0`` in ``Λ^{-1}``, so it
   contributes nothing to ``W``.
+
+Typed fitted state: what a part keeps to place new points later (a bandwidth, candidate
+lists, drawn indices) is a frozen attrs subclass of :class:`FittedState` defined in that
+part's module, carried in the ``state`` field of the object the part returns (anchors or
+graph). ``info`` holds free-form diagnostics only; no part reads another part's ``info``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import attrs
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "safe_inverse"]
+__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state",
+           "safe_inverse"]
+
+S = TypeVar("S", bound="FittedState")
 
 
 def safe_inverse(values: np.ndarray, power: float = 1.0) -> np.ndarray:
@@ -47,6 +55,61 @@ def _as_csr(matrix: Any) -> sp.csr_array:
 
 
 @attrs.frozen
+class FittedState:
+    """Base of the typed state a part keeps in its output for later work (``predict``).
+
+    A part that needs something at ``transform``/``predict`` time beyond its own
+    parameters declares a frozen attrs subclass in its module, with one documented field
+    per value, and returns it in the ``state`` field of its anchors or graph::
+
+        @attrs.frozen
+        class GaussianAnchorState(graphclust.FittedState):
+            '''What ``gaussian-anchor`` keeps to place new points.'''
+
+            sigma: float    #: the fitted bandwidth σ
+            n_neighbors: int  #: anchors kept per point, after clamping
+
+    It reads it back with :func:`fitted_state`, which names the part when the object was
+    built by something else (a precomputed graph, another builder).
+    """
+
+
+def _check_state(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if value is not None and not isinstance(value, FittedState):
+        raise TypeError(f"{type(instance).__name__}.state must be a graphclust.FittedState "
+                        f"(a frozen attrs class of the part that built it) or None, got "
+                        f"{type(value).__name__}")
+
+
+def fitted_state(obj: Any, state_cls: type[S], who: str) -> S:
+    """The typed state ``state_cls`` carried by anchors or a graph, for the part ``who``.
+
+    Parameters
+    ----------
+    obj : Anchors, AffinityGraph or AnchorGraph
+    state_cls : type
+        The :class:`FittedState` subclass the part stored at fit time.
+    who : str
+        The part, e.g. ``"graph 'gaussian-anchor'"``, named in the error.
+
+    Raises
+    ------
+    InputError
+        When ``obj`` carries no state of that class (it was built by another part, or
+        given precomputed).
+    """
+    from graphclust._errors import InputError
+
+    state = getattr(obj, "state", None)
+    if not isinstance(state, state_cls):
+        got = "no fitted state" if state is None else f"a {type(state).__name__}"
+        raise InputError(f"{who}: the {type(obj).__name__} carries {got}, not the "
+                         f"{state_cls.__name__} {who} stores when it builds one; place new "
+                         f"points with the part that built it")
+    return state
+
+
+@attrs.frozen
 class Anchors:
     """Anchor points chosen by an :class:`~graphclust.AnchorSelector`.
 
@@ -58,12 +121,15 @@ class Anchors:
         For selectors that partition the training points (k-means, BKHK leaves),
         the index of the anchor each training point belongs to; ``None`` otherwise.
     info : dict
-        Free-form diagnostics (e.g. number of BKHK levels).
+        Free-form diagnostics (e.g. number of BKHK levels); no part reads it.
+    state : FittedState or None
+        The selector's typed fitted state (e.g. the drawn row indices of ``random``).
     """
 
     points: np.ndarray = attrs.field(converter=np.asarray)
     assignment: np.ndarray | None = None
     info: dict = attrs.field(factory=dict)
+    state: FittedState | None = attrs.field(default=None, validator=_check_state)
 
     @points.validator
     def _check_points(self, attribute, value):
@@ -84,13 +150,17 @@ class AffinityGraph:
     adjacency : scipy.sparse.csr_array of shape (n, n)
         Symmetric, nonnegative; the diagonal is kept as given.
     info : dict
-        Free-form diagnostics of the builder (bandwidth, neighbour counts...).
+        Free-form diagnostics of the builder (bandwidth, neighbour counts...); no part
+        reads it.
+    state : FittedState or None
+        The builder's typed fitted state, when it keeps any.
     """
 
     kind: ClassVar[str] = "affinity"
 
     adjacency: sp.csr_array = attrs.field(converter=_as_csr)
     info: dict = attrs.field(factory=dict)
+    state: FittedState | None = attrs.field(default=None, validator=_check_state)
     _cache: dict = attrs.field(factory=dict, init=False, repr=False)
 
     @adjacency.validator
@@ -156,7 +226,10 @@ class AnchorGraph:
     anchors : Anchors or None
         The anchors the graph was built on (``None`` for a precomputed ``Z``).
     info : dict
-        Free-form diagnostics of the builder.
+        Free-form diagnostics of the builder; no part reads it.
+    state : FittedState or None
+        The builder's typed fitted state: what its ``transform`` needs to place new
+        points (e.g. ``GaussianAnchorState`` with the fitted bandwidth).
     """
 
     kind: ClassVar[str] = "anchor"
@@ -164,6 +237,7 @@ class AnchorGraph:
     Z: sp.csr_array = attrs.field(converter=_as_csr)
     anchors: Anchors | None = None
     info: dict = attrs.field(factory=dict)
+    state: FittedState | None = attrs.field(default=None, validator=_check_state)
     _cache: dict = attrs.field(factory=dict, init=False, repr=False)
 
     @Z.validator
@@ -225,11 +299,9 @@ class AnchorGraph:
         Its degrees are ``Zᵀ Z 1 = Λ`` when rows of Z sum to one, so its normalized
         adjacency ``Λ^{-1/2} Zᵀ Z Λ^{-1/2} = Bᵀ B`` shares its spectrum with ``W``.
         """
-        if "anchor_level" not in self._cache:
-            self._cache["anchor_level"] = AffinityGraph(
-                self.Z.T @ self.Z, info={"lifted_from": "anchor graph"}
-            )
-        return self._cache["anchor_level"]
+        if "gram" not in self._cache:
+            self._cache["gram"] = AffinityGraph(self.Z.T @ self.Z)
+        return self._cache["gram"]
 
     def lift(self, values: np.ndarray) -> np.ndarray:
         """Carry per-anchor values (``m x k``) to the points: ``Z @ values``.

@@ -1,4 +1,4 @@
-"""The five part interfaces and the :class:`Context` a run hands them.
+"""The part interfaces and the :class:`Context` a run hands them.
 
 A part is a small class with one work method. Its parameters are declared with
 :func:`param` and become keyword-only constructor arguments, stored as given
@@ -45,6 +45,8 @@ __all__ = [
     "Context",
     "AnchorSelector",
     "GraphBuilder",
+    "Adapter",
+    "Adapted",
     "Solver",
     "Rounding",
     "Metric",
@@ -88,7 +90,8 @@ class Part(BaseEstimator):
     name : str
         The registered name (lower-case, dashes), unique per kind.
     kind : str
-        One of ``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, ``"metric"``.
+        One of ``"anchors"``, ``"graph"``, ``"adapter"``, ``"solver"``, ``"rounding"``,
+        ``"metric"`` (the keys of :data:`PART_KINDS`).
     """
 
     name: ClassVar[str] = ""
@@ -197,6 +200,71 @@ class GraphBuilder(Part):
         return cls.transform is not GraphBuilder.transform
 
 
+@attrs.frozen(eq=False)
+class Adapted:
+    """The problem an :class:`Adapter` hands the solver.
+
+    Attributes
+    ----------
+    graph : AffinityGraph or AnchorGraph
+        The graph the solver runs on; its kind is the adapter's ``produces``.
+    X : ndarray of shape (graph.n, d) or None
+        Features matching the rows of ``graph`` (``None`` when there are none).
+    n_clusters : int
+        The number of clusters asked of the solver (at most ``graph.n``).
+    """
+
+    graph: AffinityGraph | AnchorGraph
+    X: np.ndarray | None
+    n_clusters: int
+
+
+class Adapter(Part):
+    """Adapts the built graph (and features) to a solver, and lifts its solution back.
+
+    An adapter sits between the graph builder and the solver. The composer checks the
+    chain from the declarations alone: the builder's ``produces`` must be in the
+    adapter's ``accepts``, and the adapter's ``produces`` in the solver's ``accepts``.
+
+    Attributes
+    ----------
+    accepts : frozenset of str
+        Graph kinds it takes (``"affinity"``, ``"anchor"``).
+    produces : str
+        The graph kind it hands the solver.
+    provides_features : bool
+        Whether :meth:`adapt` hands the solver features (rows matching its graph), so a
+        solver with ``needs_features`` can follow it.
+    out_of_sample : bool
+        Whether the solutions :meth:`lift` returns place new points (they set per-anchor
+        values or a feature projection); ``predict`` is offered only then.
+
+    Work methods: :meth:`adapt` before the solver and :meth:`lift` after it. Both are
+    row-local or global-small like every other stage; neither may form an ``n x n``
+    matrix for an anchor graph.
+    """
+
+    kind: ClassVar[str] = "adapter"
+    accepts: ClassVar[frozenset[str]] = frozenset({"anchor"})
+    produces: ClassVar[str] = "affinity"
+    provides_features: ClassVar[bool] = False
+    out_of_sample: ClassVar[bool] = False
+
+    def adapt(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
+              n_clusters: int, ctx: Context) -> Adapted:  # pragma: no cover - interface
+        """The graph, features and cluster count the solver runs on."""
+        raise NotImplementedError
+
+    def lift(self, solution: Solution, graph: AffinityGraph | AnchorGraph, adapted: Adapted,
+             ctx: Context) -> Solution:  # pragma: no cover - interface
+        """The solver's ``solution`` on ``adapted`` carried back to the ``graph.n`` points.
+
+        With ``out_of_sample``, the result must be :attr:`Solution.extendable`: predict
+        places new points with it through the graph builder's ``transform``.
+        """
+        raise NotImplementedError
+
+
 class Solver(Part):
     """Turns a graph (and, when ``needs_features``, the data) into a :class:`Solution`.
 
@@ -271,6 +339,7 @@ class Metric(Part):
 PART_KINDS: dict[str, type[Part]] = {
     "anchors": AnchorSelector,
     "graph": GraphBuilder,
+    "adapter": Adapter,
     "solver": Solver,
     "rounding": Rounding,
     "metric": Metric,

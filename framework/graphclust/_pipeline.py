@@ -1,4 +1,4 @@
-"""A composed pipeline: anchors? → graph → solver → rounding (→ metrics)."""
+"""A composed pipeline: anchors? → graph → adapter? → solver → rounding (→ metrics)."""
 
 from __future__ import annotations
 
@@ -12,20 +12,11 @@ import scipy.sparse as sp
 
 from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
-from graphclust._parts import Context, Metric, Part
+from graphclust._parts import Adapter, Context, Metric, Part
 from graphclust._solution import Solution
+from graphclust.numerics import float_dtype
 
 __all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
-
-
-def float_dtype(dtype) -> type:
-    """The float type data of ``dtype`` are computed in: float32 for float32 and for
-    integers (and booleans) of at most 16 bits, which float32 holds exactly; float64
-    otherwise."""
-    dtype = np.dtype(dtype)
-    if dtype == np.float32 or (dtype.kind in "biu" and dtype.itemsize <= 2):
-        return np.float32
-    return np.float64
 
 
 def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
@@ -80,48 +71,61 @@ class Pipeline:
     """Parts in data-flow order, as built by :func:`graphclust.compose`.
 
     ``graph`` may be ``None`` in a nested pipeline (it then reuses the graph it is given).
+    ``adapter`` is an :class:`~graphclust.Adapter` part or ``None``.
     """
+
+    _STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
 
     def __init__(self, *, anchors: Part | None = None, graph: Part | None = None,
                  solver: Part | None = None, rounding: Part | None = None,
-                 metrics: list[Metric] | None = None, adapter: str | None = None,
+                 metrics: list[Metric] | None = None, adapter: Adapter | None = None,
                  n_clusters: int | None = None, seed: int | None = None):
         self.anchors = anchors
         self.graph = graph
         self.solver = solver
         self.rounding = rounding
         self.metrics = list(metrics or [])
+        if isinstance(adapter, str):  # the pre-part form: a registered adapter's name
+            warnings.warn("Pipeline(adapter=<name>) is deprecated: pass an Adapter part, e.g. "
+                          "graphclust.resolve_part({'name': name}, 'adapter')",
+                          DeprecationWarning, stacklevel=2)
+            from graphclust._composer import resolve_part
+
+            adapter = resolve_part({"name": adapter}, "adapter")
         self.adapter = adapter
         self.n_clusters = n_clusters
         self.seed = seed
 
     def __repr__(self) -> str:
-        parts = [f"{k}={getattr(self, k).name!r}" for k in ("anchors", "graph", "solver",
-                                                             "rounding") if getattr(self, k)]
-        if self.adapter:
-            parts.append(f"adapter={self.adapter!r}")
+        parts = [f"{k}={getattr(self, k).name!r}" for k in self._STAGES if getattr(self, k)]
         return f"Pipeline({', '.join(parts)})"
 
     def named_parts(self) -> dict[str, Part]:
-        return {k: getattr(self, k) for k in ("anchors", "graph", "solver", "rounding")
-                if getattr(self, k) is not None}
+        """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
+        return {k: getattr(self, k) for k in self._STAGES if getattr(self, k) is not None}
 
     # -- stages --------------------------------------------------------------------
-    def _solve(self, graph, X, n_clusters, ctx) -> Solution:
-        if self.adapter == "anchor-level":
-            if not isinstance(graph, AnchorGraph):
-                raise InputError("adapter 'anchor-level' needs an anchor graph")
-            level = graph.anchor_level()
-            Xa = graph.anchors.points if graph.anchors is not None else None
-            k = min(n_clusters, level.n)
-            sol = self.solver.solve(level, Xa, k, ctx)
-            emb = None if sol.embedding is None else graph.lift(sol.embedding)
-            soft = None if sol.soft is None else graph.lift(sol.soft)
-            return Solution(embedding=emb, soft=soft, objective=sol.objective, n_iter=sol.n_iter,
-                            converged=sol.converged, anchor_embedding=sol.embedding,
-                            anchor_soft=sol.soft, history=sol.history,
-                            info={**sol.info, "adapter": "anchor-level", "anchor_graph_n": level.n})
-        return self.solver.solve(graph, X, n_clusters, ctx)
+    def _solve(self, graph, X, n_clusters, ctx, stage=None) -> tuple[Solution, dict]:
+        """Run the solver, through the adapter when there is one; returns the solution and
+        the adapter's wall time (``{"adapter": seconds}`` or ``{}``)."""
+        adapter = self.adapter
+        if adapter is None:
+            return self.solver.solve(graph, X, n_clusters, ctx), {}
+        if graph.kind not in adapter.accepts:
+            kinds = " or ".join(sorted(adapter.accepts))
+            raise InputError(f"adapter {adapter.name!r} accepts {kinds} graphs, but it was "
+                             f"given an {graph.kind} graph")
+        actx = stage("adapter", adapter) if stage is not None else ctx
+        t0 = time.perf_counter()
+        adapted = adapter.adapt(graph, X, n_clusters, actx)
+        spent = time.perf_counter() - t0
+        if self.solver.needs_features and adapted.X is None:
+            raise InputError(f"solver {self.solver.name!r} needs features, but adapter "
+                             f"{adapter.name!r} had none to hand it for this graph")
+        sol = self.solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
+        t0 = time.perf_counter()
+        lifted = adapter.lift(sol, graph, adapted, actx)
+        return lifted, {"adapter": spent + time.perf_counter() - t0}
 
     def fit_labels(self, graph, X, n_clusters: int, ctx: Context) -> np.ndarray:
         """Labels from this (nested) pipeline's solver and rounding on a given graph."""
@@ -157,15 +161,15 @@ class Pipeline:
             if self.anchors is not None:
                 t0 = time.perf_counter()
                 sctx = stage("anchors", self.anchors)
-                sctx.progress.start()
+                sctx.progress.open()
                 anchors = self.anchors.select(X, sctx)
-                sctx.progress.end(f"{anchors.n_anchors} anchors")
+                sctx.progress.close(f"{anchors.n_anchors} anchors")
                 timings["anchors"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             sctx = stage("graph", self.graph)
-            sctx.progress.start()
+            sctx.progress.open()
             graph = self.graph.build(X, anchors, sctx)
-            sctx.progress.end(f"{type(graph).__name__} nnz={graph.nnz}")
+            sctx.progress.close(f"{type(graph).__name__} nnz={graph.nnz}")
             timings["graph"] = time.perf_counter() - t0
             built_here = True
         else:
@@ -180,13 +184,16 @@ class Pipeline:
                           DisconnectedGraphWarning, stacklevel=3)
         t0 = time.perf_counter()
         sctx = stage("solver", self.solver)
-        sctx.progress.start()
-        solution = self._solve(graph, X, n_clusters, sctx)
-        sctx.progress.end(f"{solution.n_iter} iterations")
-        timings["solver"] = time.perf_counter() - t0
+        sctx.progress.open()
+        solution, adapter_time = self._solve(graph, X, n_clusters, sctx, stage)
+        sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
+        timings["solver"] = time.perf_counter() - t0 - sum(adapter_time.values())
+        timings.update(adapter_time)
         t0 = time.perf_counter()
         sctx = stage("rounding", self.rounding)
+        sctx.progress.open()
         labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)
+        sctx.progress.close(f"{len(np.unique(labels))} clusters")
         timings["rounding"] = time.perf_counter() - t0
         scores = {}
         for metric in self.metrics:
@@ -198,15 +205,17 @@ class Pipeline:
 
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:
-        """Whether new points can be labelled: an anchor builder that places new points, a
-        solver whose solutions extend to them (or the anchor-level adapter, which lifts
-        per-anchor values), and a rounding that labels them."""
+        """Whether new points can be labelled: an anchor builder that places new points,
+        solutions that extend to them (the solver's ``out_of_sample``, or the adapter's
+        when there is one, since its lifted solutions are what is extended), and a
+        rounding that labels them."""
         from graphclust._parts import GraphBuilder, Rounding
 
-        g, s, r = self.graph, self.solver, self.rounding
+        g, s, r, a = self.graph, self.solver, self.rounding, self.adapter
+        extends = a.out_of_sample if a is not None else (s is not None and s.out_of_sample)
         return (g is not None and g.produces == "anchor"
                 and type(g).transform is not GraphBuilder.transform
-                and s is not None and (s.out_of_sample or self.adapter == "anchor-level")
+                and s is not None and extends
                 and r is not None and type(r).assign is not Rounding.assign)
 
     def extend(self, X_new: np.ndarray, result: FitResult) -> Solution:
@@ -215,8 +224,10 @@ class Pipeline:
             raise TypeError(f"{self!r} cannot place new points")
         sol = result.solution
         if not sol.extendable:
-            raise TypeError(f"solver {self.solver.name!r} provided neither a feature projection "
-                            "nor per-anchor values, so new points cannot be placed")
+            who = (f"adapter {self.adapter.name!r}" if self.adapter is not None
+                   else f"solver {self.solver.name!r}")
+            raise TypeError(f"{who} provided neither a feature projection nor per-anchor "
+                            "values, so new points cannot be placed")
         needs_Z = sol.anchor_embedding is not None or sol.anchor_soft is not None
         Z_new = self.graph.transform(X_new, result.graph) if needs_Z else None
         return sol.extend(Z_new, X_new)

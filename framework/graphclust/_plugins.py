@@ -30,42 +30,13 @@ from graphclust import hookspecs
 from graphclust._errors import PluginError, PluginWarning
 from graphclust._progress import ProgressEvent
 from graphclust._registry import PluginRecord, Provider, Registry
+from graphclust._reporter import StderrProgressReporter
 
 __all__ = ["PluginManager", "get_plugin_manager", "get_registry", "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "graphclust"
 STRICT_ENV = "GRAPHCLUST_STRICT_PLUGINS"
 DISABLE_ENV = "GRAPHCLUST_DISABLE_PLUGINS"
-
-
-class StderrProgressReporter:
-    """Built-in progress reporter: one line per stage start/end, throttled step lines."""
-
-    def __init__(self, stream=None, min_interval: float = 0.5):
-        self.stream = stream
-        self.min_interval = min_interval
-        self._last: dict[tuple[str, str], float] = {}
-
-    @hookspecs.hookimpl
-    def graphclust_report_progress(self, event: ProgressEvent) -> None:
-        stream = self.stream or sys.stderr
-        key = (event.stage, event.part)
-        if event.kind == "step":
-            last = self._last.get(key, -1e9)
-            done = event.total is not None and event.step == event.total
-            if event.elapsed - last < self.min_interval and not done:
-                return
-            self._last[key] = event.elapsed
-            total = f"/{event.total}" if event.total else ""
-            text = f"step {event.step}{total}" + (f" {event.message}" if event.message else "")
-        elif event.kind == "start":
-            self._last[key] = -1e9
-            text = "start" + (f" {event.message}" if event.message else "")
-        elif event.kind == "end":
-            text = f"done in {event.elapsed:.2f}s" + (f" {event.message}" if event.message else "")
-        else:
-            text = event.message
-        print(f"[graphclust] {event.stage}:{event.part} {text}", file=stream, flush=True)
 
 
 def _env_flag(name: str) -> bool:
@@ -154,7 +125,7 @@ class PluginManager:
             self.register(plugin, ep.name, distribution=dist_name, version=version,
                           entry_point=ep.value)
         self.register(StderrProgressReporter(), "stderr-progress", distribution="graphclust",
-                      entry_point="graphclust._plugins:StderrProgressReporter")
+                      entry_point="graphclust._reporter:StderrProgressReporter")
         self._build_registry()
         self._loaded = True
         return self

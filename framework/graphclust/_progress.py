@@ -3,8 +3,21 @@
 Parts report long work through the :class:`Progress` object in their
 :class:`~graphclust.Context`. When the run is quiet (the default in library use)
 every call is a no-op; when verbose, each event is handed to the
-``graphclust_report_progress`` hook, so reporters are plugins too (the built-in one
-writes to stderr).
+``graphclust_report_progress`` hook, so reporters are plugins too (the built-in one,
+:class:`graphclust._reporter.StderrProgressReporter`, draws one tqdm bar per stage on a
+terminal and writes one line per stage otherwise).
+
+Who sends what
+--------------
+A *stage* (``anchors``, ``graph``, ``solver``, ``rounding``, an ensemble member) is
+opened and closed by the pipeline (:meth:`Progress.open` / :meth:`Progress.close`),
+exactly once each. Inside it, a part announces how much work it will do with
+:meth:`Progress.start` (which sets or resets the stage's total, for a part that works
+in phases, e.g. DCD's restarts), reports :meth:`Progress.step` and may finish a phase
+with :meth:`Progress.end`. So a stage is one bar, however many phases its part has.
+
+Event kinds (:attr:`ProgressEvent.kind`): ``"open"``, ``"start"``, ``"step"``,
+``"end"``, ``"message"``, ``"close"``.
 """
 
 from __future__ import annotations
@@ -27,17 +40,20 @@ class ProgressEvent:
     Attributes
     ----------
     stage : str
-        The pipeline stage (``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``).
+        The pipeline stage (``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, or
+        e.g. ``"member 3/20"`` in an ensemble).
     part : str
         Registered name of the part reporting.
     kind : str
-        ``"start"``, ``"step"``, ``"end"`` or ``"message"``.
+        ``"open"`` and ``"close"`` (the stage, once each, sent by the pipeline);
+        ``"start"`` (a part announces ``total`` steps, or a new phase), ``"step"``,
+        ``"end"`` (a phase finished) and ``"message"`` (sent by parts).
     step, total : int or None
         Position within the stage, where known.
     message : str
         Human-readable detail (e.g. ``"objective 12.3"``).
     elapsed : float
-        Seconds since the stage started.
+        Seconds since the stage was opened.
     """
 
     stage: str
@@ -64,6 +80,7 @@ class Progress:
         return self._emit is not None
 
     def for_stage(self, stage: str, part: str) -> "Progress":
+        """A reporter for one stage of the run, sharing this one's destination."""
         return Progress(self._emit, stage, part)
 
     def _send(self, kind, step=None, total=None, message=""):
@@ -71,23 +88,38 @@ class Progress:
             self._emit(ProgressEvent(self.stage, self.part, kind, step, total, message,
                                      time.perf_counter() - self._t0))
 
-    def start(self, total: int | None = None, message: str = "") -> None:
+    # -- the pipeline's side: one open and one close per stage ---------------------
+    def open(self, total: int | None = None, message: str = "") -> None:
+        """Open the stage (the pipeline calls this once, before the part works)."""
         self._t0 = time.perf_counter()
+        self._send("open", 0, total, message)
+
+    def close(self, message: str = "") -> None:
+        """Close the stage with a summary (the pipeline calls this once)."""
+        self._send("close", message=message)
+
+    # -- the part's side ------------------------------------------------------------
+    def start(self, total: int | None = None, message: str = "") -> None:
+        """Announce ``total`` steps of work (a new phase restarts the count)."""
         self._send("start", 0, total, message)
 
     def step(self, step: int, total: int | None = None, message: str = "") -> None:
+        """Report that ``step`` of ``total`` steps are done."""
         self._send("step", step, total, message)
 
     def message(self, message: str) -> None:
+        """A free-form note (shown beside the bar)."""
         self._send("message", message=message)
 
     def end(self, message: str = "") -> None:
+        """A phase of the part's work finished (the stage stays open)."""
         self._send("end", message=message)
 
     def iterate(self, iterable: Iterable[T], total: int | None = None) -> Iterator[T]:
         """Yield from ``iterable`` reporting a step for each item."""
         if total is None and hasattr(iterable, "__len__"):
             total = len(iterable)  # type: ignore[arg-type]
+        self.start(total)
         for i, item in enumerate(iterable):
             yield item
             self.step(i + 1, total)

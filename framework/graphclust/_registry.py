@@ -48,6 +48,11 @@ class PartRecord:
     def summary(self) -> str:
         return self.cls.summary()
 
+    @property
+    def distribution(self) -> str:
+        """The installed distribution that registered it (empty when added directly)."""
+        return self.provider.distribution
+
 
 @attrs.frozen
 class PresetRecord:
@@ -183,11 +188,11 @@ class PresetCatalog(Catalog[PresetRecord]):
 
 
 class Registry:
-    """Everything plugins registered: five part catalogs and the presets.
+    """Everything plugins registered: one catalog per part kind, and the presets.
 
     Attributes
     ----------
-    anchors, graphs, solvers, roundings, metrics : catalog of part classes
+    anchors, graphs, adapters, solvers, roundings, metrics : catalog of part classes
     presets : catalog of named specs
     plugins : list of PluginRecord
     """
@@ -196,6 +201,7 @@ class Registry:
         self.provider = Provider("<direct>")
         self.anchors = PartCatalog(self, "anchors", "anchor selector")
         self.graphs = PartCatalog(self, "graph", "graph builder")
+        self.adapters = PartCatalog(self, "adapter", "adapter")
         self.solvers = PartCatalog(self, "solver", "solver")
         self.roundings = PartCatalog(self, "rounding", "rounding")
         self.metrics = PartCatalog(self, "metric", "metric")
@@ -210,6 +216,7 @@ class Registry:
         return {
             "anchors": self.anchors,
             "graph": self.graphs,
+            "adapter": self.adapters,
             "solver": self.solvers,
             "rounding": self.roundings,
             "metric": self.metrics,
@@ -232,6 +239,6 @@ class Registry:
             c._items = dict(snap[c.kind])
 
     def _catalogs(self) -> list[Catalog]:
-        return [self.anchors, self.graphs, self.solvers, self.roundings, self.metrics,
-                self.presets]
+        return [self.anchors, self.graphs, self.adapters, self.solvers, self.roundings,
+                self.metrics, self.presets]
 

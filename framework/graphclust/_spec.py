@@ -4,9 +4,9 @@ A spec is::
 
     n_clusters = 10            # optional (the estimator's n_clusters wins)
     seed = 0                   # optional (the estimator's random_state wins)
-    adapter = "anchor-level"   # optional, see below
     anchors  = { name = "kmeans", n_anchors = 1000 }   # optional section
     graph    = { name = "gaussian-anchor", n_neighbors = 5 }
+    adapter  = "anchor-level"  # optional section, see below
     solver   = { name = "spectral" }
     rounding = { name = "kmeans", n_init = 10 }
     metrics  = [{ name = "acc" }, { name = "nmi" }]
@@ -15,9 +15,11 @@ Each section names a registered part and gives its parameters. A spec selects pa
 by registered name only: it can never import or execute code (a name that looks
 like an import path, or a ``_target_`` key, is rejected).
 
-``adapter = "anchor-level"`` runs a solver that needs an explicit affinity graph on
-the ``m x m`` anchor-level graph ``ZᵀZ`` of an anchor graph and lifts its result to
-the points through ``Z``.
+The optional ``adapter`` section names a registered :class:`~graphclust.Adapter` that
+sits between the graph and the solver (e.g. one that runs a solver needing an explicit
+affinity graph on the ``m x m`` anchor-level graph of an anchor graph). Having no
+parameters of its own in most cases, it may be given by name alone,
+``adapter = "<name>"``, which is shorthand for ``adapter = { name = "<name>" }``.
 """
 
 from __future__ import annotations
@@ -36,12 +38,13 @@ from graphclust._errors import Problem, SpecError
 from graphclust._registry import NAME_PATTERN
 
 __all__ = ["PartSpec", "PipelineSpec", "read_spec", "parse_spec", "merge_overrides",
-           "SECTIONS", "ADAPTERS"]
+           "SECTIONS"]
 
-SECTIONS = ("anchors", "graph", "solver", "rounding")
-TOP_KEYS = ("n_clusters", "seed", "adapter", "metrics", *SECTIONS)
+SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
+TOP_KEYS = ("n_clusters", "seed", "metrics", *SECTIONS)
 META_KEYS = ("summary", "paper")
-ADAPTERS = ("anchor-level",)
+#: sections that may be given as a bare registered name (``adapter = "<name>"``)
+NAME_SHORTHAND = ("adapter",)
 
 
 @attrs.frozen
@@ -64,7 +67,7 @@ class PipelineSpec:
     metrics: tuple[PartSpec, ...] = ()
     n_clusters: int | None = None
     seed: int | None = None
-    adapter: str | None = None
+    adapter: PartSpec | None = None
 
 
 def read_spec(source: str | os.PathLike | dict) -> dict:
@@ -104,7 +107,12 @@ def merge_overrides(spec: dict, overrides: dict | None) -> dict:
     an override with a different ``name`` replaces the section; ``None`` removes it;
     scalar top-level keys replace."""
     out = copy.deepcopy(spec)
+    for key in NAME_SHORTHAND:
+        if isinstance(out.get(key), str):
+            out[key] = {"name": out[key]}
     for key, value in (overrides or {}).items():
+        if key in NAME_SHORTHAND and isinstance(value, str):
+            value = {"name": value}
         if key in SECTIONS and isinstance(value, dict) and isinstance(out.get(key), dict):
             if "name" in value and value["name"] != out[key].get("name"):
                 out[key] = dict(value)
@@ -180,7 +188,10 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     required = ("solver", "rounding") if nested else ("graph", "solver", "rounding")
     for sec in SECTIONS:
         if sec in data and data[sec] is not None:
-            sections[sec] = parse_part(data[sec], sec, problems)
+            value = data[sec]
+            if sec in NAME_SHORTHAND and isinstance(value, str):
+                value = {"name": value}
+            sections[sec] = parse_part(value, sec, problems)
         else:
             sections[sec] = None
             if sec in required:
@@ -205,15 +216,11 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
-    adapter = data.get("adapter")
-    if adapter is not None and not (isinstance(adapter, str) and adapter in ADAPTERS):
-        problems.append(Problem("adapter", f"must be one of {', '.join(map(repr, ADAPTERS))}, "
-                                f"got {adapter!r}"))
     spec = PipelineSpec(
         graph=sections["graph"], solver=sections["solver"], rounding=sections["rounding"],
         anchors=sections["anchors"], metrics=tuple(metrics),
         n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-        adapter=adapter if isinstance(adapter, str) else None,
+        adapter=sections["adapter"],
     )
     return spec, problems

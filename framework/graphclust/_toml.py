@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["spec_to_toml", "plain_spec"]
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-_SECTIONS = ("anchors", "graph", "solver", "rounding")
+_SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
 
 
 def plain_spec(value: Any) -> Any:
@@ -31,8 +31,8 @@ def plain_spec(value: Any) -> Any:
                                        for k, v in value.get_params(deep=False).items()}}
     if isinstance(value, Pipeline):
         out: dict[str, Any] = {sec: plain_spec(p) for sec, p in value.named_parts().items()}
-        if value.adapter is not None:
-            out["adapter"] = value.adapter
+        if getattr(value, "adapter", None) is not None and "adapter" not in out:
+            out["adapter"] = plain_spec(value.adapter)
         return out
     if isinstance(value, dict):
         return {str(k): plain_spec(v) for k, v in value.items()}
@@ -109,8 +109,8 @@ def resolved_spec(pipe, graph, n_clusters: int, seed: int) -> dict:
     values it reports having used in ``graph.info`` (a clamped ``n_neighbors``, the
     ``method`` the kNN size rule chose)."""
     out: dict[str, Any] = {"n_clusters": int(n_clusters), "seed": int(seed)}
-    if pipe.adapter is not None:
-        out["adapter"] = pipe.adapter
+    if getattr(pipe, "adapter", None) is not None:
+        out["adapter"] = plain_spec(pipe.adapter)
     for sec, part in pipe.named_parts().items():
         out[sec] = plain_spec(part)
     info = getattr(graph, "info", None) or {}

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from graphclust._parts import PART_KINDS
+
 __all__ = ["main"]
 
 
@@ -257,7 +259,7 @@ def _describe_part(record) -> dict:
     info = {"kind": record.kind, "name": record.name, "bundle": record.provider.bundle,
             "summary": record.summary, "parameters": params}
     for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
-                 "needs_truth"):
+                 "needs_truth", "provides_features", "out_of_sample"):
         if hasattr(cls, attr) and not isinstance(getattr(cls, attr), property):
             value = getattr(cls, attr)
             info[attr] = sorted(value) if isinstance(value, frozenset) else value
@@ -270,7 +272,7 @@ def _cmd_describe(args) -> int:
     from graphclust._registry import unknown_name_message
 
     registry = get_registry()
-    kinds = [args.kind] if args.kind else ["anchors", "graph", "solver", "rounding", "metric"]
+    kinds = [args.kind] if args.kind else list(PART_KINDS)
     found = [registry.parts(k).record(args.name) for k in kinds if args.name in registry.parts(k)]
     preset = (registry.presets.record(args.name)
               if args.kind is None and args.name in registry.presets else None)
@@ -294,7 +296,8 @@ def _cmd_describe(args) -> int:
             print()
             continue
         print(f"{info['kind']} {info['name']} ({info['bundle']}): {info['summary']}")
-        for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs"):
+        for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
+                     "provides_features", "out_of_sample"):
             if attr in info:
                 print(f"  {attr}: {info[attr]}")
         rows = [[p["name"], repr(p["default"]), p["type"], p["doc"]] for p in info["parameters"]]
@@ -372,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     describe = sub.add_parser("describe", help="a part's or preset's parameters")
     describe.add_argument("name")
-    describe.add_argument("--kind", choices=["anchors", "graph", "solver", "rounding", "metric"])
+    describe.add_argument("--kind", choices=list(PART_KINDS))
     describe.add_argument("--json", action="store_true")
     describe.set_defaults(func=_cmd_describe)
 

@@ -27,6 +27,7 @@ def graphclust_register_components(registry) -> None:
         @hookimpl
         def graphclust_register_components(registry):
             registry.solvers.add(MySolver)
+            registry.adapters.add(MyAdapter)   # one catalog per kind of graphclust.PART_KINDS
             registry.presets.add_toml(Path(__file__).parent / "presets" / "my.toml")
 
     Raising here is caught: the plugin is recorded as broken and the others keep working

@@ -97,7 +97,7 @@ def test_gaussian_anchor_graph_matches_dense_reference(rng):
     anchors = RandomAnchors(n_anchors=15).select(X, graphclust.Context(seed=1))
     g = GaussianAnchorGraph(n_neighbors=4).build(X, anchors, graphclust.Context())
     Z, sigma = dense_lsc_Z(X, anchors.points, 4)
-    assert g.info["sigma"] == pytest.approx(sigma)
+    assert g.state.sigma == pytest.approx(sigma) and g.state.n_neighbors == 4
     np.testing.assert_allclose(g.Z.toarray(), Z, atol=1e-10)
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0)
     assert np.all(np.diff(g.Z.indptr) == 4)
@@ -119,7 +119,7 @@ def test_gaussian_anchor_graph_no_underflow_and_clamp(rng):
 def test_random_anchors_sample_without_replacement_and_clamp(rng):
     X = rng.standard_normal((50, 3))
     a = RandomAnchors(n_anchors=20).select(X, graphclust.Context(seed=4))
-    idx = a.info["indices"]
+    idx = a.state.indices
     assert len(np.unique(idx)) == 20
     np.testing.assert_array_equal(a.points, X[idx])
     b = RandomAnchors(n_anchors=20).select(X, graphclust.Context(seed=4))

@@ -97,7 +97,7 @@ def test_roundings_registered():
 def test_kmeans_rounding_keeps_float32_embeddings():
     """A float32 embedding is clustered in float32 (no n x p float64 copy) and gives
     the same partition as its float64 twin on well-separated data."""
-    from graphclust_plugins.common._labels import normalize_rows
+    from graphclust.numerics import normalize_rows
     from graphclust_plugins.common.rounding_kmeans import KMeansRounding
     from sklearn.metrics import adjusted_rand_score
 
@@ -147,3 +147,22 @@ def test_kmeans_rounding_centres_in_place_and_restores():
     KMeansRounding(n_init=1, max_iter=5).round(graphclust.Solution(embedding=E1), 4, ctx)
     np.testing.assert_array_equal(E1, E0)
     np.testing.assert_array_equal(again, labels)
+
+
+@pytest.mark.parametrize("copy_x", [True, False])
+def test_kmeans_restarts_equal_one_scikit_learn_fit(copy_x):
+    """The rounding runs its restarts one by one (to report them) and must still give
+    exactly what one KMeans(n_init=10) fit with the same seed gives."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(1)
+    E = rng.normal(size=(400, 6)) + np.repeat(rng.normal(scale=3, size=(5, 6)), 80, axis=0)
+    ref_E = E.copy()
+    ctx = graphclust.Context(seed=7)
+    rounding = KMeansRounding(n_init=10, copy_x=copy_x)
+    labels = rounding.round(graphclust.Solution(embedding=E), 5, ctx)
+    ref = KMeans(5, n_init=10, random_state=ctx.seed_for("rounding.kmeans")).fit(ref_E)
+    assert rounding.inertia_ == pytest.approx(ref.inertia_, rel=1e-12)
+    assert adjusted_rand_score(labels, ref.labels_) == 1.0
+    np.testing.assert_allclose(E, ref_E, rtol=0, atol=1e-12)

@@ -11,7 +11,7 @@ import graphclust
 from graphclust_plugins.common.anchors_random import RandomAnchors
 from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
 from graphclust_plugins.common.graph_knn import KNNGraph
-from graphclust_plugins.common import solver_spectral
+from graphclust.numerics import eigen
 from graphclust_plugins.common.solver_spectral import SpectralEmbedding
 
 
@@ -46,7 +46,8 @@ def dense_top(M, q):
 def eig_path(request, monkeypatch):
     """Run a test through the dense eigensolver and through ARPACK."""
     if request.param == "arpack":
-        monkeypatch.setattr(solver_spectral, "DENSE_BELOW", 20)
+        monkeypatch.setattr(eigen, "DENSE_MAX", 20)
+        monkeypatch.setattr(eigen, "DENSE_MAX_HELD", 20)
     return request.param
 
 

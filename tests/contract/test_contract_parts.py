@@ -1,7 +1,8 @@
-"""Every registered part of every installed bundle passes the contract-test kit.
+"""Every registered part of every installed plugin passes the contract-test kit, one
+test per (part, check): ids such as ``solver[ulge]-determinism``.
 
-Parts whose defaults depend on a part that is not registered (yet) are skipped with
-the missing name; everything else must pass.
+A part whose defaults nest a part that is not registered (yet) is skipped with the
+missing name; everything else must pass.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from graphclust._errors import UnknownPartError
-from graphclust.testing import check_part, missing_parts, parametrize_parts
+from graphclust.testing import missing_parts, parametrize_with_checks
 
 
 def _caused_by_unknown_part(exc: BaseException) -> str | None:
@@ -21,16 +22,15 @@ def _caused_by_unknown_part(exc: BaseException) -> str | None:
     return None
 
 
-@parametrize_parts()
-def test_registered_part_honours_contract(part_record):
-    missing = missing_parts(part_record.cls)
+@parametrize_with_checks()
+def test_registered_part_honours_contract(check):
+    missing = missing_parts(check.part)
     if missing:
-        pytest.skip(f"{part_record.kind} {part_record.name!r} needs unregistered {missing}")
+        pytest.skip(f"{check.label} needs unregistered {missing}")
     try:
-        check_part(part_record.cls, part_record.kind)
+        check()
     except AssertionError as exc:
         unknown = _caused_by_unknown_part(exc)
         if unknown:
-            pytest.skip(f"{part_record.kind} {part_record.name!r} depends on an unregistered "
-                        f"part: {unknown}")
+            pytest.skip(f"{check.label} depends on an unregistered part: {unknown}")
         raise

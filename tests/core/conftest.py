@@ -34,7 +34,7 @@ class ToyAnchorGraph(gc.GraphBuilder):
 
     def transform(self, X_new, graph, anchors=None):
         import scipy.sparse as sp
-        from graphclust.neighbors import nearest_anchors
+        from graphclust.numerics import nearest_anchors
 
         anchors = anchors or graph.anchors
         idx, _ = nearest_anchors(X_new, anchors.points, 1)
@@ -98,12 +98,61 @@ class ToyKMeans(gc.Rounding):
         return np.zeros(solution.n, dtype=int)
 
 
+@gc.part
+class ToyExplicitW(gc.Adapter):
+    """Runs the solver on the explicit point graph W = Z Λ⁻¹ Zᵀ, for tests only."""
+
+    name: ClassVar[str] = "toy-explicit-w"
+    accepts: ClassVar[frozenset] = frozenset({"anchor"})
+    produces: ClassVar[str] = "affinity"
+    provides_features: ClassVar[bool] = True
+    out_of_sample: ClassVar[bool] = True
+    scale: float = gc.param(1.0, doc="Factor applied to W.", check=gc.real(0, low_open=True))
+
+    def adapt(self, graph, X, n_clusters, ctx):
+        import scipy.sparse as sp
+
+        inv = sp.dia_array((gc.safe_inverse(graph.anchor_degrees)[None, :], [0]),
+                           shape=(graph.n_anchors, graph.n_anchors))
+        W = graph.Z @ inv @ graph.Z.T
+        return gc.Adapted(gc.AffinityGraph(self.scale * W), X, n_clusters)
+
+    def lift(self, solution, graph, adapted, ctx):
+        inv = gc.safe_inverse(graph.anchor_degrees)
+
+        def per_anchor(F):  # a new point's row of W is z Λ⁻¹ Zᵀ, so it gets z (Λ⁻¹ Zᵀ F)
+            return None if F is None else inv[:, None] * (graph.Z.T @ F)
+
+        return gc.Solution(embedding=solution.embedding, soft=solution.soft,
+                           anchor_embedding=per_anchor(solution.embedding),
+                           anchor_soft=per_anchor(solution.soft))
+
+
+@gc.part
+class ToyDropLoops(gc.Adapter):
+    """Removes self-loops of an affinity graph (features are not passed on)."""
+
+    name: ClassVar[str] = "toy-drop-loops"
+    accepts: ClassVar[frozenset] = frozenset({"affinity"})
+    produces: ClassVar[str] = "affinity"
+
+    def adapt(self, graph, X, n_clusters, ctx):
+        A = graph.adjacency.copy()
+        A.setdiag(0)
+        return gc.Adapted(gc.AffinityGraph(A), None, n_clusters)
+
+    def lift(self, solution, graph, adapted, ctx):
+        return solution
+
+
 @pytest.fixture
 def toy_registry():
     reg = Registry()
     reg.anchors.add(ToyAnchors)
     reg.graphs.add(ToyAnchorGraph)
     reg.graphs.add(ToyAffinity)
+    reg.adapters.add(ToyExplicitW)
+    reg.adapters.add(ToyDropLoops)
     reg.solvers.add(ToySolver)
     reg.roundings.add(ToyArgmax)
     reg.roundings.add(ToyKMeans)

@@ -56,7 +56,7 @@ def test_plugins_lists_all_kinds_with_bundles(capsys):
     data = json.loads(out)
     assert code == 0
     kinds = {p["kind"] for p in data["parts"]}
-    assert kinds == {"anchors", "graph", "solver", "rounding", "metric"}
+    assert kinds == {"anchors", "graph", "adapter", "solver", "rounding", "metric"}
     assert all(p["bundle"] and p["summary"] for p in data["parts"])
     assert any(p["name"] == "ncut" for p in data["presets"])
     code, out, _ = run(capsys, "plugins")
@@ -68,6 +68,9 @@ def test_describe_and_validate_and_fill(capsys, tmp_path):
     assert code == 0 and "n_init" in out
     code, out, _ = run(capsys, "describe", "ncut")
     assert code == 0 and "preset ncut" in out
+    code, out, _ = run(capsys, "describe", "anchor-level", "--kind", "adapter")
+    assert code == 0 and "adapter anchor-level (common)" in out
+    assert "accepts: ['anchor']" in out and "produces: affinity" in out
     code, _, err = run(capsys, "describe", "kmeens")
     assert code == 2 and "did you mean 'kmeans'" in err
     good = tmp_path / "good.toml"

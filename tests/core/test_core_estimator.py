@@ -17,14 +17,9 @@ from graphclust import GraphClustering, InputError, SpecError
 
 PRESETS = gc.get_registry().presets.names()
 
-# Checks that cannot hold for a whole family of presets, with the reason.
-EXPECTED_FAILED = {
-    # The check passes every name in the __init__ signature as a parameter, including the
-    # **overrides catch-all itself ("kwargs"), which is not a parameter of its own:
-    # overrides given that way live in `overrides`.
-    "check_do_not_raise_errors_in_init_or_set_params":
-        "**overrides is a catch-all, not a parameter named 'kwargs'",
-}
+# Checks that cannot hold for a whole family of presets, with the reason (none today:
+# every preset passes every check).
+EXPECTED_FAILED: dict[str, str] = {}
 
 
 def _small_overrides(preset):
@@ -81,10 +76,49 @@ def test_overrides_and_nested_params():
     est = GraphClustering("ncut", graph={"n_neighbors": 15})
     assert est.get_params()["graph__n_neighbors"] == 15
     est.set_params(graph__n_neighbors=7, solver__n_components=3)
-    assert est.overrides == {"graph": {"n_neighbors": 7}, "solver": {"n_components": 3}}
+    assert est.graph == {"n_neighbors": 7} and est.solver == {"n_components": 3}
+    assert est.overrides is None
     assert clone(est).get_params()["graph__n_neighbors"] == 7
     with pytest.raises(ValueError, match="not a section"):
         est.set_params(bogus__x=1)
+    with pytest.raises(ValueError, match="invalid parameter 'bogus'"):
+        est.set_params(bogus=1)
+
+
+def test_set_params_with_a_part_instance_takes_effect(blobs4):
+    """A part instance given through set_params replaces the section (it used to be
+    silently dropped), survives clone, and its own parameters are reachable."""
+    from graphclust_plugins.common.rounding_argmax import ArgmaxRounding
+
+    X, _ = blobs4
+    solver = gc.get_registry().solvers.get("spectral")(n_components=3)
+    est = GraphClustering("ncut", n_clusters=4, random_state=0).set_params(solver=solver)
+    assert est.get_params()["solver__n_components"] == 3
+    est.set_params(solver__n_components=4)
+    assert est.solver is not solver and est.solver.n_components == 4 and solver.n_components == 3
+    est.fit(X)
+    assert est.pipeline_.solver.n_components == 4
+    twin = clone(est)
+    assert isinstance(twin.solver, type(solver)) and twin.solver.n_components == 4
+    np.testing.assert_array_equal(twin.fit_predict(X), est.labels_)
+    with pytest.raises(SpecError, match="rounding"):  # the composer checks instances too
+        GraphClustering("ncut", n_clusters=4, rounding=ArgmaxRounding()).fit(X)
+
+
+def test_section_given_by_name_replaces_the_part(blobs4):
+    X, _ = blobs4
+    est = GraphClustering("anchor-spectral", n_clusters=4, random_state=0,
+                          anchors="random").fit(X)
+    assert est.pipeline_.anchors.name == "random"
+
+
+def test_check_estimator_passes_every_check():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gc.GraphClustWarning)
+        check_estimator(GraphClustering("anchor-spectral", random_state=0,
+                                        anchors={"n_anchors": 16}))
 
 
 def test_grid_search_over_section_params(blobs4):

@@ -144,10 +144,11 @@ def test_registry_rejects_bad_parts():
         reg.presets.add("Bad Name", {})
 
 
-def test_builtin_registry_has_all_five_kinds():
+def test_builtin_registry_has_every_part_kind():
     reg = gc.get_registry()
     kinds = {r.kind for r in reg.all_parts()}
-    assert kinds == {"anchors", "graph", "solver", "rounding", "metric"}
+    assert kinds == set(gc._parts.PART_KINDS) == {"anchors", "graph", "adapter", "solver",
+                                                   "rounding", "metric"}
     bundles = {r.provider.bundle for r in reg.all_parts()}
     assert {"common"} <= bundles
     assert all(p.status == "loaded" for p in reg.plugins)

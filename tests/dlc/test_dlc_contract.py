@@ -9,8 +9,8 @@ from sklearn.preprocessing import Normalizer
 
 import graphclust
 from graphclust.testing import check_part
-from graphclust_plugins.dlc.landmark_codes import LandmarkCodes
-from graphclust_plugins.dlc.solver import DLCSolver
+from graphclust_plugins.dlc.graph_landmark_codes import LandmarkCodes
+from graphclust_plugins.dlc.solver_dlc import DLCSolver
 
 
 def test_landmark_codes_contract():

@@ -11,10 +11,10 @@ from sklearn.preprocessing import normalize
 
 import graphclust
 from graphclust_plugins.dlc import _slc
-from graphclust_plugins.dlc._anchors import LayerKMeans, layer_selector
+from graphclust_plugins.common.anchors_kmeans import KMeansAnchors
 from graphclust_plugins.dlc._codes import gaussian_codes
-from graphclust_plugins.dlc.landmark_codes import LandmarkCodes
-from graphclust_plugins.dlc.solver import DLCSolver
+from graphclust_plugins.dlc.graph_landmark_codes import LandmarkCodes
+from graphclust_plugins.dlc.solver_dlc import DLCSolver, layer_selector
 
 
 # ---------------------------------------------------------------- helpers
@@ -66,7 +66,7 @@ def unit_data(rng, n=120, d=6, centers=3):
 
 def fit(X, m=20, k=5, ctx=None, **solver_kw):
     ctx = ctx or graphclust.Context(seed=0)
-    anchors = LayerKMeans(n_anchors=m).select(X, ctx)
+    anchors = KMeansAnchors(max_iter=10, n_init=1, n_anchors=m).select(X, ctx)
     graph = LandmarkCodes(n_neighbors=k).build(X, anchors, ctx)
     sol = DLCSolver(**solver_kw).solve(graph, X, 3, ctx)
     return graph, sol
@@ -97,12 +97,12 @@ def test_gaussian_codes_do_not_underflow_far_from_landmarks():
 def test_landmark_codes_graph_and_transform(blobs):
     X = normalize(blobs[0])
     ctx = graphclust.Context(seed=1)
-    anchors = LayerKMeans(n_anchors=15).select(X, ctx)
+    anchors = KMeansAnchors(max_iter=10, n_init=1, n_anchors=15).select(X, ctx)
     builder = LandmarkCodes(n_neighbors=4, sigma=0.7)
     graph = builder.build(X, anchors, ctx)
     assert isinstance(graph, graphclust.AnchorGraph)
     assert graph.Z.shape == (150, 15)
-    assert graph.info["n_neighbors"] == 4 and graph.info["sigma"] == 0.7
+    assert graph.state.n_neighbors == 4 and graph.state.sigma == 0.7
     Znew = builder.transform(X[:7], graph)
     assert np.allclose(Znew.toarray(), graph.Z[:7].toarray())
     assert LandmarkCodes.can_transform()
@@ -288,7 +288,7 @@ def test_more_layer_anchors_than_points_are_clamped():
     X = np.random.default_rng(1).normal(size=(25, 3))
     graph = LandmarkCodes().build(X, graphclust.Anchors(X[:20]), graphclust.Context())
     with pytest.warns(graphclust.GraphClustWarning):
-        sol = DLCSolver(layer_anchors=LayerKMeans(n_anchors=500)).solve(
+        sol = DLCSolver(layer_anchors=KMeansAnchors(max_iter=10, n_init=1, n_anchors=500)).solve(
             graph, X, 2, graphclust.Context())
     assert sol.info["layers"][1]["n_anchors"] == 25
 

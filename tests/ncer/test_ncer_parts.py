@@ -13,8 +13,11 @@ from hypothesis import strategies as st
 from scipy.optimize import nnls as scipy_nnls
 
 import graphclust
-from graphclust_plugins.ncer import (EllipsoidRounding, MerEmbedding, NcerEmbedding,
-                                     PolyKnnGraph, ellipsoid_round, er, er_embedding)
+from graphclust_plugins.ncer.graph_poly_knn import PolyKnnGraph
+from graphclust_plugins.ncer.rounding_ellipsoid import EllipsoidRounding, ellipsoid_round
+from graphclust_plugins.ncer.solver_er import er, er_embedding
+from graphclust_plugins.ncer.solver_mer import MerEmbedding
+from graphclust_plugins.ncer.solver_ncer_embedding import NcerEmbedding
 from graphclust_plugins.ncer._mvee import mvee_cvxpy, mvee_fw
 from graphclust_plugins.ncer._nnls import nnls_many
 from graphclust_plugins.ncer._spa import spa
@@ -448,3 +451,14 @@ def test_rounding_param_checks():
     assert EllipsoidRounding(mvee="sdpt3").check_params()
     assert EllipsoidRounding(nnls="x").check_params()
     assert not EllipsoidRounding().check_params()
+
+
+def test_old_package_level_names_are_deprecated_aliases():
+    import graphclust_plugins.ncer as bundle
+
+    with pytest.warns(DeprecationWarning, match="graphclust_plugins.ncer.solver_er"):
+        assert bundle.er is er
+    with pytest.warns(DeprecationWarning, match="solver_mer"):
+        assert bundle.MerEmbedding is MerEmbedding
+    with pytest.raises(AttributeError):
+        bundle.no_such_name

@@ -15,7 +15,9 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import normalized_mutual_info_score
 
 import graphclust
-from graphclust_plugins.ncer import EllipsoidRounding, NcerEmbedding, PolyKnnGraph
+from graphclust_plugins.ncer.graph_poly_knn import PolyKnnGraph
+from graphclust_plugins.ncer.rounding_ellipsoid import EllipsoidRounding
+from graphclust_plugins.ncer.solver_ncer_embedding import NcerEmbedding
 
 
 def _ncer(X, k):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphclust
-from graphclust_plugins.ongr.capped_anchors import CappedAnchors
+from graphclust_plugins.ongr.anchors_capped import CappedAnchors
 
 
 def _registry_has(name):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from graphclust.testing import check_part
-from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
-from graphclust_plugins.ongr.capped_anchors import CappedAnchors
-from graphclust_plugins.ongr.solver import OngrSolver
+from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
+from graphclust_plugins.ongr.anchors_capped import CappedAnchors
+from graphclust_plugins.ongr.solver_ongr import OngrSolver
 
 
 @pytest.mark.parametrize("cls, params", [

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import graphclust
-from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
+from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
 
 
 def _reference_Z(X, U, s, sigma=None):
@@ -37,7 +37,7 @@ def test_matches_dense_reference(rng, s):
     U = rng.normal(size=(12, 4))
     g = _build(X, U, n_neighbors=s)
     Z_ref, sigma = _reference_Z(X, U, s)
-    assert g.info["sigma"] == pytest.approx(sigma)
+    assert g.state.sigma == pytest.approx(sigma) and g.state.n_neighbors == s
     np.testing.assert_allclose(g.Z.toarray(), Z_ref, atol=1e-12)
     assert np.all(np.diff(g.Z.indptr) == s)
 
@@ -81,14 +81,14 @@ def test_points_on_anchors_give_uniform_weights():
     U = np.repeat(np.eye(3), 2, axis=0)
     g = _build(X, U, n_neighbors=2)  # every point has 2 anchors at distance 0: σ = 0
     np.testing.assert_allclose(g.Z.data, 0.5)
-    assert g.info["sigma"] == 1.0
+    assert g.state.sigma == 1.0
 
 
 def test_s_larger_than_m_is_clamped(rng):
     X = rng.normal(size=(20, 2))
     with pytest.warns(graphclust.GraphClustWarning, match="n_neighbors"):
         g = _build(X, X[:3].copy(), n_neighbors=5)
-    assert g.info["n_neighbors"] == 3
+    assert g.state.n_neighbors == 3
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0)
 
 
@@ -118,20 +118,3 @@ def test_rows_are_stochastic_property(X, s):
         g = _build(X, X[:m].copy(), n_neighbors=s)
     assert np.all(np.isfinite(g.Z.data)) and g.Z.data.min() >= 0
     np.testing.assert_allclose(g.Z.sum(axis=1), 1.0, rtol=1e-12)
-
-
-def test_rows_from_distance_prefix_equal_a_fresh_build(rng):
-    """A parameter search computes the nearest anchors once for the largest s and
-    builds every smaller s from the prefix: that must equal building it directly."""
-    from graphclust.neighbors import nearest_anchors
-    from graphclust_plugins.ongr.anchor_graph import (gaussian_anchor_rows,
-                                                      gaussian_rows_from_distances)
-
-    X = rng.standard_normal((120, 4))
-    U = rng.standard_normal((15, 4))
-    idx, d2 = nearest_anchors(X, U, 8)
-    for s in (2, 5, 8):
-        Z_prefix, sig_prefix = gaussian_rows_from_distances(idx[:, :s], d2[:, :s], 15)
-        Z_fresh, sig_fresh = gaussian_anchor_rows(X, U, s)
-        assert sig_prefix == pytest.approx(sig_fresh)
-        np.testing.assert_allclose(Z_prefix.toarray(), Z_fresh.toarray(), rtol=1e-12, atol=0)

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 import graphclust
-from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
-from graphclust_plugins.ongr.solver import OngrOperator, OngrSolver, ongr_objective
+from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
+from graphclust_plugins.ongr.solver_ongr import OngrOperator, OngrSolver, ongr_objective
 
 
 def _anchor_graph(X, m, s=3, seed=0):
@@ -239,7 +239,7 @@ def test_invariants_property(seed, k, lam):
 
 @pytest.mark.parametrize("rank", [4, 2])
 def test_polar_matches_svd_and_maximises_trace(rng, rank):
-    from graphclust_plugins.ongr.solver import _polar
+    from graphclust_plugins.ongr.solver_ongr import _polar
 
     Y = rng.normal(size=(50, rank)) @ rng.normal(size=(rank, 4))
     F = _polar(Y)

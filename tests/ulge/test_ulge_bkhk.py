@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import graphclust
-from graphclust_plugins.ulge.bkhk import BKHK, bkhk
+from graphclust_plugins.ulge.anchors_bkhk import BKHK, bkhk
 
 
 def _leaf_means(X, leaf, m):

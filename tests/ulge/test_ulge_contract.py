@@ -5,7 +5,9 @@ import pytest
 
 import graphclust
 from graphclust.testing import check_part
-from graphclust_plugins.ulge import BKHK, ULGE, AdaptiveAnchorGraph
+from graphclust_plugins.ulge.anchors_bkhk import BKHK
+from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph
+from graphclust_plugins.ulge.solver_ulge import ULGE
 
 
 @pytest.mark.parametrize("cls,params", [
@@ -43,3 +45,11 @@ def test_presets_fit_transform_predict(preset, blobs):
     est2 = graphclust.GraphClustering(preset, n_clusters=3, random_state=0,
                                       anchors={"n_anchors": 32}).fit(X)
     np.testing.assert_array_equal(est.labels_, est2.labels_)
+
+
+def test_old_package_level_names_are_deprecated_aliases():
+    import graphclust_plugins.ulge as bundle
+
+    for name, cls in (("BKHK", BKHK), ("AdaptiveAnchorGraph", AdaptiveAnchorGraph), ("ULGE", ULGE)):
+        with pytest.warns(DeprecationWarning, match=cls.__module__):
+            assert getattr(bundle, name) is cls

@@ -5,9 +5,9 @@ import pytest
 import scipy.linalg as sla
 
 import graphclust
-from graphclust_plugins.ulge.adaptive_anchor import AdaptiveAnchorGraph
-from graphclust_plugins.ulge.bkhk import BKHK
-from graphclust_plugins.ulge.ulge import ULGE, anchor_spectral_vectors, orthogonalize
+from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph
+from graphclust_plugins.ulge.anchors_bkhk import BKHK
+from graphclust_plugins.ulge.solver_ulge import ULGE, anchor_spectral_vectors, orthogonalize
 
 
 def _problem(n=120, d=6, m=16, k=4, seed=0):

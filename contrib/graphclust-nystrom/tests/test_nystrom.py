@@ -11,9 +11,10 @@ from scipy.optimize import linear_sum_assignment
 
 import graphclust
 from graphclust import AnchorGraph, Anchors, Context, GraphClustering
-from graphclust.testing import check_part, make_blobs
+from graphclust.testing import make_blobs, parametrize_with_checks
 
-from graphclust_nystrom import NystromLandmarkGraph, NystromSolver, nystrom_embedding
+from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkGraph
+from graphclust_nystrom.solver_nystrom import NystromSolver, nystrom_embedding
 from graphclust_nystrom._kernel import gaussian_kernel
 
 # well-separated blobs give a disconnected landmark graph on purpose
@@ -27,15 +28,18 @@ def _acc(y, labels):
     return C[r, c].sum() / y.size
 
 
-# -- the contract-test kit --------------------------------------------------------------
-@pytest.mark.parametrize("cls, options", [
-    (NystromSolver, {}),
+# -- the contract-test kit: one test per (part, check), e.g. solver[nystrom]-determinism ---
+@parametrize_with_checks(distribution="graphclust-nystrom")  # every part this package registers
+def test_registered_parts_pass_the_kit(check):
+    check()
+
+
+@parametrize_with_checks([
     (NystromSolver, {"bandwidth": 2.0, "block_size": 7}),
-    (NystromLandmarkGraph, {}),
     (NystromLandmarkGraph, {"n_neighbors": 50}),  # more neighbours than landmarks: clamped
 ])
-def test_parts_pass_the_kit(cls, options):
-    check_part(cls, **options)
+def test_parts_pass_the_kit_with_other_values(check):
+    check()
 
 
 def test_registered_through_the_entry_point():
@@ -108,7 +112,7 @@ def test_bandwidth_rule_order():
     graph = NystromLandmarkGraph(n_neighbors=3).build(X, anchors, Context())
     sol = NystromSolver().solve(graph, X, 2, Context())
     assert sol.info["bandwidth_rule"] == "from the graph"
-    assert sol.info["sigma"] == graph.info["nystrom_sigma"]
+    assert sol.info["sigma"] == graph.state.sigma
     bare = AnchorGraph(graph.Z, anchors=anchors)
     assert NystromSolver().solve(bare, X, 2, Context()).info["bandwidth_rule"] == "self-tuning"
     assert NystromSolver(bandwidth=0.7).solve(graph, X, 2, Context()).info["sigma"] == 0.7

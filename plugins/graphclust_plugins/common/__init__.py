@@ -1,8 +1,8 @@
 """The ``common`` bundle: shared baseline parts.
 
-Anchors ``random``, ``kmeans``; graphs ``knn``, ``gaussian-anchor``; solver ``spectral``;
-roundings ``kmeans``, ``argmax``; metrics ``acc``, ``nmi``, ``ari``, ``purity``; presets
-``ncut`` and ``anchor-spectral``.
+Anchors ``random``, ``kmeans``; graphs ``knn``, ``gaussian-anchor``; adapter
+``anchor-level``; solver ``spectral``; roundings ``kmeans``, ``argmax``; metrics ``acc``,
+``nmi``, ``ari``, ``purity``; presets ``ncut`` and ``anchor-spectral``.
 """
 
 from pathlib import Path
@@ -14,6 +14,7 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.common.adapter_anchor_level import AnchorLevelAdapter
     from graphclust_plugins.common.anchors_kmeans import KMeansAnchors
     from graphclust_plugins.common.anchors_random import RandomAnchors
     from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
@@ -30,6 +31,7 @@ def graphclust_register_components(registry):
     registry.anchors.add(KMeansAnchors)
     registry.graphs.add(KNNGraph)
     registry.graphs.add(GaussianAnchorGraph)
+    registry.adapters.add(AnchorLevelAdapter)
     registry.solvers.add(SpectralEmbedding)
     registry.roundings.add(KMeansRounding)
     registry.roundings.add(ArgmaxRounding)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["consecutive", "contingency", "normalize_rows"]
+__all__ = ["consecutive", "contingency"]
 
 
 def consecutive(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -30,30 +30,3 @@ def contingency(labels: np.ndarray, y_true: np.ndarray) -> np.ndarray:
     m = sp.coo_array((np.ones(a.size, dtype=np.int64), (a, b)),
                      shape=(int(a.max(initial=-1)) + 1, int(b.max(initial=-1)) + 1))
     return m.toarray()
-
-
-def as_float(E) -> np.ndarray:
-    """``E`` as a float array: float32 stays float32 (no copy), anything else float64."""
-    E = np.asarray(E)
-    return E.astype(np.float32 if E.dtype == np.float32 else np.float64, copy=False)
-
-
-def normalize_rows(E: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit Euclidean norm; an all-zero row stays zero (no division by 0).
-    float32 stays float32 (norms are taken in float64)."""
-    E = as_float(E)
-    norms = np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
-    scale = np.zeros_like(norms)
-    pos = norms > 0
-    scale[pos] = 1.0 / norms[pos]
-    return E * scale.astype(E.dtype)[:, None]
-
-
-def dense_features(X) -> np.ndarray:
-    """``X`` as a dense float array (sparse input densified; float32 kept)."""
-    if sp.issparse(X):
-        X = X.toarray()
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        X = X.astype(np.float64)
-    return X

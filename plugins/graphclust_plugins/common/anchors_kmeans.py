@@ -10,8 +10,7 @@ from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.neighbors import clamp_anchors
-from graphclust_plugins.common._labels import dense_features
+from graphclust.numerics import as_dense_float, clamp_anchors
 
 
 @graphclust.part
@@ -51,7 +50,7 @@ class KMeansAnchors(graphclust.AnchorSelector):
         check=graphclust.boolean)
 
     def select(self, X, ctx):
-        X = dense_features(X)
+        X = as_dense_float(X)
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'kmeans'")
         km = KMeans(n_clusters=m, init=self.init, n_init=self.n_init, max_iter=self.max_iter,

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 import graphclust
-from graphclust.neighbors import clamp_anchors
-from graphclust_plugins.common._labels import dense_features
+from graphclust.numerics import as_dense_float, clamp_anchors, sample_rows
+
+
+@attrs.frozen
+class RandomAnchorState(graphclust.FittedState):
+    """What ``random`` keeps in ``Anchors.state``.
+
+    Attributes
+    ----------
+    indices : ndarray of shape (m,)
+        The drawn row indices of the training data, ascending.
+    """
+
+    indices: np.ndarray = attrs.field(eq=attrs.cmp_using(eq=np.array_equal))
 
 
 @graphclust.part
@@ -15,7 +28,8 @@ class RandomAnchors(graphclust.AnchorSelector):
 
     The cheap landmark choice of landmark-based spectral clustering (Cai & Chen 2015).
     ``n_anchors > n`` is clamped to ``n`` with a warning (every point is an anchor).
-    The drawn row indices are kept in ``Anchors.info["indices"]``; no assignment.
+    The drawn row indices are kept in ``Anchors.state`` (a :class:`RandomAnchorState`);
+    no assignment.
     """
 
     name = "random"
@@ -26,6 +40,6 @@ class RandomAnchors(graphclust.AnchorSelector):
     def select(self, X, ctx):
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'random'")
-        idx = np.sort(ctx.rng("anchors.random").choice(n, size=m, replace=False))
-        pts = dense_features(X[idx])
-        return graphclust.Anchors(points=pts, info={"indices": idx})
+        idx = sample_rows(ctx.rng("anchors.random"), n, m)
+        pts = as_dense_float(X[idx])
+        return graphclust.Anchors(points=pts, state=RandomAnchorState(indices=idx))

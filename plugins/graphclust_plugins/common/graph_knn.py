@@ -7,8 +7,7 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust._knn_size import resolve_knn_method
-from graphclust.neighbors import knn
-from graphclust_plugins.common._labels import dense_features
+from graphclust.numerics import as_dense_float, knn
 
 
 def local_scale_sigma(dist_sq: np.ndarray, local_scale: int) -> np.ndarray:
@@ -85,7 +84,7 @@ class KNNGraph(graphclust.GraphBuilder):
                                    check=graphclust.one_of("auto", "exact", "approx"))
 
     def build(self, X, anchors, ctx):
-        X = dense_features(X)
+        X = as_dense_float(X)
         n = X.shape[0]
         if n < 2:
             return graphclust.AffinityGraph(sp.csr_array((n, n)),

@@ -7,7 +7,14 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust_plugins.common._labels import as_float, consecutive, normalize_rows
+from graphclust.numerics import as_float, normalize_rows
+from graphclust_plugins.common._labels import consecutive
+
+
+def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two labellings are the same partition up to renaming the labels."""
+    pairs = np.unique(np.stack([a, b]), axis=1)
+    return len(np.unique(pairs[0])) == pairs.shape[1] == len(np.unique(pairs[1]))
 
 
 @graphclust.part
@@ -42,6 +49,10 @@ class KMeansRounding(graphclust.Rounding):
 
     n_init: int = graphclust.param(10, doc="Number of k-means restarts; the best inertia is kept.",
                                    check=graphclust.integer(1))
+    init: str = graphclust.param(
+        "k-means++", doc="Initial centres of each restart: 'k-means++' (scikit-learn's "
+        "default) or 'random' (k distinct rows drawn at random, as MATLAB's litekmeans).",
+        check=graphclust.one_of("k-means++", "random"))
     max_iter: int = graphclust.param(300, doc="Maximum Lloyd iterations per restart.",
                                      check=graphclust.integer(1))
     copy_x: bool = graphclust.param(
@@ -64,16 +75,43 @@ class KMeansRounding(graphclust.Rounding):
         k = int(min(n_clusters, n))
         if E.shape[1] == 0:
             E = np.zeros((n, 1))
-        km = KMeans(n_clusters=k, n_init=self.n_init, max_iter=self.max_iter,
-                    copy_x=self.copy_x or not E.flags.writeable,
-                    random_state=ctx.seed_for("rounding.kmeans"))
         with threadpool_limits(limits=1, user_api="openmp"):  # thread-count-free sums
-            raw = km.fit_predict(E)
+            km = self._restarts(E, k, ctx)
+        raw = km.labels_
         labels, kept = consecutive(raw)
         self.cluster_centers_ = km.cluster_centers_[kept]
         self.inertia_ = float(km.inertia_)
         self.n_iter_ = int(km.n_iter_)
         return labels
+
+    def _restarts(self, E: np.ndarray, k: int, ctx) -> KMeans:
+        """``n_init`` single k-means runs drawing their seeds from one stream, keeping the
+        best as scikit-learn's ``KMeans(n_init=...)`` does (lower inertia and a different
+        partition), so each restart can be reported; the result is that of one
+        ``KMeans(n_init=self.n_init, random_state=seed)`` fit."""
+        stream = np.random.RandomState(ctx.seed_for("rounding.kmeans"))
+        in_place = not (self.copy_x or not E.flags.writeable)
+        mean = None
+        if in_place:  # centre once, as scikit-learn would, and restore at the end
+            mean = E.mean(axis=0)
+            E -= mean
+        best = None
+        ctx.progress.start(self.n_init, "k-means restarts")
+        try:
+            for i in range(self.n_init):
+                km = KMeans(n_clusters=k, init=self.init, n_init=1, max_iter=self.max_iter,
+                            copy_x=not in_place,
+                            random_state=stream).fit(E)
+                if best is None or (km.inertia_ < best.inertia_
+                                    and not _same_partition(km.labels_, best.labels_)):
+                    best = km
+                ctx.progress.step(i + 1, self.n_init, f"inertia {best.inertia_:.6g}")
+        finally:
+            if in_place:
+                E += mean
+        if mean is not None:
+            best.cluster_centers_ += mean
+        return best
 
     def assign(self, solution):
         if not hasattr(self, "cluster_centers_"):

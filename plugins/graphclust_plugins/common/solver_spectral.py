@@ -3,47 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import LinearOperator
 
 import graphclust
 from graphclust import safe_inverse
-from graphclust_plugins.common._labels import normalize_rows
-
-DENSE_BELOW = 500
-"""Use a dense eigensolver when the problem size is below this (or p is close to it)."""
-
-
-def sign_flip(U: np.ndarray) -> np.ndarray:
-    """Make the largest-magnitude entry of every column positive (deterministic signs)."""
-    if U.size == 0:
-        return U
-    i = np.abs(U).argmax(axis=0)
-    s = np.sign(U[i, np.arange(U.shape[1])])
-    s[s == 0] = 1.0
-    return U * s
-
-
-def top_eigvecs(M, p: int, v0: np.ndarray, dense_below: int | None = None):
-    """The ``p`` largest (algebraic) eigenpairs of a symmetric matrix/operator, descending.
-
-    Dense ``eigh`` when the size is below ``dense_below`` or ``p`` is close to it,
-    otherwise ARPACK (``eigsh``) started from ``v0``.
-    """
-    n = M.shape[0]
-    p = int(min(p, n))
-    dense_below = DENSE_BELOW if dense_below is None else dense_below
-    if n < dense_below or p >= n // 2:
-        if isinstance(M, LinearOperator):
-            M = M @ np.eye(n)
-        Md = M.toarray() if sp.issparse(M) else np.asarray(M)
-        Md = 0.5 * (Md + Md.T)
-        vals, vecs = sla.eigh(Md, subset_by_index=[n - p, n - 1])
-    else:
-        vals, vecs = eigsh(M, k=p, which="LA", v0=v0, tol=0.0)
-    order = np.argsort(-vals, kind="stable")
-    return vals[order], vecs[:, order]
+from graphclust.numerics import (leading_eigenvectors, normalize_rows, sign_flip,
+                                 singular_values_from_gram)
 
 
 def drop_direction(op, U: np.ndarray, t: np.ndarray):
@@ -81,7 +47,8 @@ class SpectralEmbedding(graphclust.Solver):
 
     * :class:`~graphclust.AffinityGraph`: the leading eigenvectors of the normalized
       adjacency ``D^{-1/2} A D^{-1/2}`` (equivalently the smallest of the normalized
-      Laplacian), by ARPACK on the sparse matrix, a dense ``eigh`` when n < 500.
+      Laplacian), dense ``eigh`` or ARPACK by the rule of
+      :func:`graphclust.numerics.leading_eigenvectors`.
     * :class:`~graphclust.AnchorGraph`: the leading left singular vectors of
       ``B = D^{-1/2} Z Λ^{-1/2}`` (``W = Z Λ⁻¹ Zᵀ = B Bᵀ``; ``D = I`` when rows of Z sum
       to one) through the m×m Gram matrix ``Bᵀ B = V Σ² Vᵀ``: ``U = B V Σ⁻¹`` (LSC,
@@ -151,8 +118,7 @@ class SpectralEmbedding(graphclust.Solver):
         n = graph.n
         q = int(min(p + extra, n))
         M = graph.normalized_adjacency()
-        v0 = rng.uniform(-1.0, 1.0, n)
-        vals, U = top_eigvecs(M, q, v0)
+        vals, U = leading_eigenvectors(M, q, rng=rng)
         if extra:
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
         return self._finish(sign_flip(U), vals, extra, graph.isolated())
@@ -169,15 +135,12 @@ class SpectralEmbedding(graphclust.Solver):
         else:
             Bt = sp.csr_array(B.T)
             G = LinearOperator((m, m), matvec=lambda v: Bt @ (B @ v), dtype=np.float64)
-        v0 = rng.uniform(-1.0, 1.0, m)
-        vals, V = top_eigvecs(G, q, v0)
+        vals, V = leading_eigenvectors(G, q, rng=rng)
         if extra:
             # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
             vals, V = _drop_trivial(G, vals, V, graph.anchor_degrees)
         vals = np.maximum(vals, 0.0)
-        sv = np.sqrt(vals)
-        inv = np.where(sv > 1e-10 * max(sv.max(initial=0.0), 1e-300), 1.0, 0.0)
-        inv[inv > 0] = 1.0 / sv[inv > 0]
+        _, inv = singular_values_from_gram(vals)
         V = sign_flip(V)
         lam_inv_half = safe_inverse(graph.anchor_degrees, 0.5)
         anchor_embedding = (lam_inv_half[:, None] * V) * inv[None, :]

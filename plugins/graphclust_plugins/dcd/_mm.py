@@ -28,6 +28,8 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust.numerics import normalize_rows
+
 __all__ = [
     "approximation_on_pattern",
     "kl_objective",
@@ -36,6 +38,7 @@ __all__ = [
     "lagrangian",
     "run_dcd",
     "indicator_init",
+    "prepare_pattern",
 ]
 
 #: Floor for ``Â_ij`` on the pattern of ``A`` (``Â_ij = 0`` where ``A_ij > 0`` would make
@@ -115,7 +118,9 @@ class _Pattern:
         return outs
 
 
-def _pattern(A) -> _Pattern:
+def prepare_pattern(A) -> _Pattern:
+    """The pattern of ``A`` prepared once for many evaluations (returned as is when it
+    already is one)."""
     return A if isinstance(A, _Pattern) else _Pattern(A)
 
 
@@ -145,7 +150,7 @@ def approximation_on_pattern(A, W: np.ndarray, inv_s: np.ndarray | None = None) 
     ndarray of shape (nnz,)
         Aligned with ``A.data`` (indices sorted). Cost ``O(nnz·r)``.
     """
-    pat = _pattern(A)
+    pat = prepare_pattern(A)
     W = np.asarray(W, dtype=np.float64)
     if inv_s is None:
         inv_s = _column_sums(W)[1]
@@ -167,7 +172,7 @@ def kl_objective(A, W: np.ndarray) -> float:
     of ``W``), so the value is exact even though ``Â`` is only evaluated where
     ``A_ij ≠ 0``. Cost ``O(nnz(A)·r)``.
     """
-    pat = _pattern(A)
+    pat = prepare_pattern(A)
     W = np.asarray(W, dtype=np.float64)
     return _kl_from(pat.A.data, approximation_on_pattern(pat, W), float(W.sum()))
 
@@ -231,7 +236,7 @@ def mm_step(A, W: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     ``A``, ``a_i = Σ_l W_il/∇⁺_il``, ``b_i = Σ_l W_il ∇⁻_il/∇⁺_il``. Cost ``O(nnz(A)·r)``.
     """
     W = np.asarray(W, dtype=np.float64)
-    N, P, _ = _gradient_parts(_pattern(A), W, alpha)
+    N, P, _ = _gradient_parts(prepare_pattern(A), W, alpha)
     return _apply_update(W, N, P)
 
 
@@ -251,7 +256,7 @@ def lagrangian(A, W: np.ndarray, lam: np.ndarray, alpha: float = 1.0) -> float:
 
     ``J`` is taken without constants: ``−Σ A log Â − (α−1) Σ log W`` (on the pattern).
     """
-    pat = _pattern(A)
+    pat = prepare_pattern(A)
     A = pat.A
     W = np.asarray(W, dtype=np.float64)
     ahat = approximation_on_pattern(pat, W)
@@ -263,7 +268,7 @@ def lagrangian(A, W: np.ndarray, lam: np.ndarray, alpha: float = 1.0) -> float:
 def multipliers(A, W: np.ndarray, alpha: float = 1.0) -> np.ndarray:
     """The multipliers ``λ_i = (b_i − 1)/a_i`` of Eq. (12) chosen at ``W``."""
     W = np.asarray(W, dtype=np.float64)
-    N, P, _ = _gradient_parts(_pattern(A), W, alpha)
+    N, P, _ = _gradient_parts(prepare_pattern(A), W, alpha)
     a = np.einsum("ik,ik->i", W, W / P)
     b = np.einsum("ik,ik->i", W, N / P)
     return (b - 1.0) / a
@@ -276,8 +281,7 @@ def indicator_init(labels: np.ndarray, n_clusters: int, offset: float = 0.2) -> 
     W = np.full((n, n_clusters), float(offset))
     ok = (labels >= 0) & (labels < n_clusters)
     W[np.flatnonzero(ok), labels[ok]] += 1.0
-    W /= W.sum(axis=1, keepdims=True)
-    return W
+    return normalize_rows(W, "l1")
 
 
 def run_dcd(A, W0: np.ndarray, alpha: float = 1.0, *, max_iter: int = 1000,
@@ -299,7 +303,7 @@ def run_dcd(A, W0: np.ndarray, alpha: float = 1.0, *, max_iter: int = 1000,
         start), ``n_iter``,
         ``converged``, ``max_row_deviation`` (largest ``|Σ_k W_ik − 1|`` seen).
     """
-    pat = _pattern(A)
+    pat = prepare_pattern(A)
     A = pat.A
     W = np.array(W0, dtype=np.float64, copy=True)
     alpha = float(alpha)
@@ -348,9 +352,3 @@ def run_dcd(A, W0: np.ndarray, alpha: float = 1.0, *, max_iter: int = 1000,
         "converged": converged,
         "max_row_deviation": max_dev,
     }
-
-
-def normalize_rows(W: np.ndarray) -> np.ndarray:
-    """Rows of ``W`` scaled to sum to one; an all-zero row stays zero."""
-    W = np.asarray(W, dtype=np.float64)
-    return W * _row_scale(W)[:, None]

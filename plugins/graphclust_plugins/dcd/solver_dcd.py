@@ -8,13 +8,8 @@ import warnings
 import numpy as np
 
 import graphclust
-from graphclust_plugins.dcd._mm import (
-    _pattern,
-    indicator_init,
-    kl_objective,
-    normalize_rows,
-    run_dcd,
-)
+from graphclust.numerics import normalize_rows
+from graphclust_plugins.dcd._mm import indicator_init, kl_objective, prepare_pattern, run_dcd
 
 __all__ = ["DCDSolver", "NCUT_INIT"]
 
@@ -123,8 +118,8 @@ class DCDSolver(graphclust.Solver):
 
     def solve_from(self, graph, W0, ctx):
         """Run the multi-start DCD of Section 4.1 from an explicit initial ``W0`` (n x r)."""
-        A = _pattern(graph.adjacency)  # the pattern of A prepared once for every run
-        W0 = normalize_rows(np.asarray(W0, dtype=np.float64))
+        A = prepare_pattern(graph.adjacency)  # the pattern of A prepared once for every run
+        W0 = normalize_rows(np.asarray(W0, dtype=np.float64), "l1")
         n, r = W0.shape
         if r == 1:
             return self._trivial(n)
@@ -141,7 +136,7 @@ class DCDSolver(graphclust.Solver):
             runs[key] = run_dcd(A, pre["W"], 1.0, max_iter=self.max_iter, tol=self.tol,
                                 progress=progress, label=f"{key} → ")
             history[f"kl/{key}"] = runs[key]["kl"]
-        final = {key: normalize_rows(run["W"]) for key, run in runs.items()}
+        final = {key: normalize_rows(run["W"], "l1") for key, run in runs.items()}
         start_kl = {key: kl_objective(A, Wn) for key, Wn in final.items()}
         best = min(start_kl, key=lambda k: (start_kl[k], list(start_kl).index(k)))
         chosen = runs[best]

@@ -16,8 +16,8 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
-    from graphclust_plugins.dlc.landmark_codes import LandmarkCodes
-    from graphclust_plugins.dlc.solver import DLCSolver
+    from graphclust_plugins.dlc.graph_landmark_codes import LandmarkCodes
+    from graphclust_plugins.dlc.solver_dlc import DLCSolver
 
     registry.graphs.add(LandmarkCodes)
     registry.solvers.add(DLCSolver)

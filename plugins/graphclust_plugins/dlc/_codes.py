@@ -6,20 +6,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust.neighbors import nearest_anchors
+from graphclust.numerics import as_float, gaussian_anchor_rows, nearest_anchors
 
-__all__ = ["gaussian_codes", "work_array"]
-
-
-def work_array(X) -> np.ndarray:
-    """``X`` as a float array: float32 stays float32, small integers become float32
-    (exact), everything else float64. No copy when already float."""
-    X = np.asarray(X)
-    if X.dtype == np.float32 or X.dtype == np.float64:
-        return X
-    if X.dtype.kind in "biu" and X.dtype.itemsize <= 2:
-        return X.astype(np.float32)
-    return X.astype(np.float64)
+__all__ = ["gaussian_codes"]
 
 
 def gaussian_codes(X, U, n_neighbors: int, sigma: float,
@@ -28,27 +17,19 @@ def gaussian_codes(X, U, n_neighbors: int, sigma: float,
     landmarks, normalised to sum to one (the transpose of the paper's ``A``).
 
     ``[A]_ij = φ(x_j, u_i) / Σ_u φ(x_j, u_u)`` over the ``k`` nearest landmarks ``u``
-    of ``x_j``, with ``φ(x, u) = exp(−‖x − u‖² / (2σ²))``.
+    of ``x_j``, with ``φ(x, u) = exp(−‖x − u‖² / (2σ²))``
+    (:func:`graphclust.numerics.gaussian_anchor_rows` with ``h = 2σ²``).
 
     Rules
     -----
-    * ``k`` is clamped to ``m``.
+    * ``k`` is clamped to ``m``; ``X`` is computed in the float type of
+      :func:`graphclust.numerics.as_float` (float32 stays float32).
     * The smallest squared distance of the row is subtracted before ``exp`` (it cancels
-      in the normalisation), so the nearest landmark always has weight ``exp(0) = 1``
-      before normalising: no row can underflow to all zeros, whatever ``σ`` and the
-      scale of the data (this matters for later layers, whose inputs are codes).
-    * Ties between equally distant landmarks are broken by landmark index (stable).
+      in the normalisation), so no row can underflow to all zeros, whatever ``σ`` and
+      the scale of the data (this matters for later layers, whose inputs are codes).
     """
-    X = work_array(X)
+    X = as_float(X)
     U = np.asarray(U, dtype=X.dtype)
-    n, m = X.shape[0], U.shape[0]
-    k = int(min(n_neighbors, m))
-    idx, d2 = nearest_anchors(X, U, k, block_size=block_size)
-    d2 -= d2[:, :1]
-    w = np.exp(d2 * (-0.5 / float(sigma) ** 2))
-    w /= w.sum(axis=1, keepdims=True)
-    indptr = np.arange(0, n * k + 1, k, dtype=np.int64)
-    Z = sp.csr_array((w.ravel(), idx.ravel(), indptr), shape=(n, m))
-    Z.sum_duplicates()
-    Z.sort_indices()
-    return Z
+    m = U.shape[0]
+    idx, d2 = nearest_anchors(X, U, int(min(n_neighbors, m)), block_size=block_size)
+    return gaussian_anchor_rows(idx, d2, m, 2.0 * float(sigma) ** 2)

@@ -36,6 +36,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from graphclust.numerics import common_float_dtype
+
 __all__ = [
     "gram",
     "sparse_cross",
@@ -197,7 +199,7 @@ def project(X: np.ndarray, M: np.ndarray, dtype=np.float32, block: int = BLOCK) 
     """``X M`` (n×p) in row blocks, stored as ``dtype``."""
     n = X.shape[0]
     out = np.empty((n, M.shape[1]), dtype=dtype)
-    work = np.float32 if X.dtype == np.float32 else np.float64
+    work = common_float_dtype(X)
     Mw = M.astype(work)
     for start in range(0, n, block):
         out[start:start + block] = np.asarray(X[start:start + block], dtype=work) @ Mw

@@ -11,26 +11,27 @@ solvers ``er``, ``mer``
 rounding ``ellipsoid``
     Algorithm 2 steps 2–4: origin-centred MVEE, SPA on its active points, NNLS.
 
-Functions :func:`er` (the whole of Algorithm 3) and :func:`ellipsoid_round` are
-importable for use outside a pipeline.
+The functions :func:`~graphclust_plugins.ncer.solver_er.er` (the whole of Algorithm 3)
+and :func:`~graphclust_plugins.ncer.rounding_ellipsoid.ellipsoid_round` live in the
+modules of their parts.
 """
 
 from pathlib import Path
 
 from graphclust import hookimpl
-from graphclust_plugins.ncer.ellipsoid import EllipsoidRounding, assign_by_nnls, ellipsoid_round
-from graphclust_plugins.ncer.embedding import NcerEmbedding
-from graphclust_plugins.ncer.poly_knn import PolyKnnGraph
-from graphclust_plugins.ncer.separable import ErEmbedding, MerEmbedding, er, er_embedding
-
-__all__ = ["PolyKnnGraph", "NcerEmbedding", "EllipsoidRounding", "ErEmbedding", "MerEmbedding",
-           "er", "er_embedding", "ellipsoid_round", "assign_by_nnls"]
+from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.ncer.graph_poly_knn import PolyKnnGraph
+    from graphclust_plugins.ncer.rounding_ellipsoid import EllipsoidRounding
+    from graphclust_plugins.ncer.solver_er import ErEmbedding
+    from graphclust_plugins.ncer.solver_mer import MerEmbedding
+    from graphclust_plugins.ncer.solver_ncer_embedding import NcerEmbedding
+
     registry.graphs.add(PolyKnnGraph)
     registry.solvers.add(NcerEmbedding)
     registry.solvers.add(ErEmbedding)
@@ -38,3 +39,17 @@ def graphclust_register_components(registry):
     registry.roundings.add(EllipsoidRounding)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
+
+
+# Deprecated: these names used to be re-exported here (the docs named ncer.er).
+__getattr__ = moved_names(__name__, {
+    "PolyKnnGraph": "graphclust_plugins.ncer.graph_poly_knn",
+    "NcerEmbedding": "graphclust_plugins.ncer.solver_ncer_embedding",
+    "EllipsoidRounding": "graphclust_plugins.ncer.rounding_ellipsoid",
+    "ellipsoid_round": "graphclust_plugins.ncer.rounding_ellipsoid",
+    "assign_by_nnls": "graphclust_plugins.ncer.rounding_ellipsoid",
+    "ErEmbedding": "graphclust_plugins.ncer.solver_er",
+    "er": "graphclust_plugins.ncer.solver_er",
+    "er_embedding": "graphclust_plugins.ncer.solver_er",
+    "MerEmbedding": "graphclust_plugins.ncer.solver_mer",
+})

@@ -13,9 +13,9 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
-    from graphclust_plugins.ongr.anchor_graph import OngrAnchorGraph
-    from graphclust_plugins.ongr.capped_anchors import CappedAnchors
-    from graphclust_plugins.ongr.solver import OngrSolver
+    from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
+    from graphclust_plugins.ongr.anchors_capped import CappedAnchors
+    from graphclust_plugins.ongr.solver_ongr import OngrSolver
 
     registry.anchors.add(CappedAnchors)
     registry.graphs.add(OngrAnchorGraph)

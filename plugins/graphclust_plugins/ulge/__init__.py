@@ -11,26 +11,33 @@ solver ``ulge``
     Spectral regression on the anchor graph (Eq. 21–23, Algorithm 2);
     ``orthogonal=True`` gives OULGE (Eq. 24).
 
-Presets ``ulge`` and ``oulge`` (``presets/ulge.toml``).
+Presets ``ulge``, ``oulge`` and ``oulge-mean`` (``presets/ulge.toml``).
 """
 
 from pathlib import Path
 
 from graphclust import hookimpl
-
-from graphclust_plugins.ulge.adaptive_anchor import AdaptiveAnchorGraph
-from graphclust_plugins.ulge.bkhk import BKHK
-from graphclust_plugins.ulge.ulge import ULGE
-
-__all__ = ["BKHK", "AdaptiveAnchorGraph", "ULGE"]
+from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.ulge.anchors_bkhk import BKHK
+    from graphclust_plugins.ulge.graph_adaptive_anchor import AdaptiveAnchorGraph
+    from graphclust_plugins.ulge.solver_ulge import ULGE
+
     registry.anchors.add(BKHK)
     registry.graphs.add(AdaptiveAnchorGraph)
     registry.solvers.add(ULGE)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
+
+
+# Deprecated: these names used to be re-exported here.
+__getattr__ = moved_names(__name__, {
+    "BKHK": "graphclust_plugins.ulge.anchors_bkhk",
+    "AdaptiveAnchorGraph": "graphclust_plugins.ulge.graph_adaptive_anchor",
+    "ULGE": "graphclust_plugins.ulge.solver_ulge",
+})

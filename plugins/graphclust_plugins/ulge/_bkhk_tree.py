@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from graphclust import float_dtype
+from graphclust.numerics import float_dtype
 
 __all__ = ["bkhk"]
 
@@ -237,7 +237,7 @@ def bkhk(X, n_anchors: int, *, rng: np.random.Generator, max_iter: int = 100,
     """Balanced binary hierarchical k-means.
 
     Returns ``(anchors (m, d) float64, leaf (n,) int64, info)``; leaves are numbered in
-    left-to-right tree order. See :class:`~graphclust_plugins.ulge.bkhk.BKHK` for the
+    left-to-right tree order. See :class:`~graphclust_plugins.ulge.anchors_bkhk.BKHK` for the
     rules and the module docstring for the memory layout. ``stream_max_nodes`` and
     ``group_bytes`` only change speed and memory, never the tree.
     """

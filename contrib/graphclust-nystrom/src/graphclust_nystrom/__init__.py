@@ -6,21 +6,9 @@ preset ``nystrom`` through the ``graphclust`` entry-point group.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version as _version
 from pathlib import Path
 
 from graphclust import hookimpl
-
-from graphclust_nystrom.landmarks import NystromLandmarkGraph
-from graphclust_nystrom.solver import NystromSolver, nystrom_embedding
-
-__all__ = ["NystromLandmarkGraph", "NystromSolver", "nystrom_embedding",
-           "graphclust_register_components"]
-
-try:
-    __version__ = _version("graphclust-nystrom")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
 
 PRESETS = Path(__file__).parent / "presets"
 
@@ -28,6 +16,9 @@ PRESETS = Path(__file__).parent / "presets"
 @hookimpl
 def graphclust_register_components(registry):
     """Register the parts and presets of this package."""
+    from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkGraph
+    from graphclust_nystrom.solver_nystrom import NystromSolver
+
     registry.graphs.add(NystromLandmarkGraph)
     registry.solvers.add(NystromSolver)
     for path in sorted(PRESETS.glob("*.toml")):

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from graphclust.neighbors import default_block_size, nearest_anchors
+from graphclust.numerics import default_block_size, nearest_anchors, sq_distances
+from graphclust.numerics import self_tuning_sigma as _sigma_from_distances
 
 __all__ = ["self_tuning_sigma", "kernel_blocks", "gaussian_kernel"]
 
@@ -18,17 +19,12 @@ def self_tuning_sigma(X: np.ndarray, L: np.ndarray, s: int) -> float:
     zero (all points sit on landmarks: any bandwidth gives the same kernel on them).
     """
     s = max(1, min(int(s), L.shape[0]))
-    _, d2 = nearest_anchors(X, L, s)
-    sigma = float(np.mean(np.sqrt(d2[:, -1])))
-    return sigma if np.isfinite(sigma) and sigma > 0 else 1.0
+    return _sigma_from_distances(nearest_anchors(X, L, s)[1])
 
 
 def gaussian_kernel(X: np.ndarray, L: np.ndarray, sigma: float) -> np.ndarray:
     """Dense ``exp(-‖x - l‖² / (2σ²))`` for a block of rows (``block x m``)."""
-    x_sq = np.einsum("ij,ij->i", X, X)
-    l_sq = np.einsum("ij,ij->i", L, L)
-    d2 = np.maximum(x_sq[:, None] - 2.0 * (X @ L.T) + l_sq[None, :], 0.0)
-    return np.exp(-d2 / (2.0 * sigma * sigma))
+    return np.exp(-sq_distances(X, L) / (2.0 * sigma * sigma))
 
 
 def kernel_blocks(X: np.ndarray, L: np.ndarray, sigma: float,

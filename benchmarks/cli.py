@@ -1,0 +1,203 @@
+"""``python -m benchmarks run|report|list``.
+
+Examples::
+
+    python -m benchmarks run --quick --data-dir ../shared/data --out /tmp/bq   # CI smoke
+    python -m benchmarks run --data-dir ../shared/data --out benchmarks/out    # every suite
+    python -m benchmarks run --suite ncer,dcd --datasets usps,pendigits --seeds 1 \\
+        --data-dir ../shared/data --out benchmarks/out
+    python -m benchmarks report --out benchmarks/out   # RESULTS.md + reproduction tables
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks import datasets, report, runner
+from benchmarks.suite import Cell, Suite, cells, get_suite, load_suites
+
+__all__ = ["main", "plan"]
+
+#: The suite ``run --quick`` runs when no ``--suite`` is given (CI).
+QUICK_DEFAULT = "smoke"
+
+
+def _split(text: str | None) -> list[str] | None:
+    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
+
+
+def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
+         datasets_: list[str] | None = None, methods: list[str] | None = None,
+         time_cap: float | None = None, mem_cap_mb: float | None = None,
+         where: dict | None = None, grid: dict | None = None) -> list[Cell]:
+    """The cells of ``suite`` after the command-line restrictions; ``where`` keeps the
+    cells whose parameters have these values (one setting of a grid); ``grid`` adds or
+    replaces grid parameters of the (selected) presets and specs."""
+    if grid:
+        suite = replace(suite, methods=tuple(
+            replace(m, grid={**m.grid, **grid}) if m.kind != "peer"
+            and (not methods or m.name in methods) else m for m in suite.methods))
+    if quick:
+        suite = suite.quick()
+    if time_cap or mem_cap_mb:
+        suite = replace(suite, time_cap=time_cap or suite.time_cap,
+                        mem_cap_mb=mem_cap_mb or suite.mem_cap_mb)
+    out = cells(suite, seeds)
+    if datasets_:
+        wanted = {datasets.quick_name(d) if quick else d for d in datasets_}
+        out = [c for c in out if c.dataset in wanted]
+    if methods:
+        out = [c for c in out if c.method in methods]
+    if where:
+        out = [c for c in out if all(c.params.get(k) == v for k, v in where.items())]
+    return out
+
+
+def _where(text: str | None) -> dict | None:
+    """``"solver__lam=1e-6,solver__positive_part=abs"`` → values parsed as JSON if they can be."""
+    if not text:
+        return None
+    out = {}
+    for item in _split(text) or []:
+        key, _, raw = item.partition("=")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
+    """Skip a size once a smaller size of the same method and family failed."""
+    fam, n = datasets.family(cell.dataset), datasets.size_of(cell.dataset)
+    for r in records:
+        rn = datasets.size_of(r["dataset"])
+        if (r["method"] == cell.method and datasets.family(r["dataset"]) == fam
+                and r["status"] != "ok" and rn and n and rn < n):
+            return f"skipped: {r['status']} at n = {rn}"
+    return None
+
+
+def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
+    """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
+    todo = plan(suite, args.quick, args.seeds, _split(args.datasets), _split(args.methods),
+                args.time_cap, args.mem_cap, _where(args.where),
+                json.loads(args.grid) if args.grid else None)
+    if not todo:
+        print(f"{suite.name}: nothing to run after the restrictions", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"results-{suite.name}" + (f"-{args.tag}" if args.tag else "")
+    print(f"benchmarks: suite {suite.name}, {len(todo)} cells → {out / stem}.json",
+          file=sys.stderr)
+    meta = {"suite": suite.name, "command": command, "quick": args.quick,
+            "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+            "seeds": max(c.seed for c in todo) + 1, "time_cap": max(c.time_cap for c in todo),
+            "machine": report.machine_info()}
+    t0 = time.perf_counter()
+    with open(out / f"{stem}.jsonl", "w") as stream:
+        def on_record(rec: dict) -> None:
+            stream.write(json.dumps(rec, default=str) + "\n")
+            stream.flush()
+
+        try:
+            records = runner.execute(todo, data_dir=args.data_dir,
+                                     isolate=args.isolate or suite.isolate,
+                                     skip=_scaling_skip if suite.scaling else None,
+                                     threads=args.threads or None, on_record=on_record)
+            meta["interrupted"] = False
+        except runner.Interrupted as exc:
+            records, meta["interrupted"] = exc.records, True
+    meta["duration_s"] = time.perf_counter() - t0
+    (out / f"{stem}.json").write_text(json.dumps({"meta": meta, "records": records},
+                                                 indent=1, default=str))
+    errors = [r for r in records if r["status"] == "error"]
+    for r in errors:
+        print(f"ERROR {r['method']} on {r['dataset']} seed {r['seed']}: {r.get('error')}\n"
+              f"{r.get('traceback', '')}", file=sys.stderr)
+    print(f"benchmarks: {suite.name}: {len(records)} cells in {meta['duration_s']:.0f} s, "
+          f"{sum(r['status'] == 'ok' for r in records)} ok, {len(errors)} errors",
+          file=sys.stderr)
+    return 1 if errors or meta["interrupted"] else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
+    if args.data_dir:  # suites may look at the data folder when they are defined
+        os.environ["GRAPHCLUST_DATA"] = str(args.data_dir)
+    if args.suite:
+        names = _split(args.suite) or []
+    elif args.quick:
+        names = [QUICK_DEFAULT]
+    else:
+        names = [s.name for s in load_suites().values() if s.targets]
+    suites = [get_suite(n) for n in names]
+    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
+    status = 0
+    for suite in suites:
+        status = max(status, run_one(suite, args, command))
+    return status
+
+
+def _report(args: argparse.Namespace) -> int:
+    target = Path(args.results) if args.results else Path(__file__).parent / "RESULTS.md"
+    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
+    md, rst = report.write_report(args.out, target, command, args.note)
+    print(f"wrote {md} and {rst}", file=sys.stderr)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    for s in load_suites().values():
+        n = len(cells(s))
+        print(f"{s.name:<10} {n:>6} cells  {s.title}")
+        for m in s.methods:
+            what = f"{m.kind} {m.target}"
+            grid = f", grid {dict(m.grid)}" if m.grid else ""
+            ds = ", ".join(m.datasets if m.datasets is not None else s.datasets)
+            print(f"    {m.name:<18} {what}{grid}; prep {m.prep}; {ds}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m benchmarks``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run suites (default: every suite with targets)")
+    r.add_argument("--suite", help="comma-separated suite names (see `list`)")
+    r.add_argument("--quick", action="store_true",
+                   help=f"tiny subsets, one seed (default suite: {QUICK_DEFAULT})")
+    r.add_argument("--data-dir", default=None, help="data folder (default: GRAPHCLUST_DATA)")
+    r.add_argument("--out", required=True, help="folder for results-*.json")
+    r.add_argument("--datasets", help="only these data sets (comma-separated)")
+    r.add_argument("--methods", help="only these methods (comma-separated)")
+    r.add_argument("--where", help="only grid cells with these parameter values "
+                                   "(e.g. solver__lam=1e-6,graph__n_neighbors=3)")
+    r.add_argument("--grid", help='grid parameters to add or replace, JSON: '
+                                  '\'{"solver__lam": [1e-6, 1e-3, 1]}\'')
+    r.add_argument("--seeds", type=int, help="number of seeds (default: the suite's)")
+    r.add_argument("--time-cap", type=float, help="seconds per cell (default: the suite's)")
+    r.add_argument("--mem-cap", type=float, help="MB per worker (default: the suite's)")
+    r.add_argument("--threads", type=int, default=1, help="BLAS threads per worker (0: all)")
+    r.add_argument("--isolate", choices=("dataset", "job", "method", "none"))
+    r.add_argument("--tag", default="", help="suffix of the result file name")
+    p = sub.add_parser("report", help="write RESULTS.md and reproduction-tables.rst")
+    p.add_argument("--out", required=True, help="folder with results-*.json")
+    p.add_argument("--results", help="RESULTS.md path (default: benchmarks/RESULTS.md)")
+    p.add_argument("--note", default="", help="a paragraph placed under the introduction")
+    sub.add_parser("list", help="suites, their methods and data sets")
+    args = ap.parse_args(argv)
+    args.argv = argv
+    return {"run": _run, "report": _report, "list": _list}[args.cmd](args)

@@ -1,0 +1,300 @@
+"""Tables from result files: ``RESULTS.md`` and the reproduction tables of the docs.
+
+Nothing here runs a clustering. :func:`write_report` gathers every ``results-*.json`` of
+an output folder, merges the files of one suite (a later file replaces the same cell of
+an earlier one, so partial runs add up), aggregates over seeds, applies each method's
+``select`` rule, evaluates the suite's targets, and writes
+
+- ``RESULTS.md``: per suite the reproduction targets, then one table per data set
+  (metrics, fit time and its ratio to ``KMeans`` in the same run, memory, paper numbers);
+- ``reproduction-tables.rst`` (in the output folder): the targets of every suite as the
+  reStructuredText tables of ``docs/reproduction.rst`` (target, ours, status).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.runner import FIT_STAGES, METRICS, STAGES
+from benchmarks.suite import Suite, Target, load_suites
+
+__all__ = ["aggregate", "evaluate", "loglog_slope", "machine_info", "suite_markdown",
+           "targets_rst", "write_report"]
+
+_REF_PEER = "sk-kmeans"
+
+
+def _ok(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _pct(x: Any, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}" if _ok(x) else "—"
+
+
+def _secs(x: Any) -> str:
+    return "—" if not _ok(x) else f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def machine_info() -> dict:
+    """Cores, memory, CPU, load, library versions and the git commit of this run."""
+    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version()}
+    try:
+        info["load_avg"] = [round(x, 2) for x in os.getloadavg()]
+        with open("/proc/meminfo") as fh:
+            info["memory_gb"] = round(int(fh.readline().split()[1]) / 2**20, 1)
+    except (OSError, ValueError):
+        pass
+    import graphclust
+    import sklearn
+
+    info.update(graphclust=graphclust.__version__, numpy=np.__version__,
+                scikit_learn=sklearn.__version__)
+    try:
+        info["git_commit"] = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+            cwd=Path(__file__).resolve().parent, timeout=10, check=False).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        info["git_commit"] = None
+    return info
+
+
+def _mean_std(values: list) -> tuple[float | None, float | None]:
+    v = [x for x in values if _ok(x)]
+    return (float(np.mean(v)), float(np.std(v))) if v else (None, None)
+
+
+def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
+    """Mean ± std over seeds per (method, data set, setting); then, for a method with
+    ``select="best"``, only its best setting per data set (ACC, then NMI)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        key = (r["method"], r["dataset"], json.dumps(r.get("params", {}), sort_keys=True))
+        groups.setdefault(key, []).append(r)
+    rows = []
+    for (method, dataset, params), rs in groups.items():
+        ok = [r for r in rs if r["status"] == "ok"]
+        first = ok[0] if ok else rs[0]
+        row: dict[str, Any] = {
+            "method": method, "dataset": dataset, "kind": first.get("kind", "preset"),
+            "params": json.loads(params), "prep": first.get("prep", "raw"),
+            "n": first.get("n"), "d": first.get("d"), "k": first.get("k"),
+            "runs": len(rs), "ok": len(ok), "time_cap": first.get("time_cap"),
+            "status": "ok" if len(ok) == len(rs) else "partial" if ok else rs[0]["status"],
+            "error": next((r.get("error", "") for r in rs if r["status"] != "ok"), ""),
+        }
+        if row["n"] is None and "@" in dataset:
+            row["n"] = int(float(dataset.split("@")[1]))
+        for m in METRICS:
+            row[m], row[f"{m}_std"] = _mean_std([r.get(m) for r in ok])
+        for s in STAGES:
+            row[f"time_{s}"], row[f"time_{s}_std"] = _mean_std([r.get(f"time_{s}") for r in ok])
+        for key in ("peak_rss_mb", "fit_extra_mb", *(f"peak_{s}_mb" for s in FIT_STAGES)):
+            vals = [r[key] for r in ok if _ok(r.get(key))]
+            row[key] = max(vals) if vals else None
+        rows.append(row)
+    best = {m.name for m in (suite.methods if suite else ()) if m.select == "best"}
+    if not best:
+        return rows
+    keep, chosen, tried = [], {}, {}
+    for r in rows:
+        if r["method"] not in best:
+            keep.append(r)
+            continue
+        k = (r["method"], r["dataset"])
+        score = (r["acc"] if _ok(r["acc"]) else -1.0, r["nmi"] if _ok(r["nmi"]) else -1.0)
+        tried[k] = tried.get(k, 0) + 1
+        if k not in chosen or score > chosen[k][0]:
+            chosen[k] = (score, r)
+    return keep + [{**row, "settings_tried": tried[k]} for k, (_, row) in chosen.items()]
+
+
+def loglog_slope(ns: list, values: list) -> float:
+    """Least-squares slope of log(value) against log(n); NaN with < 2 usable sizes."""
+    pts = [(n, v) for n, v in zip(ns, values) if _ok(n) and _ok(v) and n > 0 and v > 0]
+    if len({n for n, _ in pts}) < 2:
+        return math.nan
+    return float(np.polyfit(np.log([n for n, _ in pts]), np.log([v for _, v in pts]), 1)[0])
+
+
+def _find(rows: list[dict], method: str, dataset: str) -> dict | None:
+    return next((r for r in rows if r["method"] == method and r["dataset"] == dataset), None)
+
+
+def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
+    """``{"label", "target", "ours", "status"}`` of a target on aggregated rows."""
+    out = {"label": t.label, "target": "", "ours": "not run", "status": "not run"}
+    if t.kind == "slope":
+        rs = sorted((r for r in rows if r["method"] == t.method and r["status"] == "ok"
+                     and r["dataset"].partition("@")[0] == t.dataset), key=lambda r: r["n"])
+        out["target"] = f"slope ≤ {t.goal:g}"
+        s = loglog_slope([r["n"] for r in rs], [r.get(t.stat) for r in rs])
+        if _ok(s):
+            sizes = f"{rs[0]['n']:,}–{rs[-1]['n']:,}".replace(",", " ")
+            out.update(ours=f"slope {s:.2f} ({sizes})",
+                       status="met" if s <= t.goal else "missed")
+        return out
+    row = _find(rows, t.method, t.dataset)
+    if t.kind == "score":
+        out["target"] = " / ".join(f"{v:.2f}" for v in t.paper.values())
+        if row is None or row["status"] not in ("ok", "partial"):
+            out["ours"] = out["status"] = row["status"] if row else "not run"
+            return out
+        ours = {m: 100 * row[m] for m in t.paper}
+        out["ours"] = " / ".join(f"{v:.2f}" for v in ours.values())
+        worst = min(ours[m] - p for m, p in t.paper.items())
+        out["status"] = "met" if worst >= -t.tolerance else f"missed ({worst:+.1f})".replace(
+            "-", "−")
+        return out
+    if t.kind == "limit":
+        out["target"] = f"{t.stat} ≤ {t.goal:g}"
+        if row and _ok(row.get(t.stat)):
+            out.update(ours=f"{row[t.stat]:.0f}", status="met" if row[t.stat] <= t.goal
+                       else "missed")
+        return out
+    out["target"] = f"≥ {t.goal:g}×"
+    other = _find(rows, t.versus, t.dataset)
+    if row is None or not _ok(row.get(t.stat)) or other is None:
+        return out
+    if _ok(other.get(t.versus_stat)):
+        value = other[t.versus_stat] / row[t.stat]
+        shown = (f"{other[t.versus_stat]:.3f} vs {row[t.stat]:.3f}" if t.stat in METRICS
+                 else f"{value:.2f}×")
+        out.update(ours=shown, status="met" if value >= t.goal else "missed")
+    elif other["status"] == "over cap" and t.versus_stat == "time_fit" and other["time_cap"]:
+        value = other["time_cap"] / row[t.stat]
+        out.update(ours=f"≥ {value:.1f}× ({t.versus} over cap)",
+                   status="met" if value >= t.goal else "open (peer over cap)")
+    return out
+
+
+def _table(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in body])
+
+
+def _dataset_table(rows: list[dict], dataset: str) -> str:
+    rs = sorted((r for r in rows if r["dataset"] == dataset),
+                key=lambda r: (r["kind"] == "peer", r["method"]))
+    ref = _find(rs, _REF_PEER, dataset)
+    t_ref = ref.get("time_fit") if ref else None
+    body = []
+    for r in rs:
+        good = r["status"] in ("ok", "partial")
+        cells = [f"{_pct(r[m])} ± {_pct(r[f'{m}_std'])}" if good and r[f"{m}_std"] else
+                 _pct(r[m]) for m in METRICS]
+        tf = r.get("time_fit")
+        rel = f"{tf / t_ref:.2f}×" if good and _ok(tf) and _ok(t_ref) and t_ref > 0 else "—"
+        setting = ", ".join(f"{k.split('__')[-1]}={v}" for k, v in r["params"].items()
+                            if not k.endswith("max_fraction"))
+        if r.get("settings_tried"):
+            setting = f"best of {r['settings_tried']}: {setting}"
+        body.append([f"`{r['method']}`", *cells, _secs(tf), rel,
+                     _secs(r.get("peak_rss_mb")), _secs(r.get("fit_extra_mb")),
+                     f"{r['ok']}/{r['runs']}" if good else r["status"], setting])
+    first = next((r for r in rs if r.get("d")), None)
+    head = f"**{dataset}**" + (f" (n = {first['n']}, d = {first['d']}, k = {first['k']})"
+                               if first else "")
+    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "fit s",
+                                   "t/t(KMeans)", "peak MB", "fit +MB", "seeds ok",
+                                   "setting"], body)
+
+
+def suite_markdown(suite: Suite | None, name: str, metas: list[dict], rows: list[dict]) -> str:
+    """The section of one suite in ``RESULTS.md``."""
+    title = suite.title if suite else name
+    out = [f"## {title} (`{name}`)", ""]
+    for m in metas:
+        mc = m.get("machine", {})
+        out.append(f"- `{m['command']}` — {m['started']}, {m['duration_s']:.0f} s, "
+                   f"{m['seeds']} seed(s), cap {m['time_cap']:g} s; {mc.get('cores')} cores, "
+                   f"load {mc.get('load_avg')}, graphclust {mc.get('graphclust')} @ "
+                   f"{mc.get('git_commit')}" + (" (interrupted)" if m.get("interrupted") else ""))
+    if suite and suite.targets:
+        out += ["", "Reproduction targets:", "", _table(
+            ["measurement", "target", "ours", "status"],
+            [[e["label"], e["target"], e["ours"], e["status"]]
+             for e in (evaluate(t, rows) for t in suite.targets)])]
+    for ds in dict.fromkeys(r["dataset"] for r in rows):
+        out += ["", _dataset_table(rows, ds)]
+    return "\n".join(out)
+
+
+def _rst_line(values: list[str], width: list[int]) -> str:
+    return "  ".join(v.ljust(w) for v, w in zip(values, width)).rstrip()
+
+
+def targets_rst(entries: list[tuple[str, list[dict[str, str]]]]) -> str:
+    """reStructuredText simple tables of evaluated targets, one per suite title."""
+    keys = ("label", "target", "ours", "status")
+    out = []
+    for title, evals in entries:
+        head = ["measurement", "target", "ours", "status"]
+        width = [max(len(h), *(len(e[k]) for e in evals)) for h, k in zip(head, keys)]
+        rule = "  ".join("=" * w for w in width)
+        out += [title, "-" * len(title), "", rule, _rst_line(head, width), rule]
+        out += [_rst_line([e[k] for k in keys], width) for e in evals]
+        out += [rule, ""]
+    return "\n".join(out)
+
+
+def _figures(rows: list[dict], folder: Path, name: str, scaling: bool) -> list[tuple[str, str]]:
+    """Quality-against-time (or scaling) figures of a suite; none without matplotlib."""
+    try:
+        from benchmarks import plots
+
+        folder.mkdir(exist_ok=True)
+        make = plots.scaling_plots if scaling else plots.quality_vs_time
+        return sorted(make(rows, folder, prefix=f"{name}-").items())
+    except ImportError:
+        return []
+
+
+def write_report(out_dir: str | Path, results_md: str | Path, command: str,
+                 note: str = "") -> tuple[Path, Path]:
+    """Write ``results_md`` and ``<out_dir>/reproduction-tables.rst`` from the result
+    files; ``note`` is a paragraph placed under the introduction."""
+    out_dir = Path(out_dir)
+    by_suite: dict[str, tuple[list[dict], dict]] = {}
+    for path in sorted(out_dir.glob("results-*.json"), key=lambda p: p.stat().st_mtime):
+        data = json.loads(path.read_text())
+        metas, cells = by_suite.setdefault(data["meta"]["suite"], ([], {}))
+        metas.append(data["meta"])
+        for rec in data["records"]:
+            cells[(rec["method"], rec["dataset"], rec["seed"],
+                   json.dumps(rec.get("params", {}), sort_keys=True))] = rec
+    known = load_suites()
+    parts = [
+        "# Benchmark results", "",
+        (f"Generated by `{command}` from the result files of the runs listed under each "
+         "suite; do not edit by hand. Percentages are mean ± std over seeds; \"fit s\" is "
+         "the wall time of `fit`, \"t/t(KMeans)\" its ratio to scikit-learn "
+         "`KMeans(n_init=10)` in the same run; \"peak MB\" the peak resident memory of the "
+         "worker during `fit` (data included), \"fit +MB\" the part above its size before "
+         "`fit`. The machine is shared: compare ratios, not seconds."), "",
+        f"Report generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.", "",
+        *([note, ""] if note else [])]
+    rst_entries = []
+    for name, (metas, cells) in by_suite.items():
+        suite = known.get(name)
+        rows = aggregate(list(cells.values()), suite)
+        parts += [suite_markdown(suite, name, metas, rows), ""]
+        parts += [f"![{title}](figures/{png})" for title, png in _figures(
+            rows, Path(results_md).parent / "figures", name, bool(suite and suite.scaling))]
+        parts.append("")
+        if suite and suite.targets:
+            rst_entries.append((suite.title, [evaluate(t, rows) for t in suite.targets]))
+    results_md = Path(results_md)
+    results_md.write_text("\n".join(parts).rstrip() + "\n")
+    rst = out_dir / "reproduction-tables.rst"
+    rst.write_text(targets_rst(rst_entries))
+    return results_md, rst

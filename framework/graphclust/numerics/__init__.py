@@ -1,0 +1,75 @@
+"""graphclust's shared numerics, called by every bundle (as scikit-learn's estimators call
+``sklearn.utils``).
+
+========================  ==========================================================
+module                    what it holds
+========================  ==========================================================
+:mod:`.eigen`             leading eigenvectors: the one dense-vs-ARPACK rule; signs
+:mod:`.anchor_rows`       Gaussian and adaptive (ULGE Eq. 18) anchor-graph rows
+:mod:`.distances`         blocked squared distances, nearest-``s`` search, kNN
+:mod:`.rows`              row normalisation (unit length, unit sum)
+:mod:`.dtypes`            the keep-float32 rule
+:mod:`.random`            seeded draws (ARPACK start vectors, row samples)
+========================  ==========================================================
+
+A bundle that needs a numeric another bundle already has moves it here instead of
+copying it.
+"""
+
+from graphclust.numerics.anchor_rows import (
+    adaptive_anchor_rows,
+    adaptive_weights,
+    gaussian_anchor_rows,
+    gaussian_weights,
+    rows_to_csr,
+    self_tuning_sigma,
+)
+from graphclust.numerics.distances import (
+    clamp_anchors,
+    clamp_neighbors,
+    default_block_size,
+    knn,
+    mean_sq_distance,
+    nearest_anchors,
+    smallest_per_row,
+    sq_distances,
+)
+from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
+from graphclust.numerics.eigen import (
+    leading_eigenvectors,
+    sign_flip,
+    singular_values_from_gram,
+    use_dense_eigensolver,
+)
+from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
+from graphclust.numerics.rows import normalize_rows, row_norms
+
+__all__ = [
+    "adaptive_anchor_rows",
+    "adaptive_weights",
+    "as_dense_float",
+    "as_float",
+    "clamp_anchors",
+    "clamp_neighbors",
+    "common_float_dtype",
+    "default_block_size",
+    "float_dtype",
+    "gaussian_anchor_rows",
+    "gaussian_weights",
+    "knn",
+    "leading_eigenvectors",
+    "mean_sq_distance",
+    "nearest_anchors",
+    "normalize_rows",
+    "random_orthonormal",
+    "row_norms",
+    "rows_to_csr",
+    "sample_rows",
+    "self_tuning_sigma",
+    "sign_flip",
+    "singular_values_from_gram",
+    "smallest_per_row",
+    "sq_distances",
+    "start_vector",
+    "use_dense_eigensolver",
+]

@@ -1,0 +1,264 @@
+"""Blocked pairwise distances and nearest-``s`` search shared by every graph builder.
+
+Row-local work done block by block: each block of rows meets all candidates in one
+BLAS product (``‖x‖² − 2 x uᵀ + ‖u‖²``, :func:`sq_distances`) and only the ``s`` best
+are kept (:func:`smallest_per_row`), so memory is ``O(block · m)`` whatever ``n`` is.
+For data-to-data graphs at large ``n`` the approximate path uses faiss
+(``pip install graphclust[ann]``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from graphclust._errors import GraphClustWarning
+from graphclust.numerics.dtypes import common_float_dtype
+
+__all__ = ["nearest_anchors", "knn", "clamp_anchors", "default_block_size", "sq_distances",
+           "smallest_per_row", "mean_sq_distance", "clamp_neighbors"]
+
+
+def default_block_size(n_candidates: int, budget_bytes: int = 256 * 2**20) -> int:
+    """Rows per block so that one ``block x n_candidates`` float64 slab fits ``budget_bytes``."""
+    return int(max(16, min(65536, budget_bytes // (8 * max(n_candidates, 1)))))
+
+
+def clamp_anchors(n_anchors: int, n_samples: int, who: str = "anchors") -> int:
+    """Clamp a requested anchor count to ``n_samples`` with a warning."""
+    if n_anchors > n_samples:
+        warnings.warn(
+            f"{who}: n_anchors={n_anchors} exceeds the number of samples {n_samples}; "
+            f"using {n_samples}",
+            GraphClustWarning,
+            stacklevel=3,
+        )
+        return int(n_samples)
+    return int(n_anchors)
+
+
+def sq_distances(Xb: np.ndarray, U: np.ndarray, u_sq: np.ndarray | None = None) -> np.ndarray:
+    """Squared Euclidean distances of the rows of ``Xb`` to the rows of ``U`` (one BLAS
+    product, ``‖x‖² − 2 x uᵀ + ‖u‖²``, clipped at 0 against round-off).
+
+    Parameters
+    ----------
+    Xb : ndarray of shape (b, d)
+        One block of rows, already of the working float type.
+    U : ndarray of shape (m, d)
+        Same float type as ``Xb``.
+    u_sq : ndarray of shape (m,), optional
+        ``‖u‖²`` of the rows of ``U`` when the caller reuses them across blocks.
+
+    Returns
+    -------
+    ndarray of shape (b, m), of the type of ``Xb``
+    """
+    if u_sq is None:
+        u_sq = np.einsum("ij,ij->i", U, U)
+    dist = Xb @ U.T
+    dist *= -2.0
+    dist += np.einsum("ij,ij->i", Xb, Xb)[:, None]
+    dist += u_sq[None, :]
+    np.maximum(dist, 0.0, out=dist)
+    return dist
+
+
+def mean_sq_distance(X: np.ndarray, U: np.ndarray) -> float:
+    """Mean of all ``n × m`` squared distances between the rows of ``X`` and ``U``, in
+    closed form (``O((n + m) d)``): ``mean ‖x‖² + mean ‖u‖² − 2 x̄·ū``, at least 0."""
+    x_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64)) / X.shape[0]
+    u_sq = float(np.einsum("ij,ij->", U, U, dtype=np.float64)) / U.shape[0]
+    xm = X.mean(axis=0, dtype=np.float64)
+    um = U.mean(axis=0, dtype=np.float64)
+    return max(x_sq + u_sq - 2.0 * float(xm @ um), 0.0)
+
+
+def smallest_per_row(scores: np.ndarray, s: int,
+                     largest: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices and values of the ``s`` smallest (or largest) entries of every row,
+    best first (``argpartition`` then a stable sort of the ``s`` selected).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (b, m)
+    s : int
+        ``1 <= s``; ``s >= m`` returns every column, sorted.
+    largest : bool
+        Select the largest instead of the smallest.
+
+    Returns
+    -------
+    indices : ndarray of shape (b, min(s, m)), int
+    values : ndarray of shape (b, min(s, m))
+    """
+    key = -scores if largest else scores
+    if s < scores.shape[1]:
+        part = np.argpartition(key, s - 1, axis=1)[:, :s]
+    else:
+        part = np.broadcast_to(np.arange(scores.shape[1]), (scores.shape[0], scores.shape[1]))
+    vals = np.take_along_axis(key, part, axis=1)
+    order = np.argsort(vals, axis=1, kind="stable")
+    idx = np.take_along_axis(part, order, axis=1)
+    vals = np.take_along_axis(vals, order, axis=1)
+    return idx, (-vals if largest else vals)
+
+
+def nearest_anchors(
+    X: np.ndarray,
+    U: np.ndarray,
+    s: int,
+    *,
+    metric: str = "sqeuclidean",
+    block_size: int | None = None,
+    exclude: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``s`` nearest rows of ``U`` for every row of ``X``, in row blocks.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    U : ndarray of shape (m, d)
+    s : int
+        Neighbours kept per row (``s <= m``).
+    metric : {"sqeuclidean", "inner_product"}
+        ``"sqeuclidean"`` returns the smallest squared distances (clipped at 0);
+        ``"inner_product"`` the largest inner products (most similar first).
+    block_size : int, optional
+        Rows per block; by default sized so one block of scores takes about 256 MB.
+    exclude : ndarray of shape (n,), optional
+        For each row of ``X``, one column of ``U`` that must not be returned (its own
+        index when ``U is X``); ``-1`` for none.
+
+    Returns
+    -------
+    indices : ndarray of shape (n, s), int64
+    values : ndarray of shape (n, s), float64
+        Sorted best first.
+    """
+    X = np.asarray(X)
+    U = np.asarray(U)
+    n, m = X.shape[0], U.shape[0]
+    if not 1 <= s <= m - (exclude is not None):
+        raise ValueError(f"s must be in [1, {m - (exclude is not None)}], got {s}")
+    if metric not in ("sqeuclidean", "inner_product"):
+        raise ValueError(f"metric must be 'sqeuclidean' or 'inner_product', got {metric!r}")
+    dtype = common_float_dtype(X, U)
+    U = U.astype(dtype, copy=False)
+    u_sq = np.einsum("ij,ij->i", U, U) if metric == "sqeuclidean" else None
+    block = block_size or default_block_size(m)
+    idx_out = np.empty((n, s), dtype=np.int64)
+    val_out = np.empty((n, s), dtype=np.float64)
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        Xb = X[start:stop].astype(dtype, copy=False)
+        if metric == "sqeuclidean":
+            scores = sq_distances(Xb, U, u_sq)
+            bad = np.inf
+        else:
+            scores = Xb @ U.T
+            bad = -np.inf
+        if exclude is not None:
+            rows = np.arange(stop - start)
+            ex = np.asarray(exclude[start:stop])
+            ok = ex >= 0
+            scores[rows[ok], ex[ok]] = bad
+        idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
+        idx_out[start:stop] = idx
+        val_out[start:stop] = vals
+    return idx_out, val_out
+
+
+def clamp_neighbors(n_neighbors: int, n_anchors: int, who: str) -> int:
+    """Clamp a requested number of nearest anchors to the number of anchors, with a
+    :class:`~graphclust.GraphClustWarning` naming ``who`` (e.g. ``"graph 'ongr-anchor'"``)."""
+    s = int(n_neighbors)
+    if s > n_anchors:
+        warnings.warn(f"{who}: n_neighbors={s} exceeds the number of anchors {n_anchors}; "
+                      f"using {n_anchors}", GraphClustWarning, stacklevel=3)
+        return int(n_anchors)
+    return s
+
+
+def _faiss_knn(X: np.ndarray, k: int, metric: str, exact: bool):
+    import faiss  # optional dependency
+
+    Xf = np.ascontiguousarray(X, dtype=np.float32)
+    n, d = Xf.shape
+    faiss_metric = faiss.METRIC_L2 if metric == "sqeuclidean" else faiss.METRIC_INNER_PRODUCT
+    if exact:
+        index = faiss.IndexFlat(d, faiss_metric)
+    else:
+        # HNSW: graph-based approximate search, no training pass needed.
+        index = faiss.IndexHNSWFlat(d, 32, faiss_metric)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = max(64, 2 * (k + 1))
+    index.add(Xf)
+    vals, idx = index.search(Xf, k + 1)
+    return idx.astype(np.int64), vals.astype(np.float64)
+
+
+def knn(
+    X: np.ndarray,
+    k: int,
+    *,
+    metric: str = "sqeuclidean",
+    method: str = "auto",
+    block_size: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest other points of every point (itself excluded).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    k : int
+        ``1 <= k <= n - 1``.
+    metric : {"sqeuclidean", "inner_product"}
+    method : {"auto", "exact", "approx"}
+        ``"exact"``: blocked brute force through BLAS (faiss' flat index when faiss is
+        installed, which does the same product with a faster selection). ``"approx"``:
+        faiss HNSW; requires faiss. ``"auto"``: exact up to ``n²·d = 1e13``, else
+        approximate (the size rule of ``graphclust._knn_size``).
+
+    Returns
+    -------
+    indices : ndarray of shape (n, k), int64
+    values : ndarray of shape (n, k), float64
+        Squared distances (ascending) or inner products (descending).
+    """
+    X = np.asarray(X)
+    n = X.shape[0]
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"k must be in [1, n - 1] = [1, {n - 1}], got {k}")
+    if method not in ("exact", "approx", "auto"):
+        raise ValueError(f"method must be 'exact', 'approx' or 'auto', got {method!r}")
+    if method == "auto":  # the size rule of graphclust._knn_size
+        from graphclust._knn_size import resolve_knn_method
+
+        method = resolve_knn_method(n, X.shape[1], method)[0]
+    try:
+        import faiss  # noqa: F401
+
+        have_faiss = True
+    except ImportError:
+        have_faiss = False
+    if method == "approx" and not have_faiss:
+        raise ImportError("method='approx' needs faiss: pip install 'graphclust[ann]'")
+    if have_faiss and (method == "approx" or n > 4096):
+        idx, vals = _faiss_knn(X, k, metric, exact=(method == "exact"))
+        # Drop self (or, with duplicates, any one occurrence of self) from each row.
+        rows = np.arange(n)[:, None]
+        is_self = idx == rows
+        has_self = is_self.any(axis=1)
+        keep = ~is_self
+        keep[~has_self, -1] = False  # self not returned: drop the worst instead
+        # rows where self appears more than once cannot happen; take first k kept
+        order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
+        idx = np.take_along_axis(idx, order, axis=1)
+        vals = np.take_along_axis(vals, order, axis=1)
+        if metric == "sqeuclidean":
+            np.maximum(vals, 0.0, out=vals)
+        return idx, vals
+    return nearest_anchors(X, X, k, metric=metric, block_size=block_size,
+                           exclude=np.arange(n))

@@ -1,0 +1,45 @@
+"""Row normalisation: unit Euclidean length (``l2``) or unit sum (``l1``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from graphclust.numerics.dtypes import as_float
+
+__all__ = ["normalize_rows", "row_norms"]
+
+
+def row_norms(E: ArrayLike) -> np.ndarray:
+    """Euclidean length of every row, accumulated in float64 (shape ``(n,)``)."""
+    E = np.asarray(E)
+    return np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
+
+
+def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
+    """Rows of ``E`` divided by their length (``"l2"``) or by their sum (``"l1"``).
+
+    Parameters
+    ----------
+    E : array-like of shape (n, p)
+    norm : {"l2", "l1"}
+        ``"l2"``: unit Euclidean length (Ng–Jordan–Weiss); the norms are taken in
+        float64. ``"l1"``: rows sum to one (row-stochastic rows of nonnegative
+        weights, probability rows); the sums are taken in the array's type.
+
+    Returns
+    -------
+    ndarray of shape (n, p)
+        A new array of the dtype of :func:`~graphclust.numerics.as_float` (float32
+        stays float32). A row whose norm (or sum) is not positive is left as it is, so
+        an all-zero row stays zero and nothing is divided by zero.
+    """
+    E = as_float(E)
+    if norm == "l2":
+        scale = row_norms(E)
+    elif norm == "l1":
+        scale = E.sum(axis=1)
+    else:
+        raise ValueError(f"norm must be 'l2' or 'l1', got {norm!r}")
+    scale = np.where(scale > 0, scale, 1.0).astype(E.dtype, copy=False)
+    return E / scale[:, None]

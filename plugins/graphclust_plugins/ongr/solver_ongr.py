@@ -1,0 +1,313 @@
+"""ONGR solver: orthogonal and nonnegative graph reconstruction (Eq. 7, Algorithm 1)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import graphclust
+from graphclust import safe_inverse
+from graphclust.numerics import leading_eigenvectors, random_orthonormal
+
+__all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
+
+
+class OngrOperator:
+    """The graph ``W`` of Eq. 7, applied implicitly.
+
+    * :class:`~graphclust.AnchorGraph`: ``W = Z Σ⁻¹ Zᵀ = B Bᵀ`` with ``B = Z Σ^{-1/2}``
+      (Section 3.2, "Important tips"); ``‖W‖_F² = ‖Bᵀ B‖_F²`` from the ``m × m`` Gram.
+    * :class:`~graphclust.AffinityGraph`: ``W = D^{-1/2} A D^{-1/2}`` (``normalize=True``,
+      the Ncut relaxation of Eq. 3) or ``W = A``.
+    """
+
+    def __init__(self, graph, normalize: bool = True):
+        self.graph = graph
+        self.kind = graph.kind
+        if self.kind == "anchor":
+            self.n = graph.n
+            B = graph.B()
+            self.gram = np.asarray((B.T @ B).toarray())  # m x m
+            self.norm2 = float(np.sum(self.gram * self.gram))
+            self._W = None
+        else:
+            self.n = graph.n
+            self._W = graph.normalized_adjacency() if normalize else graph.adjacency
+            self.gram = None
+            self.norm2 = float(np.sum(self._W.data ** 2))
+
+    def matvec(self, F: np.ndarray) -> np.ndarray:
+        """``W @ F``."""
+        if self.kind == "anchor":
+            return np.asarray(self.graph.matvec(F))
+        return np.asarray(self._W @ F)
+
+    def leading(self, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` leading eigenvectors of ``W`` (left singular vectors of ``B``), orthonormal.
+
+        For an anchor graph: eigenvectors ``V`` of the ``m × m`` Gram ``BᵀB`` give
+        ``U = B V Λ^{-1/2}`` (Section 3.2, Initialization). Directions with a (numerically)
+        zero eigenvalue are filled with random vectors orthogonalised against the rest.
+        Dense or Lanczos by the rule of :func:`graphclust.numerics.leading_eigenvectors`
+        (the Lanczos start vector comes from ``rng``, the run's seed).
+        """
+        if self.kind == "anchor":
+            vals, vecs = leading_eigenvectors(self.gram, k, rng=rng)
+            Y = np.asarray(self.graph.B() @ vecs)
+            ok = vals > max(vals[0], 0.0) * 1e-10
+            Y[:, ok] *= safe_inverse(vals[ok], 0.5)[None, :]
+        else:
+            vals, Y = leading_eigenvectors(self._W, k, rng=rng)
+            ok = np.abs(vals) > max(abs(vals[0]), 0.0) * 1e-10
+        U = np.zeros((self.n, k))
+        U[:, : Y.shape[1]] = Y
+        keep = np.zeros(k, dtype=bool)
+        keep[: Y.shape[1]] = ok
+        if not keep.all():
+            U[:, ~keep] = rng.standard_normal((self.n, int((~keep).sum())))
+            U = _complete_orthonormal(U, keep)
+        eig = np.zeros(k)
+        eig[: len(vals)] = vals
+        return U, eig
+
+
+def _complete_orthonormal(U: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Orthonormalise the columns ``~keep`` of ``U`` against the (orthonormal) ``keep`` ones."""
+    order = np.concatenate([np.flatnonzero(keep), np.flatnonzero(~keep)])
+    Q, R = np.linalg.qr(U[:, order])
+    Q *= np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))[None, :]
+    out = np.empty_like(U)
+    out[:, order] = Q
+    return out
+
+
+def _flip_signs(F: np.ndarray) -> np.ndarray:
+    """Sign convention for the initial singular vectors: make each column's largest
+    positive part win, i.e. ``‖f₊‖ ≥ ‖f₋‖`` (ties: the entry of largest magnitude positive)."""
+    pos = np.sum(np.maximum(F, 0.0) ** 2, axis=0)
+    neg = np.sum(np.minimum(F, 0.0) ** 2, axis=0)
+    flip = neg > pos
+    tie = np.isclose(neg, pos)
+    if tie.any():
+        big = F[np.abs(F).argmax(axis=0), np.arange(F.shape[1])] < 0
+        flip = np.where(tie, big, flip)
+    F[:, flip] *= -1.0
+    return F
+
+
+def _polar(Y: np.ndarray) -> np.ndarray:
+    """``U Vᵀ`` from the thin SVD ``U Λ Vᵀ`` of ``Y`` (Eq. 11): the orthonormal ``F``
+    maximising ``Tr(Fᵀ Y)``.
+
+    Computed through the ``k × k`` Gram matrix, ``U Vᵀ = Y V Λ⁻¹ Vᵀ`` with ``YᵀY = V Λ² Vᵀ``
+    (one pass over the ``n × k`` data; a thin LAPACK SVD of a tall matrix is several times
+    slower). When ``Y`` is ill-conditioned (``Λ_min < 1e-5 Λ_max``, e.g. a column of G
+    vanished) it falls back to QR followed by the SVD of the ``k × k`` factor, which is
+    exact for rank-deficient ``Y`` too.
+    """
+    C = Y.T @ Y
+    w, V = np.linalg.eigh(C)
+    if w[0] > 1e-10 * w[-1] and w[-1] > 0:
+        return Y @ ((V / np.sqrt(w)[None, :]) @ V.T)
+    Q, R = np.linalg.qr(Y)
+    Ur, _, Vt = np.linalg.svd(R)
+    return Q @ (Ur @ Vt)
+
+
+def ongr_objective(norm2_W: float, F: np.ndarray, G: np.ndarray, WF: np.ndarray | None = None,
+                   WG: np.ndarray | None = None, lam: float = 1.0) -> float:
+    """Eq. 7, ``‖W − F Gᵀ‖_F² + λ ‖F − G‖_F²``, without forming ``W``.
+
+    Expanding the norm (``W`` symmetric)::
+
+        ‖W − FGᵀ‖² = ‖W‖² − 2 Tr(Gᵀ W F) + Tr((FᵀF)(GᵀG))
+
+    where ``Tr(Gᵀ W F) = ⟨G, WF⟩ = ⟨F, WG⟩``; pass whichever of ``WF``/``WG`` is at hand.
+    """
+    if WF is not None:
+        cross = float(np.vdot(G, WF))
+    elif WG is not None:
+        cross = float(np.vdot(F, WG))
+    else:
+        raise ValueError("pass WF or WG")
+    fgt = float(np.sum((F.T @ F) * (G.T @ G)))
+    return norm2_W - 2.0 * cross + fgt + lam * float(np.sum((F - G) ** 2))
+
+
+@graphclust.part
+class OngrSolver(graphclust.Solver):
+    """ONGR: orthogonal F and nonnegative label matrix G reconstructing the graph (Eq. 7).
+
+    Solves ``min ‖W − F Gᵀ‖_F² + λ ‖F − G‖_F²`` subject to ``FᵀF = I``, ``G ≥ 0``
+    (Eq. 7) by Algorithm 1:
+
+    1. ``F`` ← the ``k`` leading left singular vectors of ``Ẑ = Z Σ^{-1/2}`` (the ``k``
+       leading eigenvectors of ``W``), computed through the ``m × m`` Gram matrix
+       ``ẐᵀẐ``. Each column's sign is fixed so that its positive part has the larger
+       norm (the paper leaves the sign open; it matters for the positive part).
+    2. repeat: ``G = ((WF + λF)/(1 + λ))₊`` (Eq. 9), then ``F = U Vᵀ`` from the thin SVD
+       ``U Λ Vᵀ`` of ``WG + λG`` (Eq. 11), with ``W`` applied as ``Z(Σ⁻¹(ZᵀF))``;
+    3. until fewer than a fraction ``tol`` of the argmax labels of ``G`` change between
+       two iterations (Section 4.3), or ``max_iter``.
+
+    ``positive_part="max"`` (default) uses ``max(·, 0)``, the exact minimiser of Eq. 8
+    over ``G ≥ 0``; the alternation is then block-coordinate descent with exact steps and
+    the Eq. 7 objective is non-increasing. ``"abs"`` takes absolute values, as the text
+    under Eq. 9 says; it is not the minimiser of Eq. 8 and the objective is not
+    guaranteed to decrease.
+
+    The objective of Eq. 7 is evaluated without ``W`` (expanding the norm; ``‖W‖_F² =
+    ‖ẐᵀẐ‖_F²``) after every G-step and F-step and stored in ``Solution.objective`` (after
+    each full iteration) and ``Solution.history`` (``"objective_after_G"``,
+    ``"fg_gap"`` = ``‖F − G‖_F²``, ``"label_change"`` = fraction of changed labels).
+
+    Zero rows: with ``max`` a row of ``G`` can be all zero (the paper's Figure 3
+    remark). Such a row is labelled by the argmax of its row of the unclipped matrix
+    ``(WF + λF)/(1 + λ)`` (the cluster it is least far from), which is also what the
+    argmax of every nonzero row of ``G`` equals; in the returned ``soft`` the row gets
+    that single entry set to the smallest positive entry of ``G`` so an argmax rounding
+    gives the same label. Their number is ``info["n_zero_rows"]``.
+
+    Outputs: ``soft`` = ``G`` (n × k), ``embedding`` = ``F``. For anchor graphs
+    ``anchor_soft = Σ⁻¹ Zᵀ G`` and ``anchor_embedding = Σ⁻¹ Zᵀ F``, so a new point with
+    anchor row ``z`` gets the soft row ``z Σ⁻¹ Zᵀ G`` — its row of ``W G``, the label
+    matrix propagated through the graph — and the embedding row ``z Σ⁻¹ Zᵀ F`` (its row
+    of ``W F``; the leading eigenvalues of ``W`` are close to 1, so this is on the scale
+    of ``F``).
+
+    Affinity graphs (small ``n``) are accepted: ``W`` is then the normalised adjacency
+    ``D^{-1/2} A D^{-1/2}`` (``normalize=True``), and the initial eigenvectors come from
+    a dense or Lanczos eigensolver.
+
+    References
+    ----------
+    Han, Xiong, Nie. Orthogonal and Nonnegative Graph Reconstruction for Large Scale
+    Clustering. IJCAI 2017, Eq. 7–11, Algorithm 1, Section 4.3.
+    """
+
+    name = "ongr"
+    out_of_sample = True  # places new points (projection or per-anchor values)
+    accepts = frozenset({"anchor", "affinity"})
+    needs_features = False
+    produces = frozenset({"soft", "embedding"})
+
+    lam: float = graphclust.param(
+        1.0, doc="Trade-off λ between reconstruction and ‖F − G‖² (Eq. 7).",
+        check=graphclust.real(0))
+    max_iter: int = graphclust.param(
+        100, doc="Maximum number of F/G alternations (Algorithm 1).",
+        check=graphclust.integer(1))
+    tol: float = graphclust.param(
+        0.001, doc="Stop when fewer than this fraction of labels change (Section 4.3).",
+        check=graphclust.real(0, 1))
+    positive_part: str = graphclust.param(
+        "max", doc="(·)₊ of Eq. 9: 'max' = max(·, 0), the minimiser of Eq. 8; 'abs' = "
+                   "absolute value, as the paper's text says.",
+        check=graphclust.one_of("max", "abs"))
+    init: str = graphclust.param(
+        "svd", doc="Initial F: 'svd' = k leading left singular vectors of Ẑ (Algorithm 1); "
+                   "'random' = random orthonormal F (Section 3.2, Initialization).",
+        check=graphclust.one_of("svd", "random"))
+    normalize: bool = graphclust.param(
+        True, doc="Affinity graphs only: use W = D^{-1/2} A D^{-1/2} (True) or A itself.",
+        check=graphclust.boolean)
+    track_objective: bool = graphclust.param(
+        True, doc="Record the Eq. 7 objective per iteration (costs O(nk²) per iteration).",
+        check=graphclust.boolean)
+
+    def solve(self, graph, X, n_clusters, ctx):
+        # Everything here is m x m or skinny n x k work (plus sparse matvecs): extra BLAS
+        # threads give little and oversubscribe busy machines (measured 5-10x slowdowns of
+        # eigh/SVD on a loaded 2-core box), so BLAS runs single-threaded inside the solver.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._solve(graph, n_clusters, ctx)
+
+    def _solve(self, graph, n_clusters, ctx):
+        k = int(n_clusters)
+        if k < 1:
+            raise graphclust.InputError(f"solver 'ongr': n_clusters must be >= 1, got {k}")
+        if graph.n < k:
+            raise graphclust.InputError(
+                f"solver 'ongr': n_clusters={k} exceeds the number of points {graph.n}")
+        lam = float(self.lam)
+        op = OngrOperator(graph, normalize=self.normalize)
+        rng = ctx.rng("ongr-init")
+        if self.init == "svd":
+            F, eig = op.leading(k, rng)
+            F = _flip_signs(F)
+        else:
+            F = random_orthonormal(rng, op.n, k)
+            eig = None
+        positive = (lambda M: np.maximum(M, 0.0)) if self.positive_part == "max" else np.abs
+
+        objective, obj_g, gap, change = [], [], [], []
+        labels = None
+        converged = False
+        progress = ctx.progress
+        progress.start(self.max_iter)
+        n_iter = 0
+        G = M = None
+        for it in range(1, self.max_iter + 1):
+            n_iter = it
+            WF = op.matvec(F)
+            M = (WF + lam * F) / (1.0 + lam)             # Eq. 8 target
+            G = positive(M)                               # Eq. 9
+            new_labels = self._labels(M)
+            if self.track_objective:
+                obj_g.append(ongr_objective(op.norm2, F, G, WF=WF, lam=lam))
+            WG = op.matvec(G)
+            F = _polar(WG + lam * G)                      # Eq. 11
+            if self.track_objective:
+                objective.append(ongr_objective(op.norm2, F, G, WG=WG, lam=lam))
+            gap.append(float(np.sum((F - G) ** 2)))
+            frac = 1.0 if labels is None else float(np.mean(new_labels != labels))
+            change.append(frac)
+            labels = new_labels
+            progress.step(it, self.max_iter,
+                          f"changed {frac:.4%}" + (f", objective {objective[-1]:.6g}"
+                                                   if objective else ""))
+            if it > 1 and frac < self.tol:
+                converged = True
+                break
+        progress.end()
+        if not converged and self.max_iter > 1:
+            warnings.warn(
+                f"solver 'ongr' did not converge in max_iter={self.max_iter} iterations "
+                f"({change[-1]:.3%} of labels changed in the last one, tol={self.tol})",
+                graphclust.ConvergenceWarning, stacklevel=3)
+
+        soft, n_zero = self._soft(G, labels)
+        anchor_soft = anchor_embedding = None
+        if graph.kind == "anchor":
+            inv = safe_inverse(graph.anchor_degrees)
+            anchor_soft = inv[:, None] * np.asarray(graph.Z.T @ soft)
+            anchor_embedding = inv[:, None] * np.asarray(graph.Z.T @ F)
+        return graphclust.Solution(
+            embedding=F, soft=soft, objective=np.asarray(objective), n_iter=n_iter,
+            converged=converged, anchor_soft=anchor_soft, anchor_embedding=anchor_embedding,
+            history={"objective_after_G": np.asarray(obj_g), "fg_gap": np.asarray(gap),
+                     "label_change": np.asarray(change)},
+            info={"n_zero_rows": n_zero, "lam": lam, "positive_part": self.positive_part,
+                  "init_eigenvalues": eig, "labels": labels})
+
+    def _labels(self, M: np.ndarray) -> np.ndarray:
+        """Argmax labels of G; for ``max`` these equal the argmax of the unclipped ``M``
+        (zero rows included, by the zero-row rule), for ``abs`` the argmax of ``|M|``."""
+        if self.positive_part == "max":
+            return M.argmax(axis=1)
+        return np.abs(M).argmax(axis=1)
+
+    @staticmethod
+    def _soft(G: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, int]:
+        zero = ~(G > 0).any(axis=1)
+        n_zero = int(zero.sum())
+        if not n_zero:
+            return G, 0
+        soft = G.copy()
+        positive = G[G > 0]
+        fill = float(positive.min()) if positive.size else 1.0
+        rows = np.flatnonzero(zero)
+        soft[rows, labels[rows]] = fill
+        return soft, n_zero

@@ -1,0 +1,412 @@
+"""graphclust.numerics against slow obvious references (dense eigh, brute-force
+distances and weights) plus hypothesis properties (row sums, float32, seeds)."""
+
+import importlib
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy.sparse.linalg import aslinearoperator
+
+import graphclust
+from graphclust import numerics as nx
+from graphclust.numerics import clamp_anchors, eigen, knn, nearest_anchors
+
+
+def brute(X, U, s, metric="sqeuclidean", exclude_self=False):
+    if metric == "sqeuclidean":
+        D = ((X[:, None, :] - U[None, :, :]) ** 2).sum(-1)
+    else:
+        D = -(X @ U.T)
+    if exclude_self:
+        np.fill_diagonal(D, np.inf)
+    idx = np.argsort(D, axis=1, kind="stable")[:, :s]
+    return idx, np.take_along_axis(D, idx, 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("block", [None, 7])
+def test_nearest_anchors_matches_brute_force(rng, dtype, block):
+    X = rng.standard_normal((60, 5)).astype(dtype)
+    U = rng.standard_normal((13, 5)).astype(dtype)
+    idx, d2 = nearest_anchors(X, U, 4, block_size=block)
+    bidx, bd = brute(X.astype(float), U.astype(float), 4)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(d2, bd, rtol=tol, atol=tol)
+    # indices equal where distances are not tied
+    assert (idx == bidx).mean() > 0.95
+
+
+def test_inner_product_metric(rng):
+    X = rng.standard_normal((30, 4))
+    U = rng.standard_normal((9, 4))
+    idx, vals = nearest_anchors(X, U, 3, metric="inner_product")
+    bidx, bvals = brute(X, U, 3, metric="inner_product")
+    np.testing.assert_array_equal(idx, bidx)
+    np.testing.assert_allclose(vals, -bvals)
+    assert np.all(np.diff(vals, axis=1) <= 0)
+
+
+@pytest.mark.parametrize("n", [50, 5000])
+def test_knn_excludes_self_and_matches_brute(rng, n):
+    X = rng.standard_normal((n, 6))
+    idx, d2 = knn(X, 5)
+    assert not np.any(idx == np.arange(n)[:, None])
+    sub = rng.choice(n, 40, replace=False)
+    D = ((X[sub, None, :] - X[None, :, :]) ** 2).sum(-1)
+    D[np.arange(40), sub] = np.inf
+    ref = np.sort(D, axis=1)[:, :5]
+    np.testing.assert_allclose(d2[sub], ref, rtol=1e-4, atol=1e-4)
+
+
+def test_knn_approx_recall(rng):
+    pytest.importorskip("faiss")
+    X = rng.standard_normal((3000, 8)).astype(np.float32)
+    exact, _ = knn(X, 10)
+    approx, _ = knn(X, 10, method="approx")
+    recall = np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact)])
+    assert recall > 0.9
+
+
+def test_bad_arguments(rng):
+    X = rng.standard_normal((5, 2))
+    with pytest.raises(ValueError, match="k must be"):
+        knn(X, 5)
+    with pytest.raises(ValueError, match="metric"):
+        nearest_anchors(X, X, 2, metric="cosine")
+    with pytest.warns(UserWarning, match="exceeds the number of samples"):
+        assert clamp_anchors(10, 5) == 5
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 30), st.integers(1, 8), st.integers(0, 10_000))
+def test_property_sorted_and_valid(n, s, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    U = rng.standard_normal((max(s, 3), 3))
+    idx, d2 = nearest_anchors(X, U, s)
+    assert idx.shape == (n, s) and np.all(idx < U.shape[0])
+    assert np.all(np.diff(d2, axis=1) >= -1e-12)
+    assert all(len(set(r)) == s for r in idx)
+
+
+# ---------------------------------------------------------------- distances
+
+
+def brute_sq(X, U):
+    return ((X[:, None, :].astype(float) - U[None, :, :].astype(float)) ** 2).sum(-1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sq_distances_match_brute_force_and_keep_dtype(rng, dtype):
+    X = rng.standard_normal((25, 6)).astype(dtype)
+    U = rng.standard_normal((9, 6)).astype(dtype)
+    D = nx.sq_distances(X, U)
+    assert D.dtype == dtype and D.min() >= 0
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(D, brute_sq(X, U), rtol=tol, atol=tol)
+    np.testing.assert_array_equal(nx.sq_distances(X, U, np.einsum("ij,ij->i", U, U)), D)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
+                  elements=st.floats(-1e3, 1e3)),
+       st.integers(1, 14), st.booleans())
+def test_smallest_per_row_is_a_sorted_selection(scores, s, largest):
+    idx, vals = nx.smallest_per_row(scores, s, largest=largest)
+    m = scores.shape[1]
+    assert idx.shape == (scores.shape[0], min(s, m))
+    np.testing.assert_array_equal(np.take_along_axis(scores, idx, 1), vals)
+    ref = np.sort(-scores if largest else scores, axis=1)[:, :min(s, m)]
+    np.testing.assert_array_equal(-vals if largest else vals, ref)
+    assert all(len(set(r)) == idx.shape[1] for r in idx)
+
+
+def test_mean_sq_distance_matches_brute_force(rng):
+    X = rng.standard_normal((40, 5)) + 3.0
+    U = rng.standard_normal((7, 5))
+    assert nx.mean_sq_distance(X, U) == pytest.approx(brute_sq(X, U).mean(), rel=1e-12)
+    assert nx.mean_sq_distance(X[:1], X[:1]) == 0.0
+
+
+def test_clamp_neighbors_warns_and_names_the_part():
+    assert nx.clamp_neighbors(3, 10, "graph 'x'") == 3
+    with pytest.warns(graphclust.GraphClustWarning, match="graph 'x': n_neighbors=12"):
+        assert nx.clamp_neighbors(12, 10, "graph 'x'") == 10
+
+
+def test_neighbors_module_is_a_deprecated_alias():
+    sys.modules.pop("graphclust.neighbors", None)
+    with pytest.warns(DeprecationWarning, match="graphclust.numerics"):
+        old = importlib.import_module("graphclust.neighbors")
+    assert old.nearest_anchors is nx.nearest_anchors and old.knn is nx.knn
+    assert graphclust.clamp_anchors is nx.clamp_anchors
+    assert graphclust.float_dtype is nx.float_dtype
+
+
+# ---------------------------------------------------------------- eigen
+
+
+def sym_matrix(rng, n, gap=True):
+    """Symmetric matrix with well separated leading eigenvalues."""
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    vals = np.linspace(-1.0, 1.0, n)
+    if gap:
+        vals[-8:] = 2.0 + np.arange(8)
+    return (Q * vals) @ Q.T
+
+
+def assert_same_vectors(V, R, tol=1e-8):
+    # columns equal up to sign (distinct eigenvalues)
+    np.testing.assert_allclose(np.abs(np.sum(V * R, axis=0)), 1.0, atol=tol)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "operator"])
+@pytest.mark.parametrize("method", ["auto", "dense", "arpack"])
+def test_leading_eigenvectors_match_dense_eigh(rng, kind, method):
+    n, k = 120, 5
+    M = sym_matrix(rng, n)
+    ref_vals, ref_vecs = np.linalg.eigh(M)
+    ref_vals, ref_vecs = ref_vals[::-1][:k], ref_vecs[:, ::-1][:, :k]
+    A = {"dense": M, "sparse": sp.csr_array(M), "operator": aslinearoperator(M)}[kind]
+    vals, vecs = nx.leading_eigenvectors(A, k, rng=np.random.default_rng(1), method=method)
+    np.testing.assert_allclose(vals, ref_vals, rtol=1e-10, atol=1e-10)
+    assert np.all(np.diff(vals) <= 0)
+    np.testing.assert_allclose(vecs.T @ vecs, np.eye(k), atol=1e-10)
+    assert_same_vectors(vecs, ref_vecs)
+
+
+def test_the_rule_picks_dense_for_small_or_held_and_arpack_for_large_sparse(rng):
+    small = sp.random(400, 400, density=0.01, random_state=0, format="csr")
+    large = sp.random(2000, 2000, density=0.001, random_state=0, format="csr")
+    assert nx.use_dense_eigensolver(small, 10)
+    assert not nx.use_dense_eigensolver(large, 10)
+    assert nx.use_dense_eigensolver(large, 500)          # 4k >= n: Krylov saves nothing
+    assert nx.use_dense_eigensolver(np.zeros((1200, 1200)), 10)   # already dense
+    assert not nx.use_dense_eigensolver(np.zeros((1600, 1600)), 10)
+    assert not nx.use_dense_eigensolver(aslinearoperator(np.eye(1200)), 10)
+
+
+def test_arpack_path_equals_dense_path_and_is_seeded(rng, monkeypatch):
+    M = sp.csr_array(sym_matrix(rng, 300))
+    dense_vals, dense_vecs = nx.leading_eigenvectors(M, 6, method="dense")
+    monkeypatch.setattr(eigen, "DENSE_MAX", 50)
+    assert not nx.use_dense_eigensolver(M, 6)
+    a = nx.leading_eigenvectors(M, 6, rng=np.random.default_rng(7))
+    b = nx.leading_eigenvectors(M, 6, rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_allclose(a[0], dense_vals, rtol=1e-10)
+    assert_same_vectors(a[1], dense_vecs)
+    with pytest.raises(ValueError, match="needs rng"):
+        nx.leading_eigenvectors(M, 6)
+
+
+def test_leading_eigenvectors_edge_cases(rng):
+    M = sym_matrix(rng, 6, gap=False)
+    vals, vecs = nx.leading_eigenvectors(M, 10)            # k clamped to n
+    np.testing.assert_allclose(vals, np.sort(np.linalg.eigvalsh(M))[::-1], atol=1e-12)
+    assert vecs.shape == (6, 6)
+    # repeated eigenvalue 1 of a graph with 3 components: every copy is returned
+    A = sp.block_diag([np.ones((4, 4)) - np.eye(4)] * 3, format="csr") / 3.0
+    vals, _ = nx.leading_eigenvectors(A, 3)
+    np.testing.assert_allclose(vals, 1.0, atol=1e-12)
+    with pytest.raises(ValueError, match="method"):
+        nx.leading_eigenvectors(M, 2, method="lobpcg")
+
+
+@settings(max_examples=30, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 8), st.integers(1, 5)),
+                  elements=st.floats(-10, 10)))
+def test_sign_flip_makes_the_largest_entry_positive(U):
+    F = nx.sign_flip(U)
+    np.testing.assert_array_equal(np.abs(F), np.abs(U))
+    big = F[np.abs(F).argmax(axis=0), np.arange(F.shape[1])]
+    assert np.all(big >= 0)
+    np.testing.assert_array_equal(nx.sign_flip(F), F)
+
+
+def test_singular_values_from_gram_match_svd(rng):
+    B = rng.standard_normal((30, 6)) @ np.diag([5.0, 3.0, 2.0, 1.0, 1e-13, 0.0])
+    vals, V = nx.leading_eigenvectors(B.T @ B, 6)
+    sigma, inv = nx.singular_values_from_gram(vals)
+    np.testing.assert_allclose(sigma[:4], np.linalg.svd(B, compute_uv=False)[:4], rtol=1e-10)
+    assert np.all(inv[4:] == 0) and np.allclose(inv[:4], 1 / sigma[:4])
+    U = B @ (V * inv)
+    np.testing.assert_allclose(U[:, :4].T @ U[:, :4], np.eye(4), atol=1e-8)
+    _, inv2 = nx.singular_values_from_gram(vals[1:], largest=1e20)
+    assert np.all(inv2 == 0)
+
+
+# ---------------------------------------------------------------- anchor rows
+
+
+def brute_gaussian_Z(X, U, s, h):
+    D = brute_sq(X, U)
+    Z = np.zeros_like(D)
+    for i, row in enumerate(D):
+        near = np.argsort(row, kind="stable")[:s]
+        w = np.exp(-row[near] / h)
+        Z[i, near] = w / w.sum()
+    return Z
+
+
+@pytest.mark.parametrize("s, h", [(1, 1.0), (3, 0.5), (5, 8.0)])
+def test_gaussian_anchor_rows_match_brute_force(rng, s, h):
+    X = rng.standard_normal((50, 4))
+    U = rng.standard_normal((12, 4))
+    idx, d2 = nearest_anchors(X, U, s)
+    Z = nx.gaussian_anchor_rows(idx, d2, 12, h)
+    assert isinstance(Z, sp.csr_array) and Z.has_sorted_indices and Z.nnz == 50 * s
+    np.testing.assert_allclose(Z.toarray(), brute_gaussian_Z(X, U, s, h), rtol=1e-10, atol=1e-14)
+
+
+def test_gaussian_rows_never_underflow_and_zero_width_is_uniform(rng):
+    X = rng.standard_normal((20, 3)) + 1e4
+    U = rng.standard_normal((6, 3))
+    idx, d2 = nearest_anchors(X, U, 3)
+    Z = nx.gaussian_anchor_rows(idx, d2, 6, 1e-6)
+    np.testing.assert_allclose(Z.sum(axis=1), 1.0)
+    np.testing.assert_allclose(nx.gaussian_weights(d2, 0.0), 1.0 / 3)
+
+
+def test_rows_from_a_distance_prefix_equal_a_fresh_search(rng):
+    """A parameter search computes the nearest anchors once for the largest s and builds
+    every smaller s from the prefix: that must equal searching with that s."""
+    X = rng.standard_normal((120, 4))
+    U = rng.standard_normal((15, 4))
+    idx, d2 = nearest_anchors(X, U, 8)
+    for s in (2, 5, 8):
+        i_s, d_s = nearest_anchors(X, U, s)
+        assert nx.self_tuning_sigma(d2[:, :s]) == pytest.approx(nx.self_tuning_sigma(d_s))
+        sig = nx.self_tuning_sigma(d_s)
+        np.testing.assert_allclose(nx.gaussian_anchor_rows(idx[:, :s], d2[:, :s], 15, sig).toarray(),
+                                   nx.gaussian_anchor_rows(i_s, d_s, 15, sig).toarray(),
+                                   rtol=1e-12, atol=0)
+
+
+def test_self_tuning_sigma_matches_brute_force_and_degenerates_to_one(rng):
+    X = rng.standard_normal((30, 3))
+    U = rng.standard_normal((8, 3))
+    _, d2 = nearest_anchors(X, U, 4)
+    ref = np.mean(np.sqrt(np.sort(brute_sq(X, U), axis=1)[:, 3]))
+    assert nx.self_tuning_sigma(d2) == pytest.approx(ref, rel=1e-10)
+    assert nx.self_tuning_sigma(np.zeros((5, 2))) == 1.0
+    assert nx.self_tuning_sigma(np.zeros((0, 2))) == 1.0
+
+
+def brute_adaptive(row, k):
+    d = np.sort(row)
+    den = k * d[k] - d[:k].sum()
+    return (d[k] - d[:k]) / den
+
+
+def test_adaptive_weights_match_eq18_and_rules(rng):
+    D = np.sort(rng.random((30, 6)), axis=1)
+    W = nx.adaptive_weights(D, 5)
+    np.testing.assert_allclose(W, np.array([brute_adaptive(r, 5) for r in D]), rtol=1e-12)
+    # a point equidistant from all anchors: uniform weights
+    np.testing.assert_allclose(nx.adaptive_weights(np.array([[1.0, 1.0, 1.0, 1.0]]), 3), [[1 / 3] * 3])
+    # a tie with the (k+1)-th: that anchor gets 0
+    np.testing.assert_allclose(nx.adaptive_weights(np.array([[0.0, 1.0, 2.0, 2.0]]), 3),
+                               [[2 / 3, 1 / 3, 0.0]])
+    # a point sitting on an anchor with all others at the same distance
+    np.testing.assert_allclose(nx.adaptive_weights(np.array([[0.0, 0.0, 0.0]]), 2).sum(), 1.0)
+
+
+def test_adaptive_anchor_rows_drop_tied_zero_weights(rng):
+    X = rng.standard_normal((40, 3))
+    U = rng.standard_normal((10, 3))
+    idx, d2 = nearest_anchors(X, U, 5)
+    Z = nx.adaptive_anchor_rows(idx, d2, 10, 4)
+    dense = np.zeros((40, 10))
+    for i, row in enumerate(brute_sq(X, U)):
+        near = np.argsort(row)[:4]
+        dense[i, near] = brute_adaptive(row, 4)
+    np.testing.assert_allclose(Z.toarray(), dense, rtol=1e-10, atol=1e-14)
+    assert Z.nnz <= 40 * 4 and np.all(Z.data > 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 25), st.integers(2, 9), st.integers(1, 6), st.integers(0, 10_000),
+       st.sampled_from([np.float64, np.float32]))
+def test_property_anchor_rows_are_row_stochastic(n, m, s, seed, dtype):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3)).astype(dtype)
+    U = rng.standard_normal((m, 3)).astype(dtype)
+    s = min(s, m - 1) if m > 1 else 1
+    idx, d2 = nearest_anchors(X, U, s + 1)
+    for Z in (nx.gaussian_anchor_rows(idx, d2, m, float(rng.random() + 0.1)),
+              nx.adaptive_anchor_rows(idx, d2, m, s)):
+        assert Z.shape == (n, m) and Z.data.min() >= 0
+        np.testing.assert_allclose(Z.sum(axis=1), 1.0, rtol=1e-10)
+
+
+# ---------------------------------------------------------------- rows, dtypes, random
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float64, np.float32]),
+                  st.tuples(st.integers(1, 10), st.integers(1, 5)),
+                  elements=st.floats(-100, 100, width=32)),
+       st.sampled_from(["l2", "l1"]))
+def test_property_normalize_rows(E, norm):
+    if norm == "l1":
+        E = np.abs(E)
+    F = nx.normalize_rows(E, norm)
+    assert F.dtype == E.dtype and F.shape == E.shape
+    ref = np.linalg.norm(E.astype(float), axis=1) if norm == "l2" else E.astype(float).sum(1)
+    tol = 1e-5 if E.dtype == np.float32 else 1e-12
+    got = np.linalg.norm(F.astype(float), axis=1) if norm == "l2" else F.astype(float).sum(1)
+    np.testing.assert_allclose(got[ref > 0], 1.0, rtol=tol)
+    assert np.all(F[ref == 0] == 0)
+    np.testing.assert_allclose(F[ref > 0], (E[ref > 0] / ref[ref > 0, None]), rtol=tol, atol=tol)
+
+
+def test_normalize_rows_rejects_an_unknown_norm():
+    with pytest.raises(ValueError, match="norm"):
+        nx.normalize_rows(np.ones((2, 2)), "max")
+
+
+@pytest.mark.parametrize("dtype, expected", [
+    (np.float32, np.float32), (np.uint8, np.float32), (np.int16, np.float32), (np.bool_, np.float32),
+    (np.float64, np.float64), (np.int32, np.float64), (np.int64, np.float64),
+    (np.float16, np.float64)])
+def test_float_dtype_rule(dtype, expected):
+    assert nx.float_dtype(dtype) is expected
+    X = np.ones((3, 2), dtype=dtype)
+    assert nx.as_float(X).dtype == expected
+    if dtype != np.float16:  # scipy.sparse has no float16
+        assert nx.as_dense_float(sp.csr_array(X)).dtype == expected
+
+
+def test_as_float_does_not_copy_float_input():
+    X = np.ones((4, 3), dtype=np.float32)
+    assert nx.as_float(X) is X
+    assert nx.common_float_dtype(X, X) is np.float32
+    assert nx.common_float_dtype(X, X.astype(np.float64)) is np.float64
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 200), st.integers(0, 10_000), st.data())
+def test_property_random_helpers_are_seeded(n, seed, data):
+    m = data.draw(st.integers(1, n))
+    a = nx.sample_rows(np.random.default_rng(seed), n, m)
+    b = nx.sample_rows(np.random.default_rng(seed), n, m)
+    np.testing.assert_array_equal(a, b)
+    assert a.size == m and len(set(a.tolist())) == m and np.all(np.diff(a) > 0) and a.max() < n
+    v = nx.start_vector(np.random.default_rng(seed), n)
+    np.testing.assert_array_equal(v, nx.start_vector(np.random.default_rng(seed), n))
+    assert v.shape == (n,) and np.all(np.abs(v) <= 1)
+    k = data.draw(st.integers(1, min(n, 6)))
+    Q = nx.random_orthonormal(np.random.default_rng(seed), max(n, k), k)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(k), atol=1e-10)
+
+
+def test_sample_rows_refuses_more_rows_than_exist():
+    with pytest.raises(ValueError, match="cannot draw"):
+        nx.sample_rows(np.random.default_rng(0), 3, 4)
