@@ -332,6 +332,17 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         except ValueError as exc:
             raise InputError(str(exc)) from None
 
+    def _check_plain_params(self) -> None:
+        """``verbose`` and ``n_jobs`` are checked at fit, like every other parameter."""
+        problems = []
+        if not isinstance(self.verbose, (bool, int, np.bool_, np.integer)):
+            problems.append(Problem("verbose", f"must be a boolean, got {self.verbose!r}"))
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool)
+                                        or not isinstance(self.n_jobs, (int, np.integer))):
+            problems.append(Problem("n_jobs", f"must be None or an integer, got {self.n_jobs!r}"))
+        if problems:
+            raise SpecError(problems, title="invalid parameter")
+
     def _emit(self):
         if not self.verbose:
             return None
@@ -341,6 +352,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
+        self._check_plain_params()
         pipe = self._compose()
         precomputed = isinstance(pipe.graph, GivenGraph)
         n_clusters = self._n_clusters(pipe)
