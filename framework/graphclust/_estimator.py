@@ -39,9 +39,15 @@ class GivenAnchors(AnchorSelector):
     points: Any = None
 
     def select(self, X, ctx):
-        pts = np.asarray(self.points, dtype=X.dtype if X.dtype == np.float32 else np.float64)
-        if pts.ndim != 2 or pts.shape[1] != X.shape[1]:
-            raise InputError(f"given anchors must have shape (m, {X.shape[1]}), got {pts.shape}")
+        raw = self.points.toarray() if sp.issparse(self.points) else np.asarray(self.points)
+        if raw.dtype.kind not in "biuf":
+            raise InputError(f"given anchors must be numeric, got dtype {raw.dtype}")
+        pts = raw.astype(X.dtype if X.dtype == np.float32 else np.float64, copy=False)
+        if pts.ndim != 2 or pts.shape[0] == 0 or pts.shape[1] != X.shape[1]:
+            raise InputError(f"given anchors must have shape (m, {X.shape[1]}) with m >= 1, "
+                             f"got {pts.shape}")
+        if not np.all(np.isfinite(pts)):
+            raise InputError("given anchors must be finite (NaN or inf found)")
         return Anchors(pts, info={"given": True})
 
 
