@@ -90,7 +90,11 @@ def one_of(*choices: Any) -> Check:
     listed = ", ".join(repr(c) for c in choices)
 
     def test(value):
-        return None if value in choices else f"must be one of {listed}, {_got(value)}"
+        try:  # `in`, except that an array's elementwise == never matches
+            hit = any(bool(value == c) for c in choices)
+        except Exception:
+            hit = False
+        return None if hit else f"must be one of {listed}, {_got(value)}"
 
     return Check(f"one of {listed}", test)
 

@@ -40,7 +40,7 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
     """
     if ps.instance is not None:
         part = ps.instance
-        problems.extend(Problem(f"{loc}.{p}", m) for p, m in part.check_params())
+        problems.extend(_checked(part, loc))
         return part
     catalog = registry.parts(kind)
     if ps.name not in catalog:
@@ -52,6 +52,10 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
     kwargs: dict[str, Any] = {}
     ok = True
     for key, value in ps.params.items():
+        if not isinstance(key, str):
+            problems.append(Problem(f"{loc}.{key!r}", "parameter names must be strings"))
+            ok = False
+            continue
         if key not in fields:
             close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -72,11 +76,21 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
         return None
     try:
         part = cls(**kwargs)
-    except TypeError as exc:  # a required parameter is missing
+    except Exception as exc:  # a required parameter is missing, or a part's own objection
         problems.append(Problem(loc, f"cannot build {_KIND_LABEL[kind]} {ps.name!r}: {exc}"))
         return None
-    problems.extend(Problem(f"{loc}.{p}", m) for p, m in part.check_params())
+    problems.extend(_checked(part, loc))
     return part
+
+
+def _checked(part: Part, loc: str) -> list[Problem]:
+    """``part.check_params()`` as problems; a check that itself fails on a value of an
+    unexpected shape is reported as a problem of that part, never raised."""
+    try:
+        return [Problem(f"{loc}.{p}", m) for p, m in part.check_params()]
+    except Exception as exc:
+        return [Problem(loc, f"invalid parameters for {part.kind} {part.name!r}: "
+                        f"{type(exc).__name__}: {exc}")]
 
 
 def _compose_nested(kind: str, value: dict, loc: str, registry: Registry,

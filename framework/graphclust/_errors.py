@@ -12,12 +12,15 @@ __all__ = [
     "GraphClustWarning",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DegenerateDataWarning",
+    "FewerClustersWarning",
     "Problem",
     "SpecError",
     "UnknownPartError",
     "IncompatiblePartsError",
     "InputError",
     "PluginError",
+    "PluginWarning",
 ]
 
 
@@ -30,7 +33,16 @@ class ConvergenceWarning(GraphClustWarning):
 
 
 class DisconnectedGraphWarning(GraphClustWarning):
-    """The graph has more than one connected component."""
+    """The graph has more connected components than clusters asked for (warned once per
+    fit, only then: fewer components cannot change the result)."""
+
+
+class DegenerateDataWarning(GraphClustWarning):
+    """The data cannot separate points (e.g. all rows identical): the labels are arbitrary."""
+
+
+class FewerClustersWarning(GraphClustWarning):
+    """A fit returned fewer distinct labels than ``n_clusters``."""
 
 
 @attrs.frozen
@@ -70,6 +82,11 @@ class IncompatiblePartsError(SpecError):
 
 class InputError(ValueError):
     """The data given to a pipeline is not usable (NaN, wrong shape, too few samples...)."""
+
+
+class PluginWarning(GraphClustWarning):
+    """A plugin failed to load, or registered a name another plugin already holds (the
+    :class:`PluginError` of non-strict mode: the plugin is reported, the rest keep working)."""
 
 
 class PluginError(RuntimeError):

@@ -13,7 +13,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphclust._composer import compose
+from graphclust._degenerate import check_distances, warn_fewer_labels
 from graphclust._ensemble import Ensemble
+from graphclust._fitwarnings import one_warning_per_cause
+from graphclust._toml import resolved_spec
 from graphclust._errors import InputError, SpecError, Problem
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Part, part
@@ -37,9 +40,15 @@ class GivenAnchors(AnchorSelector):
     points: Any = None
 
     def select(self, X, ctx):
-        pts = np.asarray(self.points, dtype=X.dtype if X.dtype == np.float32 else np.float64)
-        if pts.ndim != 2 or pts.shape[1] != X.shape[1]:
-            raise InputError(f"given anchors must have shape (m, {X.shape[1]}), got {pts.shape}")
+        raw = self.points.toarray() if sp.issparse(self.points) else np.asarray(self.points)
+        if raw.dtype.kind not in "biuf":
+            raise InputError(f"given anchors must be numeric, got dtype {raw.dtype}")
+        pts = raw.astype(X.dtype if X.dtype == np.float32 else np.float64, copy=False)
+        if pts.ndim != 2 or pts.shape[0] == 0 or pts.shape[1] != X.shape[1]:
+            raise InputError(f"given anchors must have shape (m, {X.shape[1]}) with m >= 1, "
+                             f"got {pts.shape}")
+        if not np.all(np.isfinite(pts)):
+            raise InputError("given anchors must be finite (NaN or inf found)")
         return Anchors(pts, info={"given": True})
 
 
@@ -52,8 +61,24 @@ class GivenGraph(GraphBuilder):
 
     @property
     def produces(self) -> str:  # type: ignore[override]
-        shape = self.matrix.shape
-        return "affinity" if shape[0] == shape[1] else "anchor"
+        shape = np.shape(self.matrix)
+        return "affinity" if len(shape) == 2 and shape[0] == shape[1] else "anchor"
+
+    def check_matrix(self) -> None:
+        """Raise :class:`InputError` unless the matrix is a 2-D, numeric, finite and
+        nonnegative graph."""
+        M = self.matrix
+        dtype = M.dtype if sp.issparse(M) else np.asarray(M).dtype
+        if len(np.shape(M)) != 2:
+            raise InputError(f"a precomputed graph must be a 2-D (sparse) matrix, got shape "
+                             f"{np.shape(M)}")
+        if dtype.kind not in "biuf":
+            raise InputError(f"a precomputed graph must be numeric, got dtype {dtype}")
+        values = M.data if sp.issparse(M) else np.asarray(M)
+        if values.size and not np.all(np.isfinite(values)):
+            raise InputError("a precomputed graph must have finite entries (NaN or inf found)")
+        if values.size and values.min() < 0:
+            raise InputError("a precomputed graph must be nonnegative")
 
     def build(self, X, anchors, ctx):
         if X is not None and self.matrix.shape[0] != X.shape[0]:
@@ -123,6 +148,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Wall time per stage in seconds.
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
+    resolved_spec_ : dict
+        The spec the fit ran: every parameter written out, the run's ``n_clusters``
+        and ``seed``, and the graph builder's resolved choices (e.g. the kNN search
+        ``method`` picked by the size rule, a clamped ``n_neighbors``).
     n_features_in_ : int
 
     Notes
@@ -226,7 +255,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
             return int(self.random_state) & 0x7FFFFFFF
-        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        try:
+            state = check_random_state(self.random_state)
+        except (ValueError, TypeError) as exc:
+            raise SpecError(Problem("random_state", f"must be None, an integer or a "
+                                    f"RandomState, got {self.random_state!r}: {exc}"),
+                            title="invalid parameter") from None
+        return int(state.randint(0, 2**31 - 1))
 
     # -- scikit-learn parameter protocol ------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
@@ -256,24 +291,31 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             sec, sep, sub = key.partition("__")
             if not sep:
                 if key not in valid:
-                    raise ValueError(f"invalid parameter {key!r} for GraphClustering; valid "
-                                     f"parameters: {', '.join(sorted(valid))}")
+                    raise SpecError(Problem(key, f"invalid parameter {key!r} for "
+                                            "GraphClustering; valid parameters: "
+                                            f"{', '.join(sorted(valid))}"),
+                                    title="invalid parameter")
                 setattr(self, key, value)
                 continue
             if sec not in _SECTION_PARAMS or sec == "metrics":
-                raise ValueError(f"invalid parameter {key!r}: {sec!r} is not a section "
-                                 f"({', '.join(s for s in _SECTION_PARAMS if s != 'metrics')})")
+                sections = ", ".join(s for s in _SECTION_PARAMS if s != "metrics")
+                raise SpecError(Problem(key, f"invalid parameter {key!r}: {sec!r} is not a "
+                                        f"section ({sections})"), title="invalid parameter")
             current = getattr(self, sec)
             if isinstance(current, Part):
                 updated = clone(current)
-                updated.set_params(**{sub: value})
+                try:
+                    updated.set_params(**{sub: value})
+                except ValueError as exc:  # scikit-learn's "Invalid parameter ..."
+                    raise SpecError(Problem(key, str(exc)), title="invalid parameter") from None
             elif current is None or isinstance(current, dict):
                 updated = {**(current or {}), sub: value}
             elif isinstance(current, str):  # a part given by name
                 updated = {"name": current, sub: value}
             else:
-                raise ValueError(f"invalid parameter {key!r}: section {sec!r} is given as "
-                                 f"{type(current).__name__}, which has no parameters")
+                raise SpecError(Problem(key, f"invalid parameter {key!r}: section {sec!r} is "
+                                        f"given as {type(current).__name__}, which has no "
+                                        "parameters"), title="invalid parameter")
             setattr(self, sec, updated)
         return self
 
@@ -282,6 +324,18 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """scikit-learn's bookkeeping (``n_features_in_``, dtypes, shape errors as
         :class:`InputError`); finiteness is left to :func:`check_input`, whose messages
         say where the NaN is."""
+        if not sp.issparse(X):  # shape and dtype first, in graphclust's words
+            try:
+                arr = np.asarray(X)
+            except Exception:  # ragged lists and the like: check_input names it
+                arr = None
+            if arr is not None and arr.ndim == 1:
+                raise InputError(f"X must be 2-D (n_samples, n_features), got 1-D with shape "
+                                 f"{arr.shape}. Reshape your data: X.reshape(-1, 1) for a "
+                                 "single feature, X.reshape(1, -1) for a single sample")
+            # (object arrays of numbers are scikit-learn's to convert)
+            if arr is None or arr.ndim != 2 or arr.dtype.kind in "USV":
+                check_input(X)
         dtype = (np.float64, np.float32)
         if float_dtype(getattr(X, "dtype", np.float64)) == np.float32:
             dtype = np.float32  # integers of <= 16 bits: exact in float32, half the memory
@@ -292,6 +346,17 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         except ValueError as exc:
             raise InputError(str(exc)) from None
 
+    def _check_plain_params(self) -> None:
+        """``verbose`` and ``n_jobs`` are checked at fit, like every other parameter."""
+        problems = []
+        if not isinstance(self.verbose, (bool, int, np.bool_, np.integer)):
+            problems.append(Problem("verbose", f"must be a boolean, got {self.verbose!r}"))
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool)
+                                        or not isinstance(self.n_jobs, (int, np.integer))):
+            problems.append(Problem("n_jobs", f"must be None or an integer, got {self.n_jobs!r}"))
+        if problems:
+            raise SpecError(problems, title="invalid parameter")
+
     def _emit(self):
         if not self.verbose:
             return None
@@ -301,11 +366,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
+        self._check_plain_params()
         pipe = self._compose()
         precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
         n_clusters = self._n_clusters(pipe)
         X = self._validate(X, reset=True)
         X = check_input(X, n_clusters)
+        if precomputed:
+            pipe.graph.check_matrix()
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {pipe.graph.matrix.shape[0]} rows but X "
                              f"has {X.shape[0]} samples")
@@ -314,11 +382,23 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                                  or jobs == 0):
             raise SpecError(Problem("n_jobs", f"must be None or a nonzero integer (-1: all "
                                     f"cores), got {jobs!r}"))
-        ctx = Context(seed=self._seed(pipe), progress=Progress(self._emit()), n_jobs=jobs)
+        seed = self._seed(pipe)
+        ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=jobs)
         y_arr = None if y is None else np.asarray(y)
-        if isinstance(pipe, Ensemble):
-            return self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)
-        result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
+        if y_arr is not None and (y_arr.ndim == 0 or y_arr.shape[0] != X.shape[0]):
+            raise InputError(f"y must hold one label per sample: X has {X.shape[0]} samples, "
+                             f"y has shape {y_arr.shape}")
+        who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
+        with one_warning_per_cause():
+            if not precomputed:
+                check_distances(X, n_clusters)
+            if isinstance(pipe, Ensemble):
+                self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)
+                warn_fewer_labels(self.labels_, n_clusters, who)
+                self.resolved_spec_ = self._resolved_ensemble(pipe, n_clusters, seed)
+                return self
+            result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
+            warn_fewer_labels(result.labels, n_clusters, who)
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels
@@ -330,6 +410,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
         self.n_clusters_ = n_clusters
+        self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
         return self
 
     def _fit_ensemble(self, pipe: Ensemble, X, y, n_clusters: int, ctx: Context):
@@ -344,6 +425,17 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scores_ = dict(result.scores)
         self.n_clusters_ = n_clusters
         return self
+
+    def _resolved_ensemble(self, pipe: Ensemble, n_clusters: int, seed: int) -> dict:
+        """The ensemble spec a fit ran: every member as the pipeline spec it ran (its
+        ``n_clusters`` and seed), and the consensus with its parameters."""
+        from graphclust._toml import plain_spec
+
+        res = self.result_
+        members = [resolved_spec(m.pipeline, r.graph, k, s) for m, r, k, s in
+                   zip(pipe.members, res.members, res.member_n_clusters, res.member_seeds)]
+        return {"n_clusters": int(n_clusters), "seed": int(seed),
+                "ensemble": {"members": members, "consensus": plain_spec(pipe.consensus)}}
 
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_

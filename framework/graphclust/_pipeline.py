@@ -177,10 +177,11 @@ class Pipeline:
             if isinstance(graph, AnchorGraph):
                 anchors = graph.anchors
         n_comp = graph.n_components() if built_here else None
-        if n_comp is not None and n_comp > 1:
-            warnings.warn(f"the graph has {n_comp} connected components; spectral methods may "
-                          "put whole components in one cluster (more neighbours or anchors "
-                          "connect it)", DisconnectedGraphWarning, stacklevel=3)
+        if n_comp is not None and n_comp > n_clusters > 1:  # else it cannot change the result
+            from graphclust._degenerate import component_sizes, disconnected_message
+
+            warnings.warn(disconnected_message(component_sizes(graph), n_clusters),
+                          DisconnectedGraphWarning, stacklevel=3)
         t0 = time.perf_counter()
         sctx = stage("solver", self.solver)
         sctx.progress.open()

@@ -27,7 +27,7 @@ from typing import Any
 import pluggy
 
 from graphclust import hookspecs
-from graphclust._errors import GraphClustWarning, PluginError
+from graphclust._errors import PluginError, PluginWarning
 from graphclust._progress import ProgressEvent
 from graphclust._registry import PluginRecord, Provider, Registry
 from graphclust._reporter import StderrProgressReporter
@@ -79,7 +79,7 @@ class PluginManager:
                f"disabled: {record.error}")
         if self.strict:
             raise PluginError(msg) from exc
-        warnings.warn(msg, GraphClustWarning, stacklevel=3)
+        warnings.warn(msg, PluginWarning, stacklevel=3)
 
     def register(self, plugin: Any, name: str, *, distribution: str = "", version: str = "",
                  entry_point: str = "") -> bool:
@@ -106,7 +106,10 @@ class PluginManager:
             return self
         eps = (self._entry_points if self._entry_points is not None
                else md.entry_points(group=ENTRY_POINT_GROUP))
-        for ep in sorted(eps, key=lambda e: e.name):
+        # Built-in bundles first (distribution "graphclust"), then the others by name: a
+        # third-party package can never take a built-in name, and a clash between two
+        # third-party packages is decided the same way every time.
+        for ep in sorted(eps, key=_load_order):
             dist = getattr(ep, "dist", None)
             dist_name = getattr(dist, "name", "") or ""
             version = getattr(dist, "version", "") or ""
@@ -127,10 +130,21 @@ class PluginManager:
         self._loaded = True
         return self
 
+    def _clash(self, plugin_name: str, clashes: list[str]):
+        def handler(what: str, msg: str) -> None:
+            clashes.append(what)
+            full = (f"graphclust plugin {plugin_name!r}: {msg}; the first registration "
+                    "stands, the plugin's other parts and presets keep working")
+            if self.strict:
+                raise PluginError(full)
+            warnings.warn(full, PluginWarning, stacklevel=4)
+
+        return handler
+
     def _build_registry(self) -> None:
         hook = "graphclust_register_components"
-        # Load order (entry points sorted by name), so a collision is decided the same way
-        # every time: the first registration stands and the later one is reported.
+        # Load order (built-ins first, then by name), so a collision is decided the same
+        # way every time: the first registration stands and the later one is reported.
         loaded = [r.name for r in self.records if r.status == "loaded"]
         for name in loaded:
             plugin = self._pm.get_plugin(name)
@@ -143,8 +157,13 @@ class PluginManager:
             caller = self._pm.subset_hook_caller(hook, remove_plugins=others)
             snap = self.registry.snapshot()
             self.registry.bind(self._providers.get(name, Provider(name)))
+            clashes: list[str] = []
+            self.registry.clash_handler = self._clash(name, clashes)
             try:
                 caller(registry=self.registry)
+                if clashes:
+                    i = next(i for i, r in enumerate(self.records) if r.name == name)
+                    self.records[i] = attrs_evolve(self.records[i], clashes=tuple(clashes))
             except Exception as exc:
                 self.registry.restore(snap)
                 self._pm.unregister(plugin)
@@ -152,6 +171,8 @@ class PluginManager:
                 self.records.remove(rec)
                 tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
                 self._fail(attrs_evolve(rec, status="failed", error=f"in {hook}: {tb}"), exc)
+            finally:
+                self.registry.clash_handler = None
         self.registry.bind(Provider("<direct>"))
         self.registry.plugins = self.records
 
@@ -161,6 +182,11 @@ class PluginManager:
 
     def has_progress_reporters(self) -> bool:
         return bool(self._pm.hook.graphclust_report_progress.get_hookimpls())
+
+
+def _load_order(ep) -> tuple[bool, str]:
+    dist = getattr(ep, "dist", None)
+    return (getattr(dist, "name", "") != "graphclust", ep.name)
 
 
 def attrs_evolve(record: PluginRecord, **changes) -> PluginRecord:

@@ -75,6 +75,8 @@ class PluginRecord:
     entry_point: str = ""
     status: str = "loaded"  # "loaded" | "blocked" | "failed"
     error: str = ""
+    #: names this plugin tried to register that were already taken (it keeps the rest)
+    clashes: tuple[str, ...] = ()
 
 
 def _closest(name: str, names: list[str]) -> str:
@@ -127,10 +129,13 @@ class Catalog(Generic[T]):
             )
         if name in self._items:
             old = self._items[name].provider
-            raise ValueError(
-                f"{self.label} name collision: {name!r} is registered by {old} "
-                f"and again by {record.provider}"
-            )
+            msg = (f"{self.label} name collision: {name!r} is registered by {old} "
+                   f"and again by {record.provider}")
+            handler = self._registry.clash_handler
+            if handler is None:
+                raise ValueError(msg)
+            handler(f"{self.label} {name!r}", msg)  # the first registration stands
+            return
         self._items[name] = record
 
 
@@ -203,6 +208,9 @@ class Registry:
         self.consensus = PartCatalog(self, "consensus", "consensus")
         self.presets = PresetCatalog(self, "preset", "preset")
         self.plugins: list[PluginRecord] = []
+        #: Called as ``handler(what, message)`` when a name is registered twice; the
+        #: first registration stands. ``None`` (direct use) raises ``ValueError``.
+        self.clash_handler = None
 
     def parts(self, kind: str) -> PartCatalog:
         """The catalog for a part kind (``"anchors"``, ``"graph"``, ``"solver"``...)."""

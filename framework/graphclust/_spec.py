@@ -124,6 +124,9 @@ def read_spec(source: str | os.PathLike | dict) -> dict:
     """
     if isinstance(source, dict):
         return copy.deepcopy(source)
+    if not isinstance(source, (str, os.PathLike)):
+        raise SpecError(Problem("", "a spec must be a preset name, a dict, a .toml/.json path "
+                                f"or TOML/JSON text, got {type(source).__name__}"))
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".toml", ".json") and path.is_file():
@@ -219,7 +222,9 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     if not isinstance(data, dict):
         return PipelineSpec(None, None, None), [Problem("", "a spec must be a table")]
     for key in data:
-        if key not in TOP_KEYS and key not in META_KEYS:
+        if not isinstance(key, str):
+            problems.append(Problem(repr(key), "spec keys must be strings"))
+        elif key not in TOP_KEYS and key not in META_KEYS:
             if key == "_target_":
                 problems.append(Problem(key, "a spec selects parts by registered name only; "
                                         "'_target_' (an import path) is not allowed"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import tomllib
@@ -32,17 +33,54 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+_KEY_PART = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
 def _overrides(pairs: list[str]) -> dict:
+    """``--set SECTION.PARAM=VALUE`` strings as a nested overrides dict.
+
+    Every malformed string is a :class:`~graphclust.SpecError` naming it: no ``=``, an
+    empty or odd path component, or a key that both sets a value and descends into it
+    (``--set graph=3 --set graph.k=1``).
+    """
+    from graphclust._errors import Problem, SpecError
+
     out: dict[str, Any] = {}
+    problems: list[Problem] = []
+    owner: dict[tuple[str, ...], str] = {}  # path -> the --set string that gave it a value
     for pair in pairs:
         if "=" not in pair:
-            raise SystemExit(f"error: --set expects SECTION.PARAM=VALUE, got {pair!r}")
+            problems.append(Problem(f"--set {pair}", "expected SECTION.PARAM=VALUE"))
+            continue
         key, value = pair.split("=", 1)
         parts = key.strip().split(".")
+        if not all(_KEY_PART.match(p) for p in parts):
+            problems.append(Problem(f"--set {key.strip() or '(empty)'}",
+                                    "the key must be dot-separated names "
+                                    "(letters, digits, '-', '_'), e.g. graph.n_neighbors"))
+            continue
         node = out
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
+        clash = None
+        for depth, p in enumerate(parts[:-1]):
+            prefix = tuple(parts[:depth + 1])
+            child = node.get(p)
+            if child is None:
+                child = node[p] = {}
+            if not isinstance(child, dict):
+                clash = owner.get(prefix, ".".join(prefix))
+                break
+            node = child
+        if clash is None and isinstance(node.get(parts[-1]), dict) and tuple(parts) not in owner:
+            clash = f"--set {'.'.join(parts)}.<param>"
+        if clash is not None:
+            problems.append(Problem(f"--set {key.strip()}",
+                                    f"conflicts with {clash}: a key cannot both hold a value "
+                                    "and have parameters set under it"))
+            continue
         node[parts[-1]] = _parse_value(value.strip())
+        owner[tuple(parts)] = f"--set {pair}"
+    if problems:
+        raise SpecError(problems, title="invalid --set")
     return out
 
 
@@ -55,14 +93,64 @@ def _print_table(rows: list[list[str]], header: list[str], out) -> None:
         print(fmt.format(*map(str, r)), file=out)
 
 
+def _json_safe(value: Any) -> Any:
+    """``value`` with floats that JSON cannot hold (nan, inf) as strings."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
+    """Write labels atomically: ``.npy`` as NumPy binary, anything else (``.csv``,
+    ``.txt``) as text, one label a line. The file gets the user's usual mode
+    (``0o666`` minus the umask), not the ``0o600`` of a temporary file."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if out.suffix.lower() == ".npy":
+                np.save(fh, labels)
+            else:
+                fh.write("".join(f"{int(v)}\n" for v in labels).encode())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return out
+
+
+def _load(name: str, data_dir: str | None):
+    """``load_dataset`` with every reading failure (a truncated .mat, ragged CSV rows, an
+    unreadable file) as an :class:`~graphclust.InputError` naming the data set."""
+    from graphclust._errors import InputError, SpecError
+    from graphclust.data import load_dataset
+
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ee]mpty input file.*")
+            return load_dataset(name, data_dir)
+    except (InputError, SpecError):
+        raise
+    except Exception as exc:
+        raise InputError(f"cannot read dataset {name!r}: {type(exc).__name__}: {exc}") from None
+
+
 def _cmd_run(args) -> int:
     from graphclust import GraphClustering
     from graphclust._plugins import get_registry
-    from graphclust.data import load_dataset
 
     if bool(args.preset) == bool(args.spec):
         raise SystemExit("error: give exactly one of --preset NAME or --spec FILE")
-    X, y = load_dataset(args.dataset, args.data_dir)
+    X, y = _load(args.dataset, args.data_dir)
     spec = args.preset or args.spec
     overrides = _overrides(args.set or [])
     if args.metrics is not None:
@@ -90,6 +178,7 @@ def _cmd_run(args) -> int:
         "cluster_sizes": sizes.tolist(),
         "scores": model.scores_,
         "timings": model.timings_,
+        "resolved_spec": _json_safe(model.resolved_spec_),
     }
     if model.solution_ is not None:
         result["n_iter"] = int(model.solution_.n_iter)
@@ -102,13 +191,7 @@ def _cmd_run(args) -> int:
             for m, r, k, s in zip(model.pipeline_.members, res.members, res.member_n_clusters,
                                   res.member_seeds)]
     if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".npy")
-        os.close(fd)
-        np.save(tmp, labels)
-        os.replace(tmp, out)
-        result["output"] = str(out)
+        result["output"] = str(write_labels(args.output, labels))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -132,7 +215,8 @@ def _cmd_plugins(args) -> int:
     if args.json:
         print(json.dumps({
             "plugins": [{"name": p.name, "distribution": p.distribution, "version": p.version,
-                         "entry_point": p.entry_point, "status": p.status, "error": p.error}
+                         "entry_point": p.entry_point, "status": p.status, "error": p.error,
+                         "clashes": list(p.clashes)}
                         for p in registry.plugins],
             "parts": [{"kind": r.kind, "name": r.name, "bundle": r.provider.bundle,
                        "distribution": r.provider.distribution, "version": r.provider.version,
@@ -146,6 +230,15 @@ def _cmd_plugins(args) -> int:
     _print_table([[p.name, p.status, f"{p.distribution} {p.version}".strip(),
                    p.error or p.entry_point] for p in registry.plugins],
                  ["plugin", "status", "distribution", "entry point / error"], out)
+    clashing = [p for p in registry.plugins if p.clashes]
+    if clashing:
+        print("\nname clashes (the first registration stands):", file=out)
+        for p in clashing:
+            for what in p.clashes:
+                kind, name = what.rsplit(" ", 1)
+                rec = _holder(registry, kind, name.strip("'"))
+                print(f"  {what} of {p.name} ({p.distribution} {p.version}".rstrip() +
+                      f") not registered: already held by {rec}", file=out)
     print("\nparts:", file=out)
     _print_table([[r.kind, r.name, r.provider.bundle, r.provider.version, r.summary]
                   for r in parts], ["kind", "name", "bundle", "version", "summary"], out)
@@ -153,6 +246,14 @@ def _cmd_plugins(args) -> int:
     _print_table([[r.name, r.provider.bundle, r.summary] for r in presets],
                  ["preset", "bundle", "summary"], out)
     return 0
+
+
+def _holder(registry, label: str, name: str) -> str:
+    """Who holds a registered name (``label`` as in a clash report, e.g. ``"solver"``)."""
+    for cat in registry._catalogs():
+        if cat.label == label and name in cat:
+            return str(cat.record(name).provider)
+    return "?"
 
 
 def _describe_part(record) -> dict:
@@ -182,25 +283,27 @@ def _cmd_describe(args) -> int:
     registry = get_registry()
     kinds = [args.kind] if args.kind else list(PART_KINDS)
     found = [registry.parts(k).record(args.name) for k in kinds if args.name in registry.parts(k)]
-    if not found and args.name in registry.presets:
-        rec = registry.presets.record(args.name)
-        if args.json:
-            print(json.dumps({"preset": rec.name, "summary": rec.summary, "paper": rec.paper,
-                              "spec": rec.spec}, indent=2))
-        else:
-            print(f"preset {rec.name} ({rec.provider.bundle}): {rec.summary}")
-            if rec.paper:
-                print(f"paper: {rec.paper}")
-            print(json.dumps(rec.spec, indent=2))
-        return 0
-    if not found:
+    preset = (registry.presets.record(args.name)
+              if args.kind is None and args.name in registry.presets else None)
+    if not found and preset is None:
         names = sorted({r.name for r in registry.all_parts()} | set(registry.presets.names()))
         raise UnknownPartError(unknown_name_message("part or preset", args.name, names))
     infos = [_describe_part(r) for r in found]
+    if preset is not None:
+        infos.insert(0, {"preset": preset.name, "bundle": preset.provider.bundle,
+                         "summary": preset.summary, "paper": preset.paper,
+                         "spec": preset.spec})
     if args.json:
         print(json.dumps(infos if len(infos) > 1 else infos[0], indent=2, default=str))
         return 0
     for info in infos:
+        if "preset" in info:
+            print(f"preset {info['preset']} ({info['bundle']}): {info['summary']}")
+            if info["paper"]:
+                print(f"paper: {info['paper']}")
+            print(json.dumps(info["spec"], indent=2))
+            print()
+            continue
         print(f"{info['kind']} {info['name']} ({info['bundle']}): {info['summary']}")
         for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
                      "provides_features", "out_of_sample"):
@@ -227,10 +330,11 @@ def _cmd_validate(args) -> int:
 
 
 def _cmd_fill(args) -> int:
-    """Print a spec with every default written out (as JSON)."""
+    """Print a spec or preset with every default written out (TOML, or JSON with --json)."""
     from graphclust import compose
-    from graphclust._spec import read_spec
     from graphclust._plugins import get_registry
+    from graphclust._spec import read_spec
+    from graphclust._toml import plain_spec, spec_to_toml
 
     registry = get_registry()
     data = registry.presets.get(args.spec) if args.spec in registry.presets else read_spec(args.spec)
@@ -238,14 +342,18 @@ def _cmd_fill(args) -> int:
     full = _filled(data, pipe)
     if "ensemble" in data:
         full["ensemble"] = _filled_ensemble(data["ensemble"], pipe, registry)
-    print(json.dumps(full, indent=2, default=lambda o: getattr(o, "name", repr(o))))
+    if args.json:
+        print(json.dumps(_json_safe(plain_spec(full)), indent=2))
+    else:
+        sys.stdout.write(spec_to_toml(plain_spec(full)))
     return 0
 
 
 def _filled(data: dict, pipe) -> dict:
-    full = {k: v for k, v in data.items() if k not in ("anchors", "graph", "solver", "rounding")}
-    for sec, p in pipe.named_parts().items():
-        full[sec] = {"name": p.name, **{k: v for k, v in p.get_params(deep=False).items()}}
+    from graphclust._spec import SECTIONS
+
+    full = {k: v for k, v in data.items() if k not in SECTIONS}
+    full.update({sec: p for sec, p in pipe.named_parts().items() if sec in SECTIONS})
     return full
 
 
@@ -265,14 +373,19 @@ def _filled_ensemble(section: dict, ensemble, registry) -> dict:
         filled = _filled(data, compose(data))
         filled.update({k: v for k, v in own.items() if k != "preset"})
         members.append(filled)
-    c = ensemble.consensus
-    return {"members": members,
-            "consensus": {"name": c.name, **c.get_params(deep=False)}}
+    return {"members": members, "consensus": ensemble.consensus}
+
+
+def _version() -> str:
+    from graphclust import __version__
+
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphclust", description="Scalable graph clustering "
                                      "from interchangeable parts.")
+    parser.add_argument("--version", action="version", version=f"graphclust {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="cluster a dataset with a preset or a spec file")
@@ -287,7 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", metavar="SECTION.PARAM=VALUE",
                      help="override a parameter, e.g. --set graph.n_neighbors=15")
     run.add_argument("--metrics", help="comma-separated metrics (default acc,nmi,ari,purity)")
-    run.add_argument("--output", help="write the labels to this .npy file")
+    run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary) "
+                     "or text, one label a line (.csv, .txt)")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     run.add_argument("--n-jobs", type=int, default=None,
@@ -310,21 +424,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     fill = sub.add_parser("fill", help="print a spec or preset with every default written out")
     fill.add_argument("spec")
+    fill.add_argument("--json", action="store_true", help="JSON instead of TOML")
     fill.set_defaults(func=_cmd_fill)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for a spec/data/plugin error, 141
+    when the reader of stdout went away, e.g. ``graphclust plugins | head``)."""
     from graphclust._errors import GraphClustWarning, InputError, PluginError, SpecError
 
     args = build_parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default", GraphClustWarning)
-            return int(args.func(args) or 0)
+            code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
     except (SpecError, InputError, PluginError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader closed the pipe: stop quietly. Point stdout at devnull so the
+        # interpreter's final flush does not raise (and print) again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a real file (captured in tests)
+            pass
+        finally:
+            os.close(devnull)
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -312,8 +312,9 @@ def test_one_progress_stage_per_member(registry, data):
 
 
 def test_member_warnings_are_reported_once_with_counts(registry):
-    # two well-separated groups: every member's kNN graph is disconnected
-    X = np.vstack([np.zeros((30, 2)), 100 + np.zeros((30, 2))])
+    # three well-separated groups and two clusters: every member's kNN graph has more
+    # components than clusters, the case the disconnected-graph warning is about
+    X = np.vstack([np.zeros((30, 2)), 100 + np.zeros((30, 2)), -100 + np.zeros((30, 2))])
     X += np.random.default_rng(0).normal(scale=0.01, size=X.shape)
     spec = {"n_clusters": 2, "ensemble": {"members": [{"preset": "ncut", "count": 3}],
                                           "consensus": "rows-kmeans"}}
@@ -349,7 +350,7 @@ def test_cli_validate_fill_and_run(registry, tmp_path, capsys):
                     'count = 2, n_clusters = [3, 5], anchors = { n_anchors = 30 } }]\n'
                     'consensus = { name = "rows-kmeans" }\n')
     assert cli_main(["validate", str(good)]) == 0
-    assert cli_main(["fill", str(good)]) == 0
+    assert cli_main(["fill", "--json", str(good)]) == 0
     filled = json.loads(capsys.readouterr().out.split("valid\n", 1)[1])
     member = filled["ensemble"]["members"][0]
     assert member["anchors"]["n_anchors"] == 30 and member["count"] == 2

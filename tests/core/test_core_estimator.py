@@ -237,11 +237,16 @@ def test_verbose_progress_goes_to_stderr(blobs4, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_disconnected_graph_warns():
-    X = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3,
-                   np.full((10, 2), 100.0) + np.arange(10)[:, None] * 1e-3])
-    with pytest.warns(gc.DisconnectedGraphWarning, match="2 connected components"):
+def test_disconnected_graph_warns_once_only_when_it_matters(recwarn):
+    X = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3 + 100.0 * i
+                   for i in range(3)])
+    with pytest.warns(gc.DisconnectedGraphWarning,
+                      match="3 connected components .*sizes 10, 10, 10.*n_clusters=2"):
         GraphClustering("ncut", n_clusters=2, random_state=0, graph={"n_neighbors": 3}).fit(X)
+    recwarn.clear()
+    # as many components as clusters: each blob is a cluster, nothing to say
+    GraphClustering("ncut", n_clusters=3, random_state=0, graph={"n_neighbors": 3}).fit(X)
+    assert not [w for w in recwarn if issubclass(w.category, gc.DisconnectedGraphWarning)]
 
 
 def test_small_integer_input_is_computed_in_float32_without_loss():

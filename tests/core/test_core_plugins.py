@@ -5,6 +5,7 @@ import sys
 import textwrap
 import warnings
 
+import numpy as np
 import pytest
 
 import graphclust as gc
@@ -151,3 +152,86 @@ def test_builtin_registry_has_every_part_kind():
     bundles = {r.provider.bundle for r in reg.all_parts()}
     assert {"common"} <= bundles
     assert all(p.status == "loaded" for p in reg.plugins)
+
+
+CLASH_PLUGIN = '''
+from typing import ClassVar
+import numpy as np
+import graphclust as gc
+
+@gc.part
+class FakeSpectral(gc.Solver):
+    """A third-party solver that wants a built-in name."""
+    name: ClassVar[str] = "spectral"
+    def solve(self, graph, X, n_clusters, ctx):
+        raise AssertionError("the built-in spectral must win")
+
+@gc.part
+class OwnSolver(gc.Solver):
+    """A solver with a name of its own."""
+    name: ClassVar[str] = "{prefix}own"
+    produces: ClassVar[frozenset] = frozenset({{"soft"}})
+    def solve(self, graph, X, n_clusters, ctx):
+        return gc.Solution(soft=np.ones((graph.n, n_clusters)))
+
+@gc.hookimpl
+def graphclust_register_components(registry):
+    registry.solvers.add(FakeSpectral)
+    registry.presets.add("ncut", {{"graph": {{"name": "knn"}}, "solver": {{"name": "spectral"}},
+                                   "rounding": {{"name": "argmax"}}}})
+    registry.solvers.add(OwnSolver)
+'''
+
+
+def test_third_party_cannot_take_a_builtin_name(on_path, capsys, monkeypatch):
+    # "aaa_clash" sorts before "common": load order alone used to let it win
+    make_dist(on_path, "gcfix-clash", "gcfix_aaa_clash", CLASH_PLUGIN.format(prefix="aaa-"))
+    with pytest.warns(gc.PluginWarning) as caught:
+        pm = PluginManager(strict=False).load()
+    msgs = [str(w.message) for w in caught]
+    assert any("'spectral'" in m and "graphclust" in m and "gcfix-clash" in m for m in msgs)
+    assert any("'ncut'" in m for m in msgs)
+    reg = pm.registry
+    assert reg.solvers.record("spectral").provider.distribution == "graphclust"
+    assert reg.presets.record("ncut").provider.bundle == "common"
+    assert reg.solvers.record("aaa-own").provider.distribution == "gcfix-clash"
+    rec = next(r for r in pm.records if r.name == "gcfix_aaa_clash")
+    assert rec.status == "loaded" and set(rec.clashes) == {"solver 'spectral'", "preset 'ncut'"}
+    assert all(r.status == "loaded" for r in pm.records if r.distribution == "graphclust")
+    # the whole common bundle works: ncut fits with the built-in spectral solver
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    pipe = gc.compose("ncut", registry=reg)
+    assert np.unique(pipe.run(X, n_clusters=3).labels).size == 3
+    # ... and `graphclust plugins` reports the clash, text and JSON
+    monkeypatch.setattr("graphclust._plugins._manager", pm)
+    from graphclust.cli import main
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "name clashes" in out and "solver 'spectral' of gcfix_aaa_clash" in out
+    assert "already held by common (graphclust" in out
+    assert main(["plugins", "--json"]) == 0
+    data = __import__("json").loads(capsys.readouterr().out)
+    plug = next(p for p in data["plugins"] if p["name"] == "gcfix_aaa_clash")
+    assert sorted(plug["clashes"]) == ["preset 'ncut'", "solver 'spectral'"]
+
+
+def test_two_third_party_packages_clashing(on_path):
+    a = make_dist(on_path, "gcfix-f", "gcfix_f", CLASH_PLUGIN.format(prefix="f-")
+                  .replace('"spectral"', '"shared-name"'))
+    b = make_dist(on_path, "gcfix-g", "gcfix_g", CLASH_PLUGIN.format(prefix="g-")
+                  .replace('"spectral"', '"shared-name"').replace('"ncut"', '"g-preset"'))
+    with pytest.warns(gc.PluginWarning, match="shared-name.*gcfix-f.*gcfix-g"):
+        pm = PluginManager(entry_points=eps_of(b) + eps_of(a), strict=False).load()
+    reg = pm.registry
+    assert reg.solvers.record("shared-name").provider.distribution == "gcfix-f"
+    assert "f-own" in reg.solvers and "g-own" in reg.solvers and "g-preset" in reg.presets
+    assert next(r for r in pm.records if r.name == "gcfix_g").clashes == ("solver 'shared-name'",)
+    assert next(r for r in pm.records if r.name == "gcfix_f").clashes == ()
+
+
+def test_clash_raises_in_strict_mode(on_path):
+    a = make_dist(on_path, "gcfix-h", "gcfix_h", GOOD_PLUGIN.format(prefix="same2-"))
+    b = make_dist(on_path, "gcfix-i", "gcfix_i", GOOD_PLUGIN.format(prefix="same2-"))
+    with pytest.raises(PluginError, match="collision"):
+        PluginManager(entry_points=eps_of(a) + eps_of(b), strict=True).load()

@@ -204,7 +204,7 @@ def knn(
     k: int,
     *,
     metric: str = "sqeuclidean",
-    method: str = "exact",
+    method: str = "auto",
     block_size: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest other points of every point (itself excluded).
@@ -215,10 +215,11 @@ def knn(
     k : int
         ``1 <= k <= n - 1``.
     metric : {"sqeuclidean", "inner_product"}
-    method : {"exact", "approx"}
+    method : {"auto", "exact", "approx"}
         ``"exact"``: blocked brute force through BLAS (faiss' flat index when faiss is
         installed, which does the same product with a faster selection). ``"approx"``:
-        faiss HNSW; requires faiss.
+        faiss HNSW; requires faiss. ``"auto"``: exact up to ``n²·d = 1e13``, else
+        approximate (the size rule of ``graphclust._knn_size``).
 
     Returns
     -------
@@ -230,8 +231,12 @@ def knn(
     n = X.shape[0]
     if not 1 <= k <= n - 1:
         raise ValueError(f"k must be in [1, n - 1] = [1, {n - 1}], got {k}")
-    if method not in ("exact", "approx"):
-        raise ValueError(f"method must be 'exact' or 'approx', got {method!r}")
+    if method not in ("exact", "approx", "auto"):
+        raise ValueError(f"method must be 'exact', 'approx' or 'auto', got {method!r}")
+    if method == "auto":  # the size rule of graphclust._knn_size
+        from graphclust._knn_size import resolve_knn_method
+
+        method = resolve_knn_method(n, X.shape[1], method)[0]
     try:
         import faiss  # noqa: F401
 

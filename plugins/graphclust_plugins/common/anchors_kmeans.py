@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
@@ -58,7 +59,11 @@ class KMeansAnchors(graphclust.AnchorSelector):
         with warnings.catch_warnings():
             # duplicate points: fewer distinct clusters than m is a documented, legal case
             warnings.simplefilter("ignore", SkConvergenceWarning)
-            km.fit(X)
+            # One OpenMP thread: scikit-learn's Lloyd step sums centres in per-thread
+            # buffers, so their last bits (and, downstream, nearest-anchor choices)
+            # would depend on the thread count. BLAS threads do not change the result.
+            with threadpool_limits(limits=1, user_api="openmp"):
+                km.fit(X)
         return graphclust.Anchors(points=np.asarray(km.cluster_centers_),
                                   assignment=np.asarray(km.labels_, dtype=np.int64),
                                   info={"inertia": float(km.inertia_), "n_iter": int(km.n_iter_)})

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
+from graphclust._knn_size import resolve_knn_method
 from graphclust.numerics import as_dense_float, knn
 
 
@@ -58,7 +59,9 @@ class KNNGraph(graphclust.GraphBuilder):
     Unlike scikit-learn's connectivity graph no self-loops are added.
 
     ``method="exact"`` is brute force through BLAS (faiss' flat index when installed);
-    ``"approx"`` uses faiss HNSW (``pip install graphclust[ann]``) for large n.
+    ``"approx"`` uses faiss HNSW (``pip install graphclust[ann]``) for large n;
+    ``"auto"`` (the default) is exact up to ``n²·d = 1e13`` and approximate above, by
+    the size rule of ``graphclust._knn_size`` (the choice is in ``graph.info``).
     ``n_neighbors`` is clamped to ``n - 1`` on tiny inputs. Duplicate points are legal
     (distance 0, weight 1).
     """
@@ -76,9 +79,9 @@ class KNNGraph(graphclust.GraphBuilder):
                                         check=graphclust.integer(1))
     symmetrize: str = graphclust.param("or", doc="Symmetrisation: or (max), and (min), mean.",
                                        check=graphclust.one_of("or", "and", "mean"))
-    method: str = graphclust.param("exact", doc="Neighbour search: exact brute force or "
-                                   "approximate faiss HNSW.",
-                                   check=graphclust.one_of("exact", "approx"))
+    method: str = graphclust.param("auto", doc="Neighbour search: exact brute force, "
+                                   "approximate faiss HNSW, or auto (exact up to n²·d = 1e13).",
+                                   check=graphclust.one_of("auto", "exact", "approx"))
 
     def build(self, X, anchors, ctx):
         X = as_dense_float(X)
@@ -87,11 +90,12 @@ class KNNGraph(graphclust.GraphBuilder):
             return graphclust.AffinityGraph(sp.csr_array((n, n)),
                                             info={"n_neighbors": 0, "weight": self.weight})
         k = int(min(self.n_neighbors, n - 1))
-        idx, dsq = knn(X, k, method=self.method)
+        method, rule = resolve_knn_method(n, X.shape[1], self.method)
+        idx, dsq = knn(X, k, method=method)
         rows = np.repeat(np.arange(n), k)
         cols = idx.ravel()
         info = {"n_neighbors": k, "weight": self.weight, "symmetrize": self.symmetrize,
-                "method": self.method}
+                "method": method, "method_rule": rule}
         if self.weight == "gaussian":
             sigma = local_scale_sigma(dsq, self.local_scale)
             vals = np.exp(-dsq.ravel() / (sigma[rows] * sigma[cols]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust.numerics import as_float, normalize_rows
@@ -74,7 +75,8 @@ class KMeansRounding(graphclust.Rounding):
         k = int(min(n_clusters, n))
         if E.shape[1] == 0:
             E = np.zeros((n, 1))
-        km = self._restarts(E, k, ctx)
+        with threadpool_limits(limits=1, user_api="openmp"):  # thread-count-free sums
+            km = self._restarts(E, k, ctx)
         raw = km.labels_
         labels, kept = consecutive(raw)
         self.cluster_centers_ = km.cluster_centers_[kept]

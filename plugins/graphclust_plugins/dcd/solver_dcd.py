@@ -141,9 +141,13 @@ class DCDSolver(graphclust.Solver):
         best = min(start_kl, key=lambda k: (start_kl[k], list(start_kl).index(k)))
         chosen = runs[best]
         if not chosen["converged"]:
+            kl = np.asarray(chosen["kl"], dtype=float)
+            resid = (abs(kl[-1] - kl[-2]) / max(abs(kl[-2]), 1e-300)
+                     if kl.size >= 2 else float("nan"))
             warnings.warn(
                 f"solver 'dcd': the selected run ({best}) reached max_iter={self.max_iter} "
-                f"before the relative objective change fell below tol={self.tol}",
+                f"before the relative objective change fell below tol={self.tol} "
+                f"(residual: last relative change {resid:.2e})",
                 graphclust.ConvergenceWarning, stacklevel=2,
             )
         return graphclust.Solution(

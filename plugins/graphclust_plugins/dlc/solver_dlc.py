@@ -179,7 +179,11 @@ class DLCSolver(graphclust.Solver):
             objective_w.extend(res["objective_w"])
             recon.extend(res["reconstruction"])
             layer_of.extend([layer + 1] * res["n_iter"])
-            L = R @ Vr
+            with threadpool_limits(limits=1, user_api="blas"):
+                # d×d products on one thread, like the layer algebra above: their last
+                # bits feed the next layer's k-means and nearest landmarks (discrete
+                # choices), so they must not depend on the thread count
+                L = R @ Vr
             layers.append({
                 "landmarks": U, "R": R, "W": res["W"], "basis": Vr, "n_anchors": U.shape[0],
                 "input_dim": S.shape[0], "rank": Vr.shape[1], "n_iter": res["n_iter"],
@@ -187,12 +191,14 @@ class DLCSolver(graphclust.Solver):
             })
             last = layer == self.n_layers - 1
             if last:
-                M_out = M @ (R if self.embedding == "codes" else L)
+                with threadpool_limits(limits=1, user_api="blas"):
+                    M_out = M @ (R if self.embedding == "codes" else L)
                 Y = None  # free the previous layer's input before the embedding
                 E = _slc.project(X, M_out)
             else:
-                S = L.T @ S @ L
-                M = M @ L
+                with threadpool_limits(limits=1, user_api="blas"):
+                    S = L.T @ S @ L
+                    M = M @ L
                 Y = None
                 Y = _slc.project(X, M)
         progress.end()

@@ -172,7 +172,17 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
     batch = batch or max(10 * r, 50)
     # Whiten (Lemma 1: active points are invariant under nonsingular linear maps);
     # the ellipsoid maps back as L = G Lw Gᵀ.
-    C0 = np.linalg.cholesky(P0.T @ P0 / n)
+    try:
+        C0 = np.linalg.cholesky(P0.T @ P0 / n)
+    except np.linalg.LinAlgError:
+        # numerically rank-deficient (the Gram matrix squares the condition number):
+        # solve in the row space at a tolerance the Gram matrix can resolve
+        Pr = reduce_rank(P0, rtol=1e-7)
+        if Pr.shape[1] == r:
+            raise
+        res = mvee_fw(Pr, tol=tol, active_tol=active_tol, max_iter=max_iter, batch=batch,
+                      progress=progress)
+        return res
     G = solve_triangular(C0, np.eye(r), lower=True).T
     P = P0 @ G
     # Working set: SPA's r points (linearly independent: M(u) > 0 at once) plus the
@@ -209,8 +219,10 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
     if not converged:
         from graphclust import ConvergenceWarning
 
-        warnings.warn(f"MVEE (Frank-Wolfe) stopped after {total} iterations before reaching "
-                      f"tol={tol}", ConvergenceWarning, stacklevel=2)
+        resid = float(omega.max() / r - 1.0)
+        warnings.warn(f"rounding 'ellipsoid': MVEE (Frank-Wolfe) stopped after {total} "
+                      f"iterations before reaching tol={tol} (residual: max ω/r - 1 = "
+                      f"{resid:.2e})", ConvergenceWarning, stacklevel=2)
     L = G @ (np.linalg.inv(M) / r) @ G.T
     om = omega / r
     active = np.flatnonzero(om >= 1.0 - active_tol)

@@ -55,7 +55,9 @@ def ellipsoid_round(P: np.ndarray, r: int, *, mvee_backend: str = "fw",
         J = spa(Pr, r, candidates=active)
         if J.size < r:  # fewer independent active points than r: complete by SPA on all
             extra = spa(Pr, r)
-            J = np.concatenate([J, [j for j in extra if j not in set(J.tolist())]])[:r]
+            taken = set(J.tolist())
+            more = np.asarray([j for j in extra if j not in taken], dtype=np.int64)
+            J = np.concatenate([J.astype(np.int64), more])[:r]
     t2 = time.perf_counter()
     labels = assign_by_nnls(P, P[J], nnls_backend)  # step 4
     t3 = time.perf_counter()

@@ -70,7 +70,8 @@ class BKHK(graphclust.AnchorSelector):
                                   progress=ctx.progress)
         if info["splits_not_converged"]:
             warnings.warn(
-                f"bkhk: {info['splits_not_converged']} balanced 2-means split(s) still changed "
+                f"anchors 'bkhk': {info['splits_not_converged']} balanced 2-means split(s) "
+                f"still changed "
                 f"after max_iter={self.max_iter} iterations",
                 graphclust.ConvergenceWarning, stacklevel=2)
         return graphclust.Anchors(points, assignment=leaf, info=info)

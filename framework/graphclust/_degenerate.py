@@ -1,0 +1,115 @@
+"""Degenerate-but-legal inputs and results: detected, then said out loud.
+
+Three rules, each applied once per fit by :class:`~graphclust.GraphClustering`:
+
+* **Distances that say nothing.** When every column is constant (all rows identical)
+  no distance separates two points and any partition into ``k > 1`` clusters is
+  arbitrary: a :class:`~graphclust.DegenerateDataWarning`. When the spread of the
+  data is so small (``max column range < sqrt(tiny) · 1e4``, about ``1.5e-150`` in
+  float64 and ``1.1e-15`` in float32) that squared distances underflow, or so large
+  (``max range · sqrt(d) > sqrt(max) / 4``) that they overflow, every distance-based
+  part computes on zeros or infinities: an :class:`~graphclust.InputError` naming the
+  range and the fix (rescale ``X``).
+* **Fewer clusters than asked.** When the labels hold fewer distinct values than
+  ``n_clusters``: a :class:`~graphclust.FewerClustersWarning` with both counts.
+* **Disconnected graphs.** Only when the graph has *more* connected components than
+  ``n_clusters > 1`` can the components change the result (the leading eigenvectors, or the
+  solver's fixed points, then mix component indicators arbitrarily; with at most ``k``
+  components each lands in its own cluster(s), which is the natural answer). Then one
+  :class:`~graphclust.DisconnectedGraphWarning` gives the count, the sizes and what was
+  done (nothing: the graph is used as built).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from graphclust._errors import (DegenerateDataWarning, DisconnectedGraphWarning,
+                                FewerClustersWarning, InputError)
+
+__all__ = ["check_distances", "warn_fewer_labels", "component_sizes", "disconnected_message"]
+
+
+def _spread_limits(dtype: np.dtype, d: int) -> tuple[float, float]:
+    info = np.finfo(dtype)
+    low = float(np.sqrt(info.tiny)) * 1e4
+    high = float(np.sqrt(info.max)) / 4.0 / np.sqrt(max(d, 1))
+    return low, high
+
+
+def check_distances(X: np.ndarray, n_clusters: int, *, what: str = "X") -> None:
+    """Warn or raise when the distances between the rows of ``X`` carry no information.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Validated, finite, floating data.
+    n_clusters : int
+        Nothing is reported for ``n_clusters = 1`` (any data give the one right answer).
+
+    Raises
+    ------
+    InputError
+        When squared distances underflow or overflow in ``X``'s float type.
+    """
+    if n_clusters <= 1 or X.shape[0] < 2:
+        return
+    ranges = np.ptp(X, axis=0).astype(np.float64)
+    spread = float(ranges.max())
+    n, d = X.shape
+    if spread == 0.0:
+        warnings.warn(f"{what}: all {n} rows are identical (every column is constant), so no "
+                      f"distance separates two points and the {n_clusters} clusters are "
+                      "arbitrary", DegenerateDataWarning, stacklevel=3)
+        return
+    low, high = _spread_limits(X.dtype, d)
+    dtype = np.dtype(X.dtype).name
+    if spread < low:
+        raise InputError(f"{what}: the largest column range is {spread:.3g}, below {low:.3g}: "
+                         f"squared distances underflow in {dtype} and every distance-based "
+                         "part would see zeros; rescale X (e.g. X / X.std()) before fitting")
+    if spread > high:
+        raise InputError(f"{what}: the largest column range is {spread:.3g}, above {high:.3g} "
+                         f"for d = {d}: squared distances overflow in {dtype}; rescale X "
+                         "(e.g. X / X.std()) before fitting")
+
+
+def warn_fewer_labels(labels: np.ndarray, n_clusters: int, who: str) -> int:
+    """Warn when ``labels`` hold fewer distinct values than ``n_clusters``; return the count."""
+    found = int(np.unique(labels).size)
+    if found < n_clusters:
+        warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
+                      f"n_clusters={n_clusters} ({labels.size} points)",
+                      FewerClustersWarning, stacklevel=3)
+    return found
+
+
+def component_sizes(graph) -> np.ndarray:
+    """Sizes of the connected components over the points, largest first (affinity graphs:
+    of ``A``; anchor graphs: of the bipartite point-anchor graph, points only)."""
+    import scipy.sparse as sp
+
+    if hasattr(graph, "Z"):
+        n, m = graph.Z.shape
+        bip = sp.block_array([[None, graph.Z], [graph.Z.T, None]], format="csr")
+        labels = connected_components(bip, directed=False)[1][:n]
+    else:
+        labels = connected_components(graph.adjacency, directed=False)[1]
+    _, sizes = np.unique(labels, return_counts=True)
+    return np.sort(sizes)[::-1]
+
+
+def disconnected_message(sizes: np.ndarray, n_clusters: int) -> str | None:
+    """The warning text when the components can change the result, else ``None``."""
+    c = int(sizes.size)
+    if c <= n_clusters or n_clusters <= 1:
+        return None
+    small = int(np.sum(sizes == 1))
+    shown = ", ".join(map(str, sizes[:5])) + (", ..." if c > 5 else "")
+    return (f"the graph has {c} connected components (sizes {shown}; {small} isolated "
+            f"point{'s' if small != 1 else ''}), more than n_clusters={n_clusters}: whole "
+            "components are grouped arbitrarily. Nothing was done about them (the graph is "
+            "used as built); more neighbours or anchors connect it")

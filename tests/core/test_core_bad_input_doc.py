@@ -1,0 +1,187 @@
+"""docs/bad-input.rst is generated here: each row is run, and what the user sees is
+taken from the run, so the page cannot drift from the code.
+
+A changed outcome fails this test with the difference; regenerate the page with
+``GRAPHCLUST_WRITE_DOCS=1 python -m pytest tests/core/test_core_bad_input_doc.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import graphclust as gc
+from graphclust import GraphClustering, compose
+from graphclust.cli import main
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.rst"
+BLOBS, _ = make_blobs(90, centers=3, n_features=4, random_state=0)
+
+
+def fit(spec="ncut", X=BLOBS, k=3, **kw) -> Callable[[], object]:
+    return lambda: GraphClustering(spec, n_clusters=k, random_state=0, **kw).fit(X)
+
+
+def cli(*argv) -> Callable[[], object]:
+    def run():
+        import contextlib
+        import io
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(list(argv))
+        return f"exit {code}: " + err.getvalue().strip() if code else f"exit {code}"
+
+    return run
+
+
+def given_solver():
+    dcd = gc.get_registry().solvers.get("dcd")
+    model = GraphClustering("ncut", n_clusters=3, random_state=0)
+    model.set_params(solver=dcd(), rounding={"name": "argmax"})
+    model.fit(BLOBS)
+    return f"runs with the given part: {model.pipeline_!r}"
+
+
+def knn_rule():
+    from graphclust._knn_size import resolve_knn_method
+
+    method, rule = resolve_knn_method(630_000, 784, "auto")
+    return f"method {method!r}: {rule}"
+
+
+three_blobs = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3 + 100.0 * i
+                         for i in range(3)])
+
+#: (input, action) in the order of the page
+CASES: list[tuple[str, Callable[[], object]]] = [
+    ("``X`` with a NaN", fit(X=np.where(np.eye(90, 4) > 0, np.nan, BLOBS))),
+    ("``X`` one-dimensional", fit(X=BLOBS[:, 0])),
+    ("``X`` of strings", fit(X=np.array([["a", "b"]] * 5))),
+    ("``X`` with 0 rows", fit(X=np.zeros((0, 4)))),
+    ("fewer points than ``n_clusters``", fit(X=BLOBS[:2])),
+    ("``y`` of the wrong length", lambda: GraphClustering(
+        "ncut", n_clusters=3, random_state=0).fit(BLOBS, np.zeros(10))),
+    ("all rows identical", fit(X=np.ones((40, 4)))),
+    ("values scaled by 1e-300", fit(X=BLOBS * 1e-300)),
+    ("values scaled by 1e200", fit(X=BLOBS * 1e200)),
+    ("``dcd`` on 3 points, ``n_clusters=2``", fit("dcd", X=BLOBS[:3], k=2)),
+    ("ellipsoid rounding with one anchor", fit("ncer-anchor", X=np.abs(BLOBS[:30]),
+                                               anchors={"n_anchors": 1})),
+    ("graph with 3 components, ``n_clusters=2``",
+     fit(X=three_blobs, k=2, graph={"n_neighbors": 3})),
+    ("graph with 3 components, ``n_clusters=3``",
+     fit(X=three_blobs, k=3, graph={"n_neighbors": 3})),
+    ("exact kNN graph, n = 630 000, d = 784 (``method='auto'``)", knn_rule),
+    ("unknown preset ``nctu``", fit("nctu")),
+    ("misspelt parameter", fit(graph={"n_neighbours": 5})),
+    ("parameter of the wrong type", fit(graph={"n_neighbors": "ten"})),
+    ("part named by import path", lambda: compose({
+        "graph": {"name": "os.system"}, "solver": {"name": "spectral"},
+        "rounding": {"name": "kmeans"}})),
+    ("``_target_`` key", lambda: compose({
+        "_target_": "os.system", "graph": {"name": "knn"}, "solver": {"name": "spectral"},
+        "rounding": {"name": "kmeans"}})),
+    ("anchor-level adapter, no graph section", lambda: compose({
+        "adapter": "anchor-level", "solver": {"name": "ulge"},
+        "rounding": {"name": "kmeans"}})),
+    ("solver that needs an anchor graph after a kNN graph", lambda: compose({
+        "graph": {"name": "knn"}, "solver": {"name": "ulge"}, "rounding": {"name": "kmeans"}})),
+    ("TOML that does not parse", lambda: compose("graph = {name = ")),
+    ("``set_params(solver=<part instance>)``", given_solver),
+    ("``set_params(nosuch=1)``", lambda: GraphClustering("ncut").set_params(nosuch=1)),
+    ("precomputed graph with NaN", fit(graph=np.full((90, 90), np.nan))),
+    ("precomputed graph given as a 1-D array", fit(graph=np.ones(90))),
+    ("``--set graph.n_neighbors`` (no ``=``)",
+     cli("run", "--preset", "ncut", "--dataset", "iris", "--set", "graph.n_neighbors")),
+    ("``--set graph=3 --set graph.k=1``",
+     cli("run", "--preset", "ncut", "--dataset", "iris", "--set", "graph=3",
+         "--set", "graph.k=1")),
+    ("``--set graph..k=1``", cli("run", "--preset", "ncut", "--dataset", "iris",
+                                  "--set", "graph..k=1")),
+    ("``--dataset`` a CSV file with ragged rows", cli(
+        "run", "--preset", "ncut", "--dataset", "ragged.csv", "--n-clusters", "2")),
+    ("``--n-clusters 0``", cli("run", "--preset", "ncut", "--dataset", "iris",
+                               "--n-clusters", "0")),
+]
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", str(text)).strip()
+
+
+def outcome(action: Callable[[], object]) -> str:
+    """What the user sees: the exception (type and message), the graphclust warnings,
+    or the returned text; "result, no warning" for a quiet success."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        try:
+            value = action()
+        except Exception as exc:  # the page shows exactly what was raised
+            return f"{type(exc).__name__}: {_one_line(exc)}"
+    seen = [f"{w.category.__name__}: {_one_line(w.message)}" for w in rec
+            if issubclass(w.category, gc.GraphClustWarning)]
+    if isinstance(value, str):
+        seen.insert(0, _one_line(value))
+    return " | ".join(seen) or "result, no warning"
+
+
+def render() -> str:
+    head = """\
+.. This page is generated by tests/core/test_core_bad_input_doc.py; do not edit.
+
+Bad input: what you see
+=======================
+
+Each row was run by the test suite; the right column is what it printed or raised.
+Errors subclass ``ValueError`` (:class:`~graphclust.SpecError` with the path of the
+problem, :class:`~graphclust.InputError` for data); warnings subclass
+:class:`~graphclust.GraphClustWarning` and come once per fit and cause. The command line
+prints errors as one ``error:`` message on stderr and exits with status 2.
+
+.. list-table::
+   :header-rows: 1
+   :widths: 30 70
+
+   * - input
+     - what you see
+"""
+    rows = []
+    for label, action in CASES:
+        text = outcome(action).replace("`", "'").replace("*", r"\*").replace("|", r"\|")
+        text = text.replace(" \\| ", " | ")
+        rows.append(f"   * - {label}\n     - {text}\n")
+    return head + "".join(rows)
+
+
+@pytest.fixture(autouse=True)
+def ragged_csv(tmp_path, monkeypatch):
+    """Cases run in a scratch folder holding ``ragged.csv`` (rows of 2 and 1 values)."""
+    (tmp_path / "ragged.csv").write_text("1,2\n3\n")
+    monkeypatch.chdir(tmp_path)
+
+
+def test_bad_input_page_matches_the_code():
+    text = render()
+    if os.environ.get("GRAPHCLUST_WRITE_DOCS") == "1" or not DOC.exists():
+        DOC.write_text(text)
+    current = DOC.read_text()
+    diff = "".join(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
+                                        "docs/bad-input.rst", "generated"))
+    assert current == text, f"docs/bad-input.rst is out of date:\n{diff}"
+
+
+def test_no_case_is_an_unexpected_exception():
+    allowed = ("SpecError", "InputError", "UnknownPartError", "IncompatiblePartsError")
+    for label, action in CASES:
+        got = outcome(action)
+        head = got.split(":", 1)[0]
+        assert head in allowed or not got.split(":", 1)[0].endswith("Error"), (label, got)
