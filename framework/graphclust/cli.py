@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from graphclust._errors import InputError
 from graphclust._parts import PART_KINDS
 
 __all__ = ["main"]
@@ -150,6 +151,7 @@ def _cmd_run(args) -> int:
 
     if bool(args.preset) == bool(args.spec):
         raise SystemExit("error: give exactly one of --preset NAME or --spec FILE")
+    plot_path = _check_plot_path(args.plot) if args.plot else None
     X, y = _load(args.dataset, args.data_dir)
     spec = args.preset or args.spec
     overrides = _overrides(args.set or [])
@@ -192,6 +194,8 @@ def _cmd_run(args) -> int:
                                   res.member_seeds)]
     if args.output:
         result["output"] = str(write_labels(args.output, labels))
+    if plot_path is not None:
+        result["plot"] = str(_write_plot(plot_path, model, X, y))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -203,7 +207,41 @@ def _cmd_run(args) -> int:
     print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if args.output:
         print(f"labels written to {args.output}")
+    if plot_path is not None:
+        print(f"report written to {plot_path}")
     return 0
+
+
+_PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def _check_plot_path(path: str) -> Path:
+    """Refuse, before any work, a report file matplotlib cannot write or a missing extra."""
+    out = Path(path)
+    if out.suffix.lower() not in _PLOT_FORMATS:
+        raise InputError(f"--plot {path!r}: the report is written as "
+                         f"{', '.join(_PLOT_FORMATS)} (by the file's extension)")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError('--plot needs matplotlib: pip install "graphclust[plot]"') from None
+    return out
+
+
+def _write_plot(path: Path, model, X, y) -> Path:
+    """Draw :func:`graphclust.plotting.plot_report` with the Agg backend into ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from graphclust.plotting import plot_report
+
+    fig = plot_report(model, X, y)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def _cmd_plugins(args) -> int:
@@ -403,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary) "
                      "or text, one label a line (.csv, .txt)")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    run.add_argument("--plot", metavar="FILE",
+                     help="write a picture of the result (.png, .pdf or .svg; needs the plot "
+                          "extra): 2-D view, cluster sizes, stage timings, confusion matrix")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     run.add_argument("--n-jobs", type=int, default=None,
                      help="processes for an ensemble's members (default 1; -1: all cores)")

@@ -55,8 +55,8 @@ def embedding_2d(model: Any, X: np.ndarray) -> tuple[np.ndarray, np.ndarray | No
     what : str
         What the axes are, for the title.
     """
-    sol = model.solution_
-    values = sol.embedding if sol.embedding is not None else sol.soft
+    sol = getattr(model, "solution_", None)  # None for an ensemble
+    values = None if sol is None else (sol.embedding if sol.embedding is not None else sol.soft)
     if values is not None and np.asarray(values).shape[1] >= 2:
         pts = _pca_2d(values)
         what = f"solver embedding ({model.pipeline_.solver.name}), principal axes"
@@ -169,7 +169,7 @@ def _timings(ax, model):
     ax.barh(names, [timings[s] for s in names], color="0.45")
     ax.invert_yaxis()
     ax.set_xlabel("seconds")
-    parts = model.pipeline_.named_parts() if hasattr(model.pipeline_, "named_parts") else {}
+    parts = model.pipeline_.named_parts()
     ax.set_yticks(range(len(names)),
                   [f"{s}\n{parts[s].name}" if s in parts else s for s in names], fontsize=8)
     total = model.timings_.get("total", sum(timings.values()))
@@ -211,6 +211,13 @@ def _summary(ax, model, X, k):
     lines = [f"n = {X.shape[0]}, d = {X.shape[1]}, k = {k}", ""]
     for stage, part in pipe.named_parts().items():
         lines.append(f"{stage:9s} {part.name}")
+    members = getattr(pipe, "members", None)
+    if members is not None:  # an ensemble: its members by name, and the consensus
+        names = [getattr(m, "label", "") or getattr(m, "name", "") for m in members]
+        counts = {n: names.count(n) for n in dict.fromkeys(names)}
+        lines.append(f"ensemble of {len(members)} members:")
+        lines.extend(f"  {c} x {n}" for n, c in counts.items())
+        lines.append(f"consensus {pipe.consensus.name}")
     ax.text(0.02, 0.98, "\n".join(lines), va="top", ha="left", family="monospace",
             fontsize=9, transform=ax.transAxes)
     ax.set_axis_off()

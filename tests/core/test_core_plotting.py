@@ -74,3 +74,33 @@ def test_wrong_rows_are_refused(data):
     model = GraphClustering("ncut", n_clusters=10, random_state=0).fit(X)
     with pytest.raises(ValueError, match="pass the training data"):
         plot_report(model, X[:10])
+
+
+def test_report_of_an_ensemble(data):
+    X, y = data
+    spec = {"ensemble": {"members": [{"preset": "anchor-spectral", "count": 2,
+                                      "anchors": {"n_anchors": 40}}],
+                         "consensus": {"name": "tcut"}}}
+    model = GraphClustering(spec, n_clusters=10, random_state=0).fit(X)
+    fig = plot_report(model, X)
+    assert "data, principal axes" in fig.axes[0].get_title()
+    assert "ensemble of 2 members" in fig.axes[3].texts[0].get_text()
+
+
+def test_cli_writes_the_report(tmp_path, capsys):
+    from graphclust.cli import main
+
+    out = tmp_path / "r" / "report.png"
+    code = main(["run", "--preset", "anchor-spectral", "--dataset", "digits", "--quiet",
+                 "--set", "anchors.n_anchors=100", "--plot", str(out)])
+    assert code == 0 and "report written to" in capsys.readouterr().out
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+
+
+def test_cli_refuses_an_unknown_picture_format_before_fitting(tmp_path, capsys):
+    from graphclust.cli import main
+
+    code = main(["run", "--preset", "ncut", "--dataset", "digits", "--plot",
+                 str(tmp_path / "report.bmp")])
+    err = capsys.readouterr().err
+    assert code == 2 and ".png, .pdf, .svg" in err and "[graphclust]" not in err
