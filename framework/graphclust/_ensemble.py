@@ -208,27 +208,25 @@ class Ensemble:
         n_clusters : int
             Number of consensus clusters.
         ctx : Context, optional
-            Seed, progress (one stage per member, then one for the consensus) and
+            Seed, progress (one stage over the members, then one for the consensus) and
             ``n_jobs`` (members in parallel when it is not ``None`` or 1).
         """
         ctx = ctx or Context(seed=self.seed or 0)
         n = X.shape[0]
         ks, seeds = self.plan(n, n_clusters, ctx)
-        stages = [ctx.progress.for_stage(f"ensemble.members[{j}]", m.pipeline.solver.name)
-                  for j, m in enumerate(self.members)]
+        bar = ctx.progress.for_stage("ensemble", f"{len(self.members)} members")
+        bar.open(len(self.members))
         t0 = time.perf_counter()
         jobs = 1 if ctx.n_jobs is None else int(ctx.n_jobs)
         if jobs == 1 or len(self.members) == 1:
             outputs = []
             for j, member in enumerate(self.members):
-                stages[j].start(message=f"{member.label}, k={ks[j]}")
                 outputs.append(_run_member(member.pipeline, X, y, ks[j], seeds[j]))
-                stages[j].end(_summary(outputs[-1][0]))
+                bar.step(j + 1, len(self.members),
+                         f"{member.label}, k={ks[j]}: {_summary(outputs[-1][0])}")
         else:
             from joblib import Parallel, delayed
 
-            for j, member in enumerate(self.members):
-                stages[j].start(message=f"{member.label}, k={ks[j]}")
             outputs = []
             threads = _thread_counts()
             gen = Parallel(n_jobs=jobs, return_as="generator")(
@@ -236,7 +234,9 @@ class Ensemble:
                 for j, m in enumerate(self.members))
             for j, out in enumerate(gen):
                 outputs.append(out)
-                stages[j].end(_summary(out[0]))
+                bar.step(j + 1, len(self.members),
+                         f"{self.members[j].label}, k={ks[j]}: {_summary(out[0])}")
+        bar.close(f"{len(self.members)} members")
         t_members = time.perf_counter() - t0
         for member, (_, _, fitted) in zip(self.members, outputs, strict=True):
             member.pipeline = fitted  # the fitted parts (rounding centres...) for predict
@@ -249,13 +249,13 @@ class Ensemble:
             coded.append(inv.ravel())
         memberships = Memberships.from_labels(coded, [c.size for c in classes])
         cstage = ctx.progress.for_stage("consensus", self.consensus.name)
-        cstage.start(message=f"{memberships.n_base_clusters} base clusters")
+        cstage.open(message=f"{memberships.n_base_clusters} base clusters")
         t1 = time.perf_counter()
         cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
         labels = np.asarray(self.consensus.combine(memberships, n_clusters, cctx),
                             dtype=np.int64)
         t_consensus = time.perf_counter() - t1
-        cstage.end()
+        cstage.close(f"{memberships.n_base_clusters} base clusters")
         if labels.shape != (n,):
             raise ValueError(f"consensus {self.consensus.name!r} returned labels of shape "
                              f"{labels.shape}, expected ({n},)")

@@ -300,14 +300,17 @@ def test_first_member_consensus_returns_that_member(registry, data):
     assert adjusted_rand_score(first, model.labels_) == 1.0
 
 
-def test_one_progress_stage_per_member(registry, data):
+def test_one_progress_stage_over_the_members(registry, data):
+    """One bar for the members (a step each, in order) and one for the consensus."""
     X, _ = data
     events = []
     ens = gc.compose(small_spec(count=3, extra=[{"preset": "ncut"}]), registry)
     ens.run(X, n_clusters=3, ctx=Context(0, Progress(events.append)))
-    stages = [(e.stage, e.kind) for e in events if e.kind in ("start", "end")]
-    expected = [(f"ensemble.members[{j}]", kind) for j in range(4) for kind in ("start", "end")]
-    assert stages == expected + [("consensus", "start"), ("consensus", "end")]
+    opened = [(e.stage, e.kind) for e in events if e.kind in ("open", "close")]
+    assert opened == [("ensemble", "open"), ("ensemble", "close"),
+                      ("consensus", "open"), ("consensus", "close")]
+    steps = [(e.step, e.total) for e in events if e.stage == "ensemble" and e.kind == "step"]
+    assert steps == [(j, 4) for j in range(1, 5)]
     assert gc.GraphClustering(small_spec(), random_state=0).fit(X).labels_ is not None
 
 
