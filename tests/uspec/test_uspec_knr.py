@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import graphclust
 from graphclust_plugins.uspec._knr import build_index, exact_nearest, grouped_nearest
-from graphclust_plugins.uspec.graph_bipartite import KNRBipartiteGraph
+from graphclust_plugins.uspec.graph_knr_bipartite import KNRBipartiteGraph
 
 
 def brute(X, U, s):
