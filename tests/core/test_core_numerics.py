@@ -126,6 +126,105 @@ def test_smallest_per_row_is_a_sorted_selection(scores, s, largest):
     assert all(len(set(r)) == idx.shape[1] for r in idx)
 
 
+def brute_within(X, U, owner, candidates, s):
+    """Per row: sort all of its owner's candidates by (distance, position), keep s."""
+    idx = np.empty((X.shape[0], s), dtype=np.int64)
+    d2 = np.empty((X.shape[0], s))
+    for i, g in enumerate(owner):
+        c = np.asarray(candidates[g])
+        di = brute_sq(X[i:i + 1], U[c])[0]
+        order = np.argsort(di, kind="stable")[:s]
+        idx[i], d2[i] = c[order], di[order]
+    return idx, d2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("block", [None, 3])
+@pytest.mark.parametrize("as_array", [False, True])
+def test_grouped_nearest_matches_brute_force_within_candidates(rng, dtype, block, as_array):
+    X = rng.standard_normal((120, 5)).astype(dtype)
+    U = rng.standard_normal((40, 5)).astype(dtype)
+    if as_array:  # one row of candidates per anchor, as ULGE's leaf search passes them
+        cands = np.stack([rng.permutation(40)[:9] for _ in range(40)])
+        owner = rng.integers(0, 40, 120)
+    else:  # ragged groups, as U-SPEC's groups of representatives
+        cands = [np.arange(0, 40, 2), np.arange(1, 40, 2), np.arange(40), np.array([5, 7, 1, 30])]
+        owner = rng.integers(0, 4, 120)
+    idx, d2 = nx.grouped_nearest(X, U, owner, cands, 4, block_size=block)
+    bi, bd = brute_within(X, U, owner, cands, 4)
+    assert idx.dtype == np.int64 and d2.dtype == np.float64 and d2.min() >= 0
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(d2, bd, rtol=tol, atol=tol)
+    if dtype == np.float64:  # no near-ties at this size: the indices agree too
+        np.testing.assert_array_equal(idx, bi)
+    for i, g in enumerate(owner):
+        assert set(idx[i]) <= set(np.asarray(cands[g]).tolist())
+
+
+def test_grouped_nearest_with_all_rows_as_candidates_is_nearest_anchors(rng):
+    X = rng.standard_normal((70, 4))
+    U = rng.standard_normal((15, 4))
+    owner = rng.integers(0, 3, 70)
+    idx, d2 = nx.grouped_nearest(X, U, owner, [np.arange(15)] * 3, 6)
+    ri, rd = nearest_anchors(X, U, 6)
+    np.testing.assert_array_equal(idx, ri)
+    np.testing.assert_allclose(d2, rd, rtol=1e-12, atol=1e-12)
+
+
+def test_grouped_nearest_edge_cases_and_errors(rng):
+    X = rng.standard_normal((6, 2))
+    U = rng.standard_normal((5, 2))
+    cands = [np.arange(5), np.array([0, 1])]
+    # an owner with no rows may have too few candidates; an empty X gives empty results
+    idx, _ = nx.grouped_nearest(X, U, np.zeros(6, int), cands, 3)
+    assert idx.shape == (6, 3)
+    idx, d2 = nx.grouped_nearest(X[:0], U, np.zeros(0, int), cands, 3)
+    assert idx.shape == (0, 3) and d2.shape == (0, 3)
+    with pytest.raises(ValueError, match="owner 1 has 2 candidates, fewer than s=3"):
+        nx.grouped_nearest(X, U, np.array([0, 1, 0, 0, 0, 0]), cands, 3)
+    with pytest.raises(ValueError, match="owner must have shape"):
+        nx.grouped_nearest(X, U, np.zeros(5, int), cands, 1)
+    with pytest.raises(ValueError, match="owner must index the 2 candidate lists"):
+        nx.grouped_nearest(X, U, np.full(6, 2), cands, 1)
+    with pytest.raises(ValueError, match="s must be >= 1"):
+        nx.grouped_nearest(X, U, np.zeros(6, int), cands, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 12), st.integers(1, 5), st.integers(1, 4),
+       st.integers(0, 10_000), st.sampled_from([np.float64, np.float32]))
+def test_property_grouped_nearest_is_a_sorted_search_within_candidates(n, m, g, s, seed,
+                                                                       dtype):
+    rng = np.random.default_rng(seed)
+    s = min(s, m)
+    # integer coordinates make exact ties (and duplicates) common
+    X = rng.integers(-3, 4, (n, 2)).astype(dtype)
+    U = rng.integers(-3, 4, (m, 2)).astype(dtype)
+    cands = [rng.permutation(m)[:rng.integers(s, m + 1)] for _ in range(g)]
+    owner = rng.integers(0, g, n)
+    idx, d2 = nx.grouped_nearest(X, U, owner, cands, s, block_size=int(rng.integers(1, 8)))
+    _, bd = brute_within(X, U, owner, cands, s)
+    np.testing.assert_array_equal(d2, bd)  # small integers: exact in float32 too
+    np.testing.assert_array_equal(d2, brute_sq(X, U)[np.arange(n)[:, None], idx])
+    assert all(len(set(r)) == s for r in idx)
+    assert all(set(idx[i]) <= set(cands[owner[i]].tolist()) for i in range(n))
+
+
+def test_self_first_neighbors_match_brute_force_and_keep_their_own_row(rng):
+    U = rng.standard_normal((30, 3))
+    nb = nx.self_first_neighbors(U, 5)
+    assert nb.shape == (30, 5) and nb.dtype == np.int64
+    np.testing.assert_array_equal(nb[:, 0], np.arange(30))
+    D = brute_sq(U, U)
+    np.testing.assert_array_equal(nb, np.argsort(D, axis=1, kind="stable")[:, :5])
+    # duplicates: every row still lists itself first, its twin next
+    Ud = np.vstack([U[:4], U[:4]])
+    nb = nx.self_first_neighbors(Ud, 2)
+    np.testing.assert_array_equal(nb[:, 0], np.arange(8))
+    np.testing.assert_array_equal(nb[:, 1], (np.arange(8) + 4) % 8)
+    np.testing.assert_array_equal(nx.self_first_neighbors(U[:1], 1), [[0]])
+
+
 def test_mean_sq_distance_matches_brute_force(rng):
     X = rng.standard_normal((40, 5)) + 3.0
     U = rng.standard_normal((7, 5))

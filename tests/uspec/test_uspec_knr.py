@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import graphclust
-from graphclust_plugins.uspec._knr import build_index, exact_nearest, grouped_nearest
-from graphclust_plugins.uspec.graph_bipartite import KNRBipartiteGraph
+from graphclust_plugins.uspec._knr import build_index, exact_nearest
+from graphclust_plugins.uspec.graph_knr_bipartite import KNRBipartiteGraph
 
 
 def brute(X, U, s):
@@ -22,19 +22,6 @@ def separated(n_clusters=10, per=200, reps_per=10, d=8, seed=0):
     X = np.vstack([c + rng.normal(size=(per, d)) for c in centres])
     U = np.vstack([c + rng.normal(size=(reps_per, d)) for c in centres])
     return X, U
-
-
-def test_grouped_nearest_equals_brute_force_on_candidates():
-    rng = np.random.default_rng(1)
-    X, U = rng.normal(size=(300, 5)), rng.normal(size=(40, 5))
-    cands = [np.arange(0, 40, 2), np.arange(1, 40, 2), np.arange(40)]
-    owner = rng.integers(0, 3, 300)
-    idx, d2 = grouped_nearest(X, U, owner, cands, 4, block_rows=17)
-    for g, c in enumerate(cands):
-        rows = owner == g
-        bi, bd = brute(X[rows], U[c], 4)
-        np.testing.assert_array_equal(idx[rows], c[bi])
-        np.testing.assert_allclose(d2[rows], bd, atol=1e-9)
 
 
 def test_exact_search_is_brute_force():

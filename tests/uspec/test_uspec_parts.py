@@ -9,7 +9,9 @@ from sklearn.metrics import adjusted_rand_score
 
 import graphclust
 from graphclust.testing import check_part
-from graphclust_plugins.uspec import HybridAnchors, KNRBipartiteGraph, TransferCut
+from graphclust_plugins.uspec.anchors_hybrid import HybridAnchors
+from graphclust_plugins.uspec.graph_knr_bipartite import KNRBipartiteGraph
+from graphclust_plugins.uspec.solver_tcut import TransferCut
 from graphclust_plugins.uspec._tcut import transfer_cut
 
 # well-separated blobs give one bipartite component per blob (the pipeline warns)
@@ -145,3 +147,22 @@ def test_parts_compose_with_other_bundles(spec):
     est = graphclust.GraphClustering(spec, n_clusters=4, random_state=0).fit(X)
     assert adjusted_rand_score(y, est.labels_) > 0.95
     np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_old_package_level_names_are_deprecated_aliases():
+    import graphclust_plugins.uspec as bundle
+    from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
+
+    for cls in (HybridAnchors, KNRBipartiteGraph, TransferCut, TcutConsensus):
+        with pytest.warns(DeprecationWarning, match=cls.__module__):
+            assert getattr(bundle, cls.__name__) is cls
+
+
+def test_bundle_init_imports_no_part_module():
+    import subprocess
+    import sys
+
+    code = ("import sys, graphclust_plugins.uspec; "
+            "print(sorted(m for m in sys.modules if m.startswith('graphclust_plugins.uspec.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

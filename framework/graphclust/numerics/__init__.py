@@ -6,7 +6,8 @@ module                    what it holds
 ========================  ==========================================================
 :mod:`.eigen`             leading eigenvectors: the one dense-vs-ARPACK rule; signs
 :mod:`.anchor_rows`       Gaussian and adaptive (ULGE Eq. 18) anchor-graph rows
-:mod:`.distances`         blocked squared distances, nearest-``s`` search, kNN
+:mod:`.distances`         blocked squared distances, nearest-``s`` search (all or
+                          grouped candidates), kNN
 :mod:`.rows`              row normalisation (unit length, unit sum)
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
@@ -28,9 +29,11 @@ from graphclust.numerics.distances import (
     clamp_anchors,
     clamp_neighbors,
     default_block_size,
+    grouped_nearest,
     knn,
     mean_sq_distance,
     nearest_anchors,
+    self_first_neighbors,
     smallest_per_row,
     sq_distances,
 )
@@ -56,6 +59,7 @@ __all__ = [
     "float_dtype",
     "gaussian_anchor_rows",
     "gaussian_weights",
+    "grouped_nearest",
     "knn",
     "leading_eigenvectors",
     "mean_sq_distance",
@@ -65,6 +69,7 @@ __all__ = [
     "row_norms",
     "rows_to_csr",
     "sample_rows",
+    "self_first_neighbors",
     "self_tuning_sigma",
     "sign_flip",
     "singular_values_from_gram",

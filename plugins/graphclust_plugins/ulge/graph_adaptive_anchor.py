@@ -7,11 +7,10 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.numerics import (adaptive_anchor_rows, as_float, common_float_dtype,
-                                 default_block_size, nearest_anchors, smallest_per_row,
-                                 sq_distances)
+from graphclust.numerics import (adaptive_anchor_rows, as_float, default_block_size,
+                                 grouped_nearest, nearest_anchors, self_first_neighbors)
 
-__all__ = ["AdaptiveAnchorGraph", "AdaptiveAnchorState", "leaf_candidates"]
+__all__ = ["AdaptiveAnchorGraph", "AdaptiveAnchorState"]
 
 
 @attrs.frozen
@@ -28,46 +27,6 @@ class AdaptiveAnchorState(graphclust.FittedState):
     leaf_candidates: np.ndarray | None = attrs.field(
         default=None, eq=attrs.cmp_using(eq=lambda a, b: np.array_equal(a, b)
                                          if a is not None and b is not None else a is b))
-
-
-def leaf_candidates(U: np.ndarray, n_candidates: int) -> np.ndarray:
-    """For every anchor, the ``n_candidates`` anchors nearest to it (itself first).
-
-    Returns an int64 array of shape ``(m, n_candidates)``, sorted by distance.
-    """
-    idx, _ = nearest_anchors(U, U, int(n_candidates))
-    # Put the anchor itself first even when a duplicate anchor ties with it.
-    m = U.shape[0]
-    own = np.arange(m)[:, None]
-    has_own = (idx == own).any(axis=1)
-    idx[~has_own, -1] = np.arange(m)[~has_own]
-    order = np.argsort(idx != own, axis=1, kind="stable")
-    return np.take_along_axis(idx, order, axis=1)
-
-
-def _leaf_search(X: np.ndarray, U: np.ndarray, own: np.ndarray, cand: np.ndarray,
-                 s: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``s`` nearest anchors of every point among the candidates of its own anchor.
-
-    Points are grouped by their own anchor; each group meets its candidate anchors in
-    one BLAS product. Cost ``O(n · c · d)`` for ``c`` candidates.
-    """
-    n = X.shape[0]
-    dtype = common_float_dtype(X, U)
-    Uw = U.astype(dtype, copy=False)
-    u_sq = np.einsum("ij,ij->i", Uw, Uw)
-    order = np.argsort(own, kind="stable")
-    counts = np.bincount(own, minlength=U.shape[0])
-    bounds = np.concatenate(([0], np.cumsum(counts)))
-    idx_out = np.empty((n, s), dtype=np.int64)
-    val_out = np.empty((n, s), dtype=np.float64)
-    for a in np.flatnonzero(counts):
-        rows = order[bounds[a]:bounds[a + 1]]
-        Xb = X[rows].astype(dtype, copy=False)
-        c = cand[a]
-        near, val_out[rows] = smallest_per_row(sq_distances(Xb, Uw[c], u_sq[c]), s)
-        idx_out[rows] = c[near]
-    return idx_out, val_out
 
 
 @graphclust.part
@@ -96,7 +55,9 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
     looks at the ``candidates · k`` anchors nearest to its *own* anchor — its BKHK
     leaf (:attr:`Anchors.assignment`), or for new points in :meth:`transform` and for
     anchors without an assignment, its nearest anchor — so building ``Z`` costs
-    ``O(n · candidates · k · d)`` instead of ``O(n · m · d)``. It equals the exact
+    ``O(n · candidates · k · d)`` instead of ``O(n · m · d)``
+    (:func:`graphclust.numerics.self_first_neighbors` for the candidate lists,
+    :func:`graphclust.numerics.grouped_nearest` for the search). It equals the exact
     search whenever ``candidates · k ≥ m``; otherwise a point may miss a true
     neighbour (see the bundle docs for the measured cost). ``search = "exact"``
     (default, the paper's Eq. 18 as written) compares every point with all anchors.
@@ -131,7 +92,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         if self.search == "leaf" and cand is not None and cand.shape[1] < m:
             if own is None:
                 own = nearest_anchors(X, U, 1)[0][:, 0]
-            idx, dist = _leaf_search(X, U, own, cand, k + 1)
+            idx, dist = grouped_nearest(X, U, own, cand, k + 1)
         else:
             idx, dist = nearest_anchors(X, U, k + 1, block_size=default_block_size(m, 64 * 2**20))
         return adaptive_anchor_rows(idx, dist, m, k)
@@ -145,7 +106,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         k = self._k(m)
         cand = None
         if self.search == "leaf" and m > 1:
-            cand = leaf_candidates(U, self._n_candidates(m, k))
+            cand = self_first_neighbors(U, self._n_candidates(m, k))
         own = anchors.assignment
         if own is not None and np.asarray(own).shape[0] != X.shape[0]:
             own = None

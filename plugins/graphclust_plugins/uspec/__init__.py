@@ -20,22 +20,30 @@ Presets ``uspec`` (``presets/uspec.toml``) and ``usenc`` (``presets/usenc.toml``
 from pathlib import Path
 
 from graphclust import hookimpl
-
-from graphclust_plugins.uspec.anchors_hybrid import HybridAnchors
-from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
-from graphclust_plugins.uspec.graph_bipartite import KNRBipartiteGraph
-from graphclust_plugins.uspec.solver_tcut import TransferCut
-
-__all__ = ["HybridAnchors", "KNRBipartiteGraph", "TransferCut", "TcutConsensus"]
+from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
 
 @hookimpl
 def graphclust_register_components(registry):
+    from graphclust_plugins.uspec.anchors_hybrid import HybridAnchors
+    from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
+    from graphclust_plugins.uspec.graph_knr_bipartite import KNRBipartiteGraph
+    from graphclust_plugins.uspec.solver_tcut import TransferCut
+
     registry.anchors.add(HybridAnchors)
     registry.graphs.add(KNRBipartiteGraph)
     registry.solvers.add(TransferCut)
     registry.consensus.add(TcutConsensus)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
+
+
+# Deprecated: these names used to be re-exported here.
+__getattr__ = moved_names(__name__, {
+    "HybridAnchors": "graphclust_plugins.uspec.anchors_hybrid",
+    "KNRBipartiteGraph": "graphclust_plugins.uspec.graph_knr_bipartite",
+    "TransferCut": "graphclust_plugins.uspec.solver_tcut",
+    "TcutConsensus": "graphclust_plugins.uspec.consensus_tcut",
+})
