@@ -91,3 +91,20 @@ def test_a_part_phase_resets_the_stage_total_without_a_new_bar():
         rep.graphclust_report_progress(e)
     assert buf.getvalue().count("\n") == 1
     assert np.all([e.elapsed >= 0 for e in events])
+
+
+def test_graph_blocks_are_reported_as_steps():
+    """A blocked nearest-anchor search reports one step per row block."""
+    from graphclust.numerics import nearest_anchors
+
+    events = []
+    prog = Progress(events.append).for_stage("graph", "x")
+    X = np.random.default_rng(0).normal(size=(1000, 4))
+    idx, _ = nearest_anchors(X, X[:50], 3, block_size=300, progress=prog)
+    steps = [(e.step, e.total) for e in events if e.kind == "step"]
+    assert steps == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    ref, _ = nearest_anchors(X, X[:50], 3)
+    np.testing.assert_array_equal(idx, ref)
+    events.clear()
+    nearest_anchors(X, X[:50], 3, progress=prog)  # one block: nothing to report
+    assert events == []

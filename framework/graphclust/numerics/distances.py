@@ -9,6 +9,8 @@ For data-to-data graphs at large ``n`` the approximate path uses faiss
 
 from __future__ import annotations
 
+from typing import Any
+
 import warnings
 from collections.abc import Sequence
 
@@ -116,6 +118,7 @@ def nearest_anchors(
     metric: str = "sqeuclidean",
     block_size: int | None = None,
     exclude: np.ndarray | None = None,
+    progress: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``s`` nearest rows of ``U`` for every row of ``X``, in row blocks.
 
@@ -133,6 +136,9 @@ def nearest_anchors(
     exclude : ndarray of shape (n,), optional
         For each row of ``X``, one column of ``U`` that must not be returned (its own
         index when ``U is X``); ``-1`` for none.
+    progress : graphclust.Progress, optional
+        Receives one step per row block (a part passes ``ctx.progress``), so a long
+        search shows a bar with its rate; nothing is reported for a single block.
 
     Returns
     -------
@@ -153,6 +159,10 @@ def nearest_anchors(
     block = block_size or default_block_size(m)
     idx_out = np.empty((n, s), dtype=np.int64)
     val_out = np.empty((n, s), dtype=np.float64)
+    n_blocks = -(-n // block)
+    report = progress is not None and n_blocks > 1
+    if report:
+        progress.start(n_blocks, f"nearest {s} of {m}, {n_blocks} row blocks")
     for start in range(0, n, block):
         stop = min(n, start + block)
         Xb = X[start:stop].astype(dtype, copy=False)
@@ -170,6 +180,8 @@ def nearest_anchors(
         idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
         idx_out[start:stop] = idx
         val_out[start:stop] = vals
+        if report:
+            progress.step(start // block + 1, n_blocks)
     return idx_out, val_out
 
 

@@ -56,9 +56,9 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         None, doc="Kernel bandwidth σ; None = mean of all squared point-anchor distances (LSC).",
         check=graphclust.optional(graphclust.real(0, low_open=True)))
 
-    def _rows(self, X, U, sigma):
+    def _rows(self, X, U, sigma, progress=None):
         m = U.shape[0]
-        idx, dsq = nearest_anchors(X, U, int(min(self.n_neighbors, m)))
+        idx, dsq = nearest_anchors(X, U, int(min(self.n_neighbors, m)), progress=progress)
         return gaussian_anchor_rows(idx, dsq, m, 2.0 * sigma * sigma)
 
     def build(self, X, anchors, ctx):
@@ -67,7 +67,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         X = as_dense_float(X)
         U = np.asarray(anchors.points).astype(X.dtype, copy=False)
         sigma = float(self.sigma) if self.sigma is not None else mean_sq_distance(X, U)
-        Z = self._rows(X, U, sigma)
+        Z = self._rows(X, U, sigma, ctx.progress)
         state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
         return graphclust.AnchorGraph(Z, anchors=anchors, state=state)
 

@@ -73,9 +73,9 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         None, doc="Rows per distance block; None sizes blocks to about 256 MB.",
         check=graphclust.optional(graphclust.integer(1)))
 
-    def _rows(self, X, U, s: int, sigma: float | None):
+    def _rows(self, X, U, s: int, sigma: float | None, progress=None):
         """Rows of ``Z`` (Eq. 12) and the bandwidth (self-tuning when ``sigma`` is None)."""
-        idx, d2 = nearest_anchors(X, U, s, block_size=self.block_size)
+        idx, d2 = nearest_anchors(X, U, s, block_size=self.block_size, progress=progress)
         sigma = self_tuning_sigma(d2) if sigma is None else float(sigma)
         return gaussian_anchor_rows(idx, d2, U.shape[0], sigma * sigma), sigma
 
@@ -85,7 +85,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         X = as_float(X)
         U = np.asarray(anchors.points).astype(X.dtype, copy=False)
         s = clamp_neighbors(self.n_neighbors, U.shape[0], "graph 'ongr-anchor'")
-        Z, sigma = self._rows(X, U, s, self.bandwidth)
+        Z, sigma = self._rows(X, U, s, self.bandwidth, ctx.progress)
         return graphclust.AnchorGraph(
             Z, anchors=anchors,
             info={"bandwidth_rule": "given" if self.bandwidth is not None

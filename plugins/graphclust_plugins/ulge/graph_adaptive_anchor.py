@@ -84,7 +84,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         return int(min(m, max(k + 1, int(self.candidates) * k)))
 
     def _rows(self, X: np.ndarray, U: np.ndarray, own: np.ndarray | None,
-              cand: np.ndarray | None) -> sp.csr_array:
+              cand: np.ndarray | None, progress=None) -> sp.csr_array:
         n, m = X.shape[0], U.shape[0]
         if m == 1:
             return sp.csr_array(np.ones((n, 1)))
@@ -94,7 +94,8 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
                 own = nearest_anchors(X, U, 1)[0][:, 0]
             idx, dist = grouped_nearest(X, U, own, cand, k + 1)
         else:
-            idx, dist = nearest_anchors(X, U, k + 1, block_size=default_block_size(m, 64 * 2**20))
+            idx, dist = nearest_anchors(X, U, k + 1, block_size=default_block_size(m, 64 * 2**20),
+                                        progress=progress)
         return adaptive_anchor_rows(idx, dist, m, k)
 
     def build(self, X, anchors, ctx) -> graphclust.AnchorGraph:
@@ -110,7 +111,8 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         own = anchors.assignment
         if own is not None and np.asarray(own).shape[0] != X.shape[0]:
             own = None
-        Z = self._rows(X, U, None if own is None else np.asarray(own, dtype=np.int64), cand)
+        Z = self._rows(X, U, None if own is None else np.asarray(own, dtype=np.int64), cand,
+                       ctx.progress)
         info = {"n_neighbors": k, "search": self.search}
         return graphclust.AnchorGraph(Z, anchors=anchors, info=info,
                                       state=AdaptiveAnchorState(leaf_candidates=cand))
