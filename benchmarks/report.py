@@ -155,6 +155,8 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
         out["status"] = "met" if worst >= -t.tolerance else f"missed ({worst:+.1f})".replace(
             "-", "−")
         return out
+    if t.kind == "median":
+        return _evaluate_median(t, row, rows, out)
     if t.kind == "limit":
         out["target"] = f"{t.stat} ≤ {t.goal:g}"
         if row and _ok(row.get(t.stat)):
@@ -174,6 +176,26 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
         value = other["time_cap"] / row[t.stat]
         out.update(ours=f"≥ {value:.1f}× ({t.versus} over cap)",
                    status="met" if value >= t.goal else "open (peer over cap)")
+    return out
+
+
+def _evaluate_median(t: Target, row: dict | None, rows: list[dict],
+                     out: dict[str, str]) -> dict[str, str]:
+    """A ``median_of`` target: ours against the median of the ``group`` methods."""
+    out["target"] = f"≥ median of {len(t.group)}"
+    others = {g: _find(rows, g, t.dataset) for g in t.group}
+    missing = [g for g, r in others.items() if r is None or not _ok(r.get(t.stat))]
+    if row is None or not _ok(row.get(t.stat)):
+        out["ours"] = out["status"] = row["status"] if row else "not run"
+        return out
+    if missing:
+        out["status"] = f"open (no {t.stat} of {', '.join(missing)})"
+        return out
+    med = float(np.median([r[t.stat] for r in others.values()]))
+    scale = 100.0 if t.stat in METRICS else 1.0
+    out["ours"] = f"{scale * row[t.stat]:.2f} vs median {scale * med:.2f}"
+    gap = scale * (row[t.stat] - med)
+    out["status"] = "met" if gap >= 0 else f"missed ({gap:+.1f})".replace("-", "−")
     return out
 
 
