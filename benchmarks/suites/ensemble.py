@@ -1,7 +1,14 @@
 """Ensembles: U-SENC (Huang, Wang, Wu, Lai, Kwoh, TKDE 2020) against the paper's MNIST-70k
 row and one k-means run in the same run, and a cross-bundle ensemble (one member from
 each of four bundles, transfer-cut consensus) beside each member run as its own preset,
-so that every data-set table shows the members and their consensus side by side."""
+so that every data-set table shows the members and their consensus side by side.
+The ``-k1`` rows are the same ensembles with the consensus keeping one eigenvector beyond
+``k`` (``extra_components = 1``; a variant, not the presets' default): the member seeds
+derive from the run's seed, so they combine the very same memberships."""
+
+import copy
+
+import graphclust
 
 from benchmarks.suite import Suite, median_of, peer, preset, ratio, score, spec
 
@@ -10,6 +17,16 @@ MEMBERS = ("anchor-spectral", "bkhk-dcd", "ongr-k", "uspec")
 _CROSS_SETS = ("usps", "pendigits", "mnist_test", "letter")
 _CROSS = {"ensemble": {"members": [{"preset": name, "metrics": []} for name in MEMBERS],
                        "consensus": {"name": "tcut"}}}
+
+
+def _extra_component(spec_: dict) -> dict:
+    """``spec_`` (an ensemble spec) with one more consensus eigenvector than ``k``."""
+    out = {"ensemble": copy.deepcopy(spec_["ensemble"])}
+    consensus = out["ensemble"]["consensus"]
+    consensus = {"name": consensus} if isinstance(consensus, str) else consensus
+    out["ensemble"]["consensus"] = {**consensus, "extra_components": 1}
+    return out
+
 
 SUITE = Suite(
     name="ensemble",
@@ -21,7 +38,10 @@ SUITE = Suite(
     methods=(
         preset("usenc", datasets=("mnist",), seeds=3),
         peer("sk-kmeans-1", datasets=("mnist",), seeds=3),
+        spec("usenc-k1", _extra_component(graphclust.get_registry().presets.get("usenc")),
+             datasets=("mnist",), seeds=3),
         spec("cross-ensemble", _CROSS),
+        spec("cross-ensemble-k1", _extra_component(_CROSS)),
         *(preset(name) for name in MEMBERS),
     ),
     targets=(
