@@ -163,14 +163,14 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
             out.update(ours=f"{row[t.stat]:.0f}", status="met" if row[t.stat] <= t.goal
                        else "missed")
         return out
-    out["target"] = f"≥ {t.goal:g}×"
+    out["target"] = f"≥ {t.goal:.3g}×"
     other = _find(rows, t.versus, t.dataset)
     if row is None or not _ok(row.get(t.stat)) or other is None:
         return out
     if _ok(other.get(t.versus_stat)):
         value = other[t.versus_stat] / row[t.stat]
         shown = (f"{other[t.versus_stat]:.3f} vs {row[t.stat]:.3f}" if t.stat in METRICS
-                 else f"{value:.2f}×")
+                 else f"{value:.2f}×" if value >= 1 else f"{value:.3g}×")
         out.update(ours=shown, status="met" if value >= t.goal else "missed")
     elif other["status"] == "over cap" and t.versus_stat == "time_fit" and other["time_cap"]:
         value = other["time_cap"] / row[t.stat]
