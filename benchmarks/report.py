@@ -155,25 +155,47 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
         out["status"] = "met" if worst >= -t.tolerance else f"missed ({worst:+.1f})".replace(
             "-", "−")
         return out
+    if t.kind == "median":
+        return _evaluate_median(t, row, rows, out)
     if t.kind == "limit":
         out["target"] = f"{t.stat} ≤ {t.goal:g}"
         if row and _ok(row.get(t.stat)):
             out.update(ours=f"{row[t.stat]:.0f}", status="met" if row[t.stat] <= t.goal
                        else "missed")
         return out
-    out["target"] = f"≥ {t.goal:g}×"
+    out["target"] = f"≥ {t.goal:.3g}×"
     other = _find(rows, t.versus, t.dataset)
     if row is None or not _ok(row.get(t.stat)) or other is None:
         return out
     if _ok(other.get(t.versus_stat)):
         value = other[t.versus_stat] / row[t.stat]
         shown = (f"{other[t.versus_stat]:.3f} vs {row[t.stat]:.3f}" if t.stat in METRICS
-                 else f"{value:.2f}×")
+                 else f"{value:.2f}×" if value >= 1 else f"{value:.3g}×")
         out.update(ours=shown, status="met" if value >= t.goal else "missed")
     elif other["status"] == "over cap" and t.versus_stat == "time_fit" and other["time_cap"]:
         value = other["time_cap"] / row[t.stat]
         out.update(ours=f"≥ {value:.1f}× ({t.versus} over cap)",
                    status="met" if value >= t.goal else "open (peer over cap)")
+    return out
+
+
+def _evaluate_median(t: Target, row: dict | None, rows: list[dict],
+                     out: dict[str, str]) -> dict[str, str]:
+    """A ``median_of`` target: ours against the median of the ``group`` methods."""
+    out["target"] = f"≥ median of {len(t.group)}"
+    others = {g: _find(rows, g, t.dataset) for g in t.group}
+    missing = [g for g, r in others.items() if r is None or not _ok(r.get(t.stat))]
+    if row is None or not _ok(row.get(t.stat)):
+        out["ours"] = out["status"] = row["status"] if row else "not run"
+        return out
+    if missing:
+        out["status"] = f"open (no {t.stat} of {', '.join(missing)})"
+        return out
+    med = float(np.median([r[t.stat] for r in others.values()]))
+    scale = 100.0 if t.stat in METRICS else 1.0
+    out["ours"] = f"{scale * row[t.stat]:.2f} vs median {scale * med:.2f}"
+    gap = scale * (row[t.stat] - med)
+    out["status"] = "met" if gap >= 0 else f"missed ({gap:+.1f})".replace("-", "−")
     return out
 
 

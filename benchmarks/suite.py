@@ -38,6 +38,7 @@ __all__ = [
     "get_suite",
     "limit",
     "load_suites",
+    "median_of",
     "peer",
     "preset",
     "ratio",
@@ -85,7 +86,7 @@ class Method:
 @dataclass(frozen=True)
 class Target:
     """One row of the reproduction table (see :func:`score`, :func:`ratio`, :func:`limit`,
-    :func:`slope`); ``kind`` says how ``status`` is decided."""
+    :func:`slope`, :func:`median_of`); ``kind`` says how ``status`` is decided."""
 
     kind: str
     label: str
@@ -97,6 +98,7 @@ class Target:
     versus_stat: str = ""
     goal: float = 0.0
     tolerance: float = 3.0
+    group: tuple[str, ...] = ()
 
 
 def score(label: str, method: str, dataset: str, tolerance: float = 3.0,
@@ -123,6 +125,14 @@ def limit(label: str, method: str, dataset: str, stat: str, goal: float) -> Targ
 def slope(label: str, method: str, family: str, goal: float, stat: str = "time_fit") -> Target:
     """Log-log slope of ``stat`` against n over the sizes of ``family`` at most ``goal``."""
     return Target("slope", label, method, family, stat=stat, goal=goal)
+
+
+def median_of(label: str, method: str, dataset: str, versus: tuple[str, ...],
+              stat: str = "acc") -> Target:
+    """``method``'s ``stat`` at least the median of the same stat of the methods ``versus``
+    on ``dataset`` (e.g. a consensus against its members run as presets); open while one
+    of them has no result."""
+    return Target("median", label, method, dataset, stat=stat, group=tuple(versus))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from benchmarks.suite import (
     cells,
     limit,
     load_suites,
+    median_of,
     peer,
     preset,
     ratio,
@@ -70,6 +71,8 @@ def test_suite_names_existing_presets_peers_recipes_and_datasets(name):
             assert (t.method, t.dataset) in pairs, t
         if t.kind == "ratio":
             assert (t.versus, t.dataset) in pairs, t
+        if t.kind == "median":
+            assert t.group and all((g, t.dataset) in pairs for g in t.group), t
     assert len(cells(suite)) > 0
 
 
@@ -207,6 +210,38 @@ def test_targets_are_evaluated():
     s = ev(slope("sl", "m", "f", 1.1), rows)
     assert s["status"] == "met" and "slope 1.00" in s["ours"]
     assert ev(score("s", "nobody", "x", acc=1.0), rows)["status"] == "not run"
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6), st.floats(0.0, 1.0))
+def test_median_target_compares_with_the_median_of_the_group(members, ours):
+    recs = [_rec(f"m{i}", "x", acc=a) for i, a in enumerate(members)]
+    rows = report.aggregate([*recs, _rec("c", "x", acc=ours)])
+    group = tuple(f"m{i}" for i in range(len(members)))
+    ev = report.evaluate(median_of("t", "c", "x", versus=group), rows)
+    ordered, mid = sorted(members), len(members) // 2  # brute-force median
+    med = ordered[mid] if len(members) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    if ours >= med:
+        assert ev["status"] == "met"
+    else:
+        assert ev["status"].startswith("missed (−")
+    assert ev["target"] == f"≥ median of {len(members)}"
+
+
+def test_median_target_is_open_while_a_member_has_no_result():
+    rows = report.aggregate([_rec("c", "x", acc=0.9), _rec("a", "x", acc=0.5),
+                             _rec("b", "x", status="over cap")])
+    ev = report.evaluate(median_of("t", "c", "x", versus=("a", "b")), rows)
+    assert ev["status"] == "open (no acc of b)" and ev["ours"] == "not run"
+    ev = report.evaluate(median_of("t", "c", "x", versus=("a", "nobody")), rows)
+    assert ev["status"] == "open (no acc of nobody)"
+    ev = report.evaluate(median_of("t", "gone", "x", versus=("a",)), rows)
+    assert ev["status"] == "not run"
+    ev = report.evaluate(median_of("t", "c", "x", versus=("a",)), rows)
+    assert ev == {"label": "t", "target": "≥ median of 1", "ours": "90.00 vs median 50.00",
+                  "status": "met"}
+    ev = report.evaluate(median_of("t", "a", "x", versus=("c",)), rows)
+    assert ev["status"] == "missed (−40.0)"
 
 
 @settings(max_examples=25, deadline=None)
