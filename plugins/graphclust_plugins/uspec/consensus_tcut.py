@@ -29,12 +29,11 @@ class TcutConsensus(graphclust.Consensus):
     Rules
     -----
     * ``k`` eigenvectors are kept, the first one the trivial constant vector (as in the
-      paper); ``extra_components = 1`` keeps one more. On this repository's benchmarks
-      (``benchmarks/ensemble_results.md``) one more raised U-SENC's MNIST-70k ACC from
-      76.7 to 81.9 (3 seeds) and the cross-bundle USPS ensemble's from 65.7 to 76.5,
-      with PenDigits, MNIST-test and Letter unchanged (within 0.3); but on digits (ARI
-      .826 → .817, 3 seeds) and four small blobs (.988 → .926) it lost, so neither the
-      default nor the ``usenc`` preset adopts it: both stay the paper's.
+      paper); ``extra_components = 1`` keeps one more. In the ``ensemble`` benchmark
+      suite (rows ``usenc-k1`` and ``cross-ensemble-k1`` of ``benchmarks/RESULTS.md``)
+      one more raised U-SENC's MNIST-70k ACC from 77.1 to 82.1 (3 seeds); on sklearn's
+      digits (ARI .826 → .817, 3 seeds) and four small blobs (.988 → .926) it lost, so
+      neither the default nor the ``usenc`` preset adopts it: both stay the paper's.
     * ``eigen_scaling=False`` (default) uses ``v`` as is; ``True`` divides column ``j``
       by ``1 − γ_j`` as in the theorem's lifted eigenvector ``u``. With row
       normalisation the unscaled form weighs every eigenvector alike, while the scaled
