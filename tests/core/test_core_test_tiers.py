@@ -43,3 +43,17 @@ def test_readme_command_selects_no_slow_test():
 def test_slow_marker_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     assert '"slow:' in text and "--strict-markers" in text
+
+
+def test_readme_python_example_runs(tmp_path, monkeypatch):
+    """The README's usage example is code users paste: it must run as written."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    code = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own README
+    assert scope["labels"].shape == (1797,)
+    assert (tmp_path / "report.png").stat().st_size > 20_000
