@@ -93,6 +93,17 @@ def _checked(part: Part, loc: str) -> list[Problem]:
                         f"{type(exc).__name__}: {exc}")]
 
 
+def build_metrics(specs, prefix: str, registry: Registry,
+                  problems: list[Problem]) -> list[Part]:
+    """The metric parts of a spec's ``metrics`` list (problems at ``metrics[i]``)."""
+    metrics = []
+    for i, ps in enumerate(specs):
+        m = build_part("metric", ps, f"{prefix}metrics[{i}]", registry, problems)
+        if m is not None:
+            metrics.append(m)
+    return metrics
+
+
 def _compose_nested(kind: str, value: dict, loc: str, registry: Registry,
                     problems: list[Problem]):
     from graphclust._parts import Part
@@ -210,11 +221,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
         ps = getattr(spec, sec)
         parts[sec] = None if ps is None else build_part(sec, ps, f"{prefix}{sec}", registry,
                                                         problems)
-    metrics = []
-    for i, ps in enumerate(spec.metrics):
-        m = build_part("metric", ps, f"{prefix}metrics[{i}]", registry, problems)
-        if m is not None:
-            metrics.append(m)
+    metrics = build_metrics(spec.metrics, prefix, registry, problems)
     problems.extend(_compat(parts, spec, registry, prefix, nested))
     return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
                     rounding=parts["rounding"], metrics=metrics, adapter=parts["adapter"],

@@ -319,7 +319,7 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
     sections. ``top`` is the parsed :class:`~graphclust._spec.PipelineSpec` (its
     ``n_clusters``, ``seed`` and metrics belong to the ensemble).
     """
-    from graphclust._composer import _compose, build_part
+    from graphclust._composer import _compose, build_metrics, build_part
 
     loc = f"{prefix}ensemble"
     members: list[EnsembleMember] = []
@@ -341,11 +341,7 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
     if spec.consensus is not None:
         consensus = build_part("consensus", spec.consensus, f"{loc}.consensus", registry,
                                problems)
-    metrics = []
-    for j, ps in enumerate(top.metrics):
-        m = build_part("metric", ps, f"{prefix}metrics[{j}]", registry, problems)
-        if m is not None:
-            metrics.append(m)
+    metrics = build_metrics(top.metrics, prefix, registry, problems)
     if consensus is None or len(members) != sum(ms.count for ms in spec.members):
         return None
     return Ensemble(members=members, consensus=consensus, metrics=metrics,

@@ -178,8 +178,7 @@ def _timings(ax, model):
 
 def _confusion(ax, y, labels):
     from scipy.optimize import linear_sum_assignment
-    from sklearn.metrics import (adjusted_rand_score, confusion_matrix,
-                                 normalized_mutual_info_score)
+    from sklearn.metrics import adjusted_rand_score, confusion_matrix, normalized_mutual_info_score
 
     classes, y_idx = np.unique(y, return_inverse=True)
     M = confusion_matrix(y_idx, labels)

@@ -7,7 +7,6 @@ import re
 
 import numpy as np
 import pytest
-
 from graphclust import Context, GraphClustering, compose
 from graphclust._progress import Progress
 from graphclust._reporter import StderrProgressReporter

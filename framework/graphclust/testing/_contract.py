@@ -8,9 +8,11 @@ here, so a new kind needs no change anywhere else in the kit.
 
 from __future__ import annotations
 
-import attrs
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+
+import attrs
+import numpy as np
 
 from graphclust._parts import PART_KINDS, Part
 
@@ -217,3 +219,13 @@ class KindContract:
         """Run a kind-specific pipeline check; return ``False`` to use the common one
         (fit :class:`graphclust.GraphClustering` on :meth:`minimal_spec`)."""
         return False
+
+
+def check_labels(cls: type, check: str, out: Any, n: int, k: int, what: str) -> None:
+    """``out`` must be integer labels of shape ``(n,)`` in ``[0, k)`` (roundings, consensus)."""
+    lab = np.asarray(out)
+    ensure(lab.shape == (n,), cls, check, f"{what} must return labels of shape ({n},), got "
+           f"{lab.shape}")
+    ensure(lab.dtype.kind in "iu", cls, check, f"labels must be integers, got dtype {lab.dtype}")
+    ensure(lab.min() >= 0 and lab.max() < k, cls, check,
+           f"labels must lie in [0, k) = [0, {k}), got [{lab.min()}, {lab.max()}]")

@@ -21,8 +21,14 @@ from graphclust._parts import Adapted, Adapter, Context, Part
 from graphclust._solution import Solution
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
-from graphclust.testing._fixture import (Fixture, KitAnchorGraph, KitAnchors, KitKMeansRounding,
-                                         KitKnnGraph, KitSolver)
+from graphclust.testing._fixture import (
+    Fixture,
+    KitAnchorGraph,
+    KitAnchors,
+    KitKMeansRounding,
+    KitKnnGraph,
+    KitSolver,
+)
 
 __all__ = ["AdapterContract", "CONTRACT"]
 

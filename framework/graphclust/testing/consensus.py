@@ -19,7 +19,14 @@ import numpy as np
 from graphclust._membership import Memberships
 from graphclust._parts import Consensus, Context, Part
 from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
+from graphclust.testing._contract import (
+    KindCheck,
+    KindContract,
+    Variant,
+    check_labels,
+    ensure,
+    guard,
+)
 from graphclust.testing._fixture import Fixture
 
 __all__ = ["ConsensusContract", "CONTRACT"]
@@ -99,14 +106,7 @@ class ConsensusContract(KindContract):
 
     def check_output(self, inst: Part, out: Any, fx: Fixture, X: Any, *, check: str,
                      variant: Variant, n_clusters: int) -> None:
-        cls, c = type(inst), check
-        n, k = X.shape[0], n_clusters
-        lab = np.asarray(out)
-        ensure(lab.shape == (n,), cls, c, f"combine() must return labels of shape ({n},), "
-               f"got {lab.shape}")
-        ensure(lab.dtype.kind in "iu", cls, c, f"labels must be integers, got {lab.dtype}")
-        ensure(lab.min() >= 0 and lab.max() < k, cls, c,
-               f"labels must lie in [0, k) = [0, {k}), got [{lab.min()}, {lab.max()}]")
+        check_labels(type(inst), check, out, X.shape[0], n_clusters, "combine()")
 
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
         checks = [KindCheck("identical-members", "identical members give their partition "

@@ -15,7 +15,7 @@ import numpy as np
 from graphclust._parts import Context, Part, Rounding
 from graphclust._solution import Solution
 from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
+from graphclust.testing._contract import KindCheck, KindContract, Variant, check_labels, guard
 from graphclust.testing._fixture import Fixture, KitKnnGraph, KitSolver
 
 __all__ = ["RoundingContract", "CONTRACT"]
@@ -73,15 +73,8 @@ class RoundingContract(KindContract):
 
     def check_output(self, inst: Part, out: Any, fx: Fixture, X: Any, *, check: str,
                      variant: Variant, n_clusters: int) -> None:
-        cls, c = type(inst), check
-        n, k = X.shape[0], n_clusters
-        lab = np.asarray(out)
         what = "assign()" if check == "assign" else "round()"
-        ensure(lab.shape == (n,), cls, c,
-               f"{what} must return labels of shape ({n},), got {lab.shape}")
-        ensure(lab.dtype.kind in "iu", cls, c, f"labels must be integers, got dtype {lab.dtype}")
-        ensure(lab.min() >= 0 and lab.max() < k, cls, c,
-               f"labels must lie in [0, k) = [0, {k}), got [{lab.min()}, {lab.max()}]")
+        check_labels(type(inst), check, out, X.shape[0], n_clusters, what)
 
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
         checks = [KindCheck("one-cluster", "n_clusters = 1 gives valid labels.",
