@@ -12,8 +12,9 @@ kind           transform of a row ``x``
 =============  ==============================================================
 
 Constant-column rule: a column whose minimum equals its maximum on the training data
-gets scale 1 (its offset is still removed), so it becomes a column of zeros and
-nothing is divided by zero. The same holds for ``minmax``.
+gets scale 1 and its value as offset (exactly, not a rounded mean), so it becomes a
+column of zeros and nothing is divided by zero; this holds for ``center``,
+``standard`` and ``minmax``.
 
 The statistics are a sum over row blocks (:class:`ColumnStats` of each block, merged
 with Chan's pairwise update of the mean and the sum of squared deviations), so fitting
@@ -189,12 +190,13 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
     if block_size is not None and block_size < 1:
         raise ValueError(f"block_size must be >= 1, got {block_size}")
     stats = _block_stats(X, block_size or X.shape[0])
-    ones = np.ones(X.shape[1])
+    const = stats.constant
     if kind == "center":
-        return Scaling(kind, stats.mean, ones, X.shape[1])
-    if kind == "standard":
+        offset, spread = stats.mean, np.ones(X.shape[1])
+    elif kind == "standard":
         offset, spread = stats.mean, stats.std
     else:
         offset, spread = stats.min, stats.max - stats.min
-    spread = np.where(stats.constant | ~(spread > 0), 1.0, spread)
+    offset = np.where(const, stats.min, offset)
+    spread = np.where(const | ~(spread > 0), 1.0, spread)
     return Scaling(kind, offset, spread, X.shape[1])
