@@ -395,7 +395,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                              f"y has shape {y_arr.shape}")
         who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
         with one_warning_per_cause():
-            if not precomputed:
+            # "standard", "minmax" and "l2" bound the column ranges the parts see, so the
+            # raw ranges cannot underflow or overflow them; identical rows still warn
+            bounded = getattr(pipe, "scale", "none") in ("standard", "minmax", "l2")
+            if not precomputed and (not bounded or not np.ptp(X, axis=0).any()):
                 check_distances(X, n_clusters)
             if isinstance(pipe, Ensemble):
                 self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)

@@ -363,3 +363,25 @@ def test_fill_writes_scale(capsys, tmp_path):
     path.write_text(json.dumps(spec))
     assert cli_main(["fill", str(path)]) == 0
     assert 'scale = "minmax"' in capsys.readouterr().out
+
+
+def test_scaling_rescues_data_whose_ranges_underflow():
+    """Without a scale stage, tiny ranges are an InputError (squared distances underflow);
+    with scale="standard" the parts see unit ranges and the fit works."""
+    X, _ = make_blobs(n_samples=120, centers=3, n_features=3, random_state=0)
+    tiny = (X * 1e-170).astype(np.float64)
+    with pytest.raises(gc.InputError, match="underflow"):
+        GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                        overrides=SMALL).fit(tiny)
+    a = GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                        overrides={"scale": "standard", **SMALL}).fit(tiny)
+    b = GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                        overrides={"scale": "standard", **SMALL}).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+@pytest.mark.parametrize("factor", (1e-170, 1e170))
+def test_standard_handles_extreme_ranges(factor):
+    X = dense(5)
+    got = fit_scaling(X * factor, "standard", block_size=7).transform(X * factor)
+    np.testing.assert_allclose(got, StandardScaler().fit_transform(X), atol=1e-9)

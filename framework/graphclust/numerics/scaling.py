@@ -16,6 +16,10 @@ gets scale 1 and its value as offset (exactly, not a rounded mean), so it become
 column of zeros and nothing is divided by zero; this holds for ``center``,
 ``standard`` and ``minmax``.
 
+Columns whose range lies outside ``[1e-100, 1e100]`` have their mean and std measured
+in units of the range (a second blocked pass), so tiny or huge data standardise
+without underflow or overflow.
+
 The statistics are a sum over row blocks (:class:`ColumnStats` of each block, merged
 with Chan's pairwise update of the mean and the sum of squared deviations), so fitting
 is row-local and can later run chunk by chunk. Statistics are accumulated in float64;
@@ -149,12 +153,39 @@ class Scaling:
         return (X - offset) / self.scale.astype(X.dtype)
 
 
-def _block_stats(X: np.ndarray, block_size: int) -> ColumnStats:
+#: column ranges outside [_SAFE_LOW, _SAFE_HIGH] have squared deviations that may
+#: underflow or overflow float64; their mean and std are taken in range units instead
+_SAFE_LOW, _SAFE_HIGH = 1e-100, 1e100
+
+
+def _block_stats(X: np.ndarray, block_size: int, offset: np.ndarray | None = None,
+                 unit: np.ndarray | None = None) -> ColumnStats:
+    """Statistics of ``(X - offset) / unit`` (or of ``X``), one row block at a time."""
     stats = None
     for start in range(0, X.shape[0], block_size):
-        part = ColumnStats.of_block(X[start:start + block_size])
+        block = X[start:start + block_size]
+        if unit is not None:
+            block = (block.astype(np.float64) - offset) / unit
+        part = ColumnStats.of_block(block)
         stats = part if stats is None else stats.merge(part)
     return stats
+
+
+def _mean_std(X: np.ndarray, stats: ColumnStats, block_size: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Column mean and population std; a column whose range is extreme is measured in
+    units of its range (a second pass over the blocks), so its squares neither
+    underflow nor overflow."""
+    mean, std = stats.mean, stats.std
+    spread = stats.max - stats.min
+    extreme = (spread > 0) & ((spread < _SAFE_LOW) | (spread > _SAFE_HIGH))
+    if extreme.any():
+        unit = np.where(extreme, spread, 1.0)
+        offset = np.where(extreme, stats.min, 0.0)
+        unitless = _block_stats(X, block_size, offset, unit)
+        mean = np.where(extreme, stats.min + unitless.mean * unit, mean)
+        std = np.where(extreme, unitless.std * unit, std)
+    return mean, std
 
 
 def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Scaling:
@@ -189,12 +220,13 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
         raise ValueError(f"scale {kind!r} needs a non-empty 2-D array, got shape {X.shape}")
     if block_size is not None and block_size < 1:
         raise ValueError(f"block_size must be >= 1, got {block_size}")
-    stats = _block_stats(X, block_size or X.shape[0])
+    with np.errstate(over="ignore", under="ignore"):  # extreme columns: see _mean_std
+        stats = _block_stats(X, block_size or X.shape[0])
     const = stats.constant
     if kind == "center":
         offset, spread = stats.mean, np.ones(X.shape[1])
     elif kind == "standard":
-        offset, spread = stats.mean, stats.std
+        offset, spread = _mean_std(X, stats, block_size or X.shape[0])
     else:
         offset, spread = stats.min, stats.max - stats.min
     offset = np.where(const, stats.min, offset)
