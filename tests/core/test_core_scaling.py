@@ -3,19 +3,18 @@ properties, the spec key and its errors, pipelines, ensembles and the estimator.
 
 import json
 
+import graphclust as gc
 import numpy as np
 import pytest
+from graphclust import GraphClustering, SpecError
+from graphclust.cli import main as cli_main
+from graphclust.numerics import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
-
-import graphclust as gc
-from graphclust import GraphClustering, SpecError
-from graphclust.cli import main as cli_main
-from graphclust.numerics import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
 DTYPES = (np.float64, np.float32)
 TOL = {np.float64: 1e-10, np.float32: 2e-5}

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 from graphclust.numerics.dtypes import as_float
 from graphclust.numerics.rows import normalize_rows
 
-__all__ = ["SCALE_KINDS", "ScaleKind", "ColumnStats", "Scaling", "fit_scaling"]
+__all__ = ["SCALE_KINDS", "ColumnStats", "ScaleKind", "Scaling", "fit_scaling"]
 
 #: the values of the spec key ``scale``
 SCALE_KINDS: tuple[str, ...] = ("none", "center", "standard", "minmax", "l2")
