@@ -384,3 +384,14 @@ def test_standard_handles_extreme_ranges(factor):
     X = dense(5)
     got = fit_scaling(X * factor, "standard", block_size=7).transform(X * factor)
     np.testing.assert_allclose(got, StandardScaler().fit_transform(X), atol=1e-9)
+
+
+def test_cli_run_with_set_scale(capsys):
+    code = cli_main(["run", "--preset", "anchor-spectral", "--dataset", "iris", "--json",
+                     "--quiet", "--set", "scale=minmax", "--set", "anchors.n_anchors=50",
+                     "--n-clusters", "3"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["resolved_spec"]["scale"] == "minmax"
+    code = cli_main(["run", "--preset", "anchor-spectral", "--dataset", "iris", "--quiet",
+                     "--set", "scale=minmix"])
+    assert code != 0 and "did you mean 'minmax'" in capsys.readouterr().err
