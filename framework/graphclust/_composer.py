@@ -225,7 +225,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
     problems.extend(_compat(parts, spec, registry, prefix, nested))
     return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
                     rounding=parts["rounding"], metrics=metrics, adapter=parts["adapter"],
-                    n_clusters=spec.n_clusters, seed=spec.seed)
+                    n_clusters=spec.n_clusters, seed=spec.seed, scale=spec.scale)
 
 
 def _raise(problems: list[Problem]) -> None:

@@ -4,6 +4,8 @@ An ensemble spec (see :mod:`graphclust._spec`) lists members, each a preset or a
 pipeline spec with parts from any bundles, and a registered
 :class:`~graphclust.Consensus` part. A run
 
+0. fits the spec's ``scale`` stage on ``X`` once and hands every member the scaled
+   data (members may not set their own ``scale``); ``predict`` reapplies it;
 1. gives member ``j`` (after ``count`` expansion) the seed
    ``ctx.seed_for(f"ensemble.members[{j}]")`` and its number of clusters ``k_j``:
    the member's integer, or a draw from its ``[lo, hi]`` range with
@@ -36,9 +38,10 @@ import numpy as np
 from graphclust._errors import InputError, Problem
 from graphclust._membership import Memberships
 from graphclust._parts import Consensus, Context, Metric
-from graphclust._pipeline import FitResult, Pipeline
+from graphclust._pipeline import FitResult, Pipeline, scale_stage
 from graphclust._progress import Progress
 from graphclust._spec import EnsembleSpec, MemberSpec, merge_overrides
+from graphclust.numerics.scaling import SCALE_KINDS, Scaling
 
 __all__ = ["Ensemble", "EnsembleMember", "EnsembleResult", "compose_ensemble",
            "clip_range"]
@@ -84,8 +87,10 @@ class EnsembleResult:
     member_n_clusters, member_seeds : list of int
         The ``k_j`` asked of each member and the seed it ran with.
     timings, scores : dict of str to float
-        ``"members"`` (sum of member run times), ``"consensus"``, ``"total"``; the
-        ensemble's metrics on the consensus labels.
+        ``"members"`` (sum of member run times), ``"consensus"``, ``"total"`` (and
+        ``"scale"`` when the spec scales); the ensemble's metrics on the consensus labels.
+    scaling : Scaling
+        The fitted ``scale`` stage, reapplied to new points.
     """
 
     labels: np.ndarray
@@ -96,6 +101,7 @@ class EnsembleResult:
     member_seeds: list[int]
     timings: dict[str, float] = attrs.field(factory=dict)
     scores: dict[str, float] = attrs.field(factory=dict)
+    scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
 
 
 def clip_range(lo: int, hi: int, n: int, n_clusters: int) -> tuple[int, int]:
@@ -152,11 +158,16 @@ class Ensemble:
         Scored on the consensus labels.
     n_clusters, seed : int, optional
         The spec's ``n_clusters`` and ``seed`` (the estimator's win).
+    scale : str, default="none"
+        The spec's preprocessing kind, applied once to ``X`` for all members.
     """
 
     def __init__(self, *, members: list[EnsembleMember], consensus: Consensus,
                  metrics: list[Metric] | None = None, n_clusters: int | None = None,
-                 seed: int | None = None):
+                 seed: int | None = None, scale: str = "none"):
+        if scale not in SCALE_KINDS:
+            raise ValueError(f"scale must be one of {', '.join(SCALE_KINDS)}; got {scale!r}")
+        self.scale = scale
         self.members = list(members)
         self.consensus = consensus
         self.metrics = list(metrics or [])
@@ -212,6 +223,8 @@ class Ensemble:
             ``n_jobs`` (members in parallel when it is not ``None`` or 1).
         """
         ctx = ctx or Context(seed=self.seed or 0)
+        pre: dict[str, float] = {}
+        scaling, X = scale_stage(self.scale, X, ctx.progress, pre)
         n = X.shape[0]
         ks, seeds = self.plan(n, n_clusters, ctx)
         bar = ctx.progress.for_stage("ensemble", f"{len(self.members)} members")
@@ -264,9 +277,10 @@ class Ensemble:
             if metric.needs_truth and y is None:
                 continue
             scores[metric.name] = float(metric.score(labels, y, None))
-        timings = {"members": t_members, "consensus": t_consensus,
-                   "total": t_members + t_consensus}
-        return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores)
+        timings = {**pre, "members": t_members, "consensus": t_consensus}
+        timings["total"] = sum(timings.values())
+        return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores,
+                              scaling)
 
     def _reemit(self, caught: list[tuple[type[Warning], str]]) -> None:
         """One warning per cause, with the number of members that raised it."""
@@ -292,7 +306,10 @@ class Ensemble:
 
     def memberships_of(self, X_new: np.ndarray, result: EnsembleResult) -> Memberships:
         """Membership rows of new points: each member's ``predict``, laid out as in training
-        (a label a member never used in training leaves that point's block empty)."""
+        (a label a member never used in training leaves that point's block empty).
+        ``X_new`` is in the units of the training ``X``: the fitted ``scale`` stage is
+        applied to it first."""
+        X_new = result.scaling.transform(X_new)
         coded = []
         for member, res, cls in zip(self.members, result.members, result.member_classes,
                                     strict=True):
@@ -328,6 +345,11 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
         data = _member_data(ms, mloc, registry, problems)
         if data is None:
             continue
+        if ms.preset is not None and data.get("scale", "none") != "none":
+            problems.append(Problem(f"{mloc}.scale", f"preset {ms.preset!r} sets scale = "
+                                    f"{data['scale']!r}, but members share the ensemble's "
+                                    "scaling; set 'scale' at the top of the spec"))
+            continue
         n_before = len(problems)
         pipe = _compose(data, registry, problems, nested=False, prefix=f"{mloc}.")
         if len(problems) > n_before:
@@ -345,7 +367,7 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
     if consensus is None or len(members) != sum(ms.count for ms in spec.members):
         return None
     return Ensemble(members=members, consensus=consensus, metrics=metrics,
-                    n_clusters=top.n_clusters, seed=top.seed)
+                    n_clusters=top.n_clusters, seed=top.seed, scale=top.scale)
 
 
 def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) -> dict | None:

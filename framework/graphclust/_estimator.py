@@ -119,8 +119,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     metrics : list of dict, optional
         Metrics to score at ``fit`` when ``y`` is given (``[{"name": "acc"}]``).
     overrides : dict, optional
-        Overrides of any top-level spec key (the sections above, ``seed``, ...), merged
-        into the spec; the section parameters above take precedence.
+        Overrides of any top-level spec key (the sections above, ``seed``, ``scale``,
+        ...), merged into the spec; the section parameters above take precedence.
+        ``overrides={"scale": "standard"}`` standardises the columns of ``X`` before
+        the anchors and the graph, and again for the points given to ``predict``.
     verbose : bool, default=False
         Report progress of long stages (through the ``graphclust_report_progress`` hook;
         the built-in reporter draws tqdm bars on a terminal, one line per stage in logs).
@@ -144,13 +146,16 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Ensemble specs only: every member's result (labels, graph, solution, scores).
     memberships_ : Memberships
         Ensemble specs only: the point × base-cluster matrix the consensus combined.
+    scaling_ : Scaling
+        The fitted ``scale`` stage of the spec (kind, per-column offset and scale),
+        reapplied by ``predict`` and ``transform``; ``Scaling("none")`` by default.
     timings_ : dict of str to float
-        Wall time per stage in seconds.
+        Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales).
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
     resolved_spec_ : dict
-        The spec the fit ran: every parameter written out, the run's ``n_clusters``
-        and ``seed``, and the graph builder's resolved choices (e.g. the kNN search
+        The spec the fit ran: every parameter written out, the run's ``n_clusters``,
+        ``seed`` and ``scale``, and the graph builder's resolved choices (e.g. the kNN search
         ``method`` picked by the size rule, a clamped ``n_neighbors``).
     n_features_in_ : int
 
@@ -390,7 +395,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                              f"y has shape {y_arr.shape}")
         who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
         with one_warning_per_cause():
-            if not precomputed:
+            # "standard", "minmax" and "l2" bound the column ranges the parts see, so the
+            # raw ranges cannot underflow or overflow them; identical rows still warn
+            bounded = getattr(pipe, "scale", "none") in ("standard", "minmax", "l2")
+            if not precomputed and (not bounded or not np.ptp(X, axis=0).any()):
                 check_distances(X, n_clusters)
             if isinstance(pipe, Ensemble):
                 self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)
@@ -409,6 +417,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.embedding_ = sol.embedding if sol.embedding is not None else sol.soft
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
+        self.scaling_ = result.scaling
         self.n_clusters_ = n_clusters
         self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
         return self
@@ -421,6 +430,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.members_ = result.members
         self.memberships_ = result.memberships
         self.graph_ = self.solution_ = self.anchors_ = self.embedding_ = None
+        self.scaling_ = result.scaling
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
         self.n_clusters_ = n_clusters
@@ -434,7 +444,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         res = self.result_
         members = [resolved_spec(m.pipeline, r.graph, k, s) for m, r, k, s in
                    zip(pipe.members, res.members, res.member_n_clusters, res.member_seeds)]
-        return {"n_clusters": int(n_clusters), "seed": int(seed),
+        for member in members:
+            member.pop("scale", None)  # the ensemble's, applied once to X
+        return {"n_clusters": int(n_clusters), "seed": int(seed), "scale": pipe.scale,
                 "ensemble": {"members": members, "consensus": plain_spec(pipe.consensus)}}
 
     def fit_predict(self, X, y=None, **kwargs):

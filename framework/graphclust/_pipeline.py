@@ -1,4 +1,8 @@
-"""A composed pipeline: anchors? → graph → adapter? → solver → rounding (→ metrics)."""
+"""A composed pipeline: scale → anchors? → graph → adapter? → solver → rounding (→ metrics).
+
+The ``scale`` stage (see :mod:`graphclust.numerics.scaling`) is fitted on the training
+``X``, kept in the :class:`FitResult` and reapplied to new points in :meth:`Pipeline.extend`.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import Adapter, Context, Metric, Part
 from graphclust._solution import Solution
 from graphclust.numerics import float_dtype
+from graphclust.numerics.scaling import SCALE_KINDS, Scaling, fit_scaling
 
 __all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
 
@@ -65,13 +70,16 @@ class FitResult:
     scores: dict[str, float] = attrs.field(factory=dict)
     #: connected components of a graph the pipeline built; None for a given graph
     n_components: int | None = None
+    #: the fitted ``scale`` stage, reapplied to new points
+    scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
 
 
 class Pipeline:
     """Parts in data-flow order, as built by :func:`graphclust.compose`.
 
     ``graph`` may be ``None`` in a nested pipeline (it then reuses the graph it is given).
-    ``adapter`` is an :class:`~graphclust.Adapter` part or ``None``.
+    ``adapter`` is an :class:`~graphclust.Adapter` part or ``None``. ``scale`` is the
+    spec's preprocessing kind (one of :data:`~graphclust.numerics.SCALE_KINDS`).
     """
 
     _STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
@@ -79,7 +87,11 @@ class Pipeline:
     def __init__(self, *, anchors: Part | None = None, graph: Part | None = None,
                  solver: Part | None = None, rounding: Part | None = None,
                  metrics: list[Metric] | None = None, adapter: Adapter | None = None,
-                 n_clusters: int | None = None, seed: int | None = None):
+                 n_clusters: int | None = None, seed: int | None = None,
+                 scale: str = "none"):
+        if scale not in SCALE_KINDS:
+            raise ValueError(f"scale must be one of {', '.join(SCALE_KINDS)}; got {scale!r}")
+        self.scale = scale
         self.anchors = anchors
         self.graph = graph
         self.solver = solver
@@ -98,6 +110,8 @@ class Pipeline:
 
     def __repr__(self) -> str:
         parts = [f"{k}={getattr(self, k).name!r}" for k in self._STAGES if getattr(self, k)]
+        if self.scale != "none":
+            parts.insert(0, f"scale={self.scale!r}")
         return f"Pipeline({', '.join(parts)})"
 
     def named_parts(self) -> dict[str, Part]:
@@ -155,6 +169,8 @@ class Pipeline:
         def stage(name: str, part: Part):
             return Context(ctx.seed, progress.for_stage(name, part.name), ctx.n_jobs)
 
+        scaling, X = scale_stage(self.scale, X, progress, timings)
+
         if graph is None:
             if self.graph is None:
                 raise InputError("this pipeline has no graph builder; pass a graph")
@@ -163,6 +179,9 @@ class Pipeline:
                 sctx = stage("anchors", self.anchors)
                 sctx.progress.open()
                 anchors = self.anchors.select(X, sctx)
+                if anchors.info.get("given") and not scaling.is_identity:
+                    # user-given anchors are in the units of the raw X
+                    anchors = attrs.evolve(anchors, points=scaling.transform(anchors.points))
                 sctx.progress.close(f"{anchors.n_anchors} anchors")
                 timings["anchors"] = time.perf_counter() - t0
             t0 = time.perf_counter()
@@ -201,7 +220,7 @@ class Pipeline:
                 continue
             scores[metric.name] = float(metric.score(labels, y, graph))
         timings["total"] = sum(timings.values())
-        return FitResult(labels, graph, solution, anchors, timings, scores, n_comp)
+        return FitResult(labels, graph, solution, anchors, timings, scores, n_comp, scaling)
 
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:
@@ -219,7 +238,8 @@ class Pipeline:
                 and r is not None and type(r).assign is not Rounding.assign)
 
     def extend(self, X_new: np.ndarray, result: FitResult) -> Solution:
-        """Solution rows for new points (anchor pipelines)."""
+        """Solution rows for new points (anchor pipelines), given in the units of the
+        training ``X``: the fitted ``scale`` stage is applied to them first."""
         if not self.can_predict():
             raise TypeError(f"{self!r} cannot place new points")
         sol = result.solution
@@ -228,6 +248,7 @@ class Pipeline:
                    else f"solver {self.solver.name!r}")
             raise TypeError(f"{who} provided neither a feature projection nor per-anchor "
                             "values, so new points cannot be placed")
+        X_new = result.scaling.transform(X_new)
         needs_Z = sol.anchor_embedding is not None or sol.anchor_soft is not None
         Z_new = self.graph.transform(X_new, result.graph) if needs_Z else None
         return sol.extend(Z_new, X_new)
@@ -235,3 +256,23 @@ class Pipeline:
     def predict(self, X_new: np.ndarray, result: FitResult) -> np.ndarray:
         return np.asarray(self.rounding.assign(self.extend(X_new, result)), dtype=np.int64)
 
+
+
+def scale_stage(kind: str, X: np.ndarray | None, progress, timings: dict[str, float]
+                ) -> tuple[Scaling, np.ndarray | None]:
+    """Fit and apply the ``scale`` stage of kind ``kind`` to training data ``X``.
+
+    Returns the fitted :class:`~graphclust.numerics.Scaling` and the scaled ``X``. For
+    ``"none"`` (or no ``X``) it does nothing: no timing, no progress. Otherwise it
+    reports one progress stage ``"scale"`` and records ``timings["scale"]``.
+    """
+    if kind == "none" or X is None:
+        return Scaling("none"), X
+    t0 = time.perf_counter()
+    bar = progress.for_stage("scale", kind)
+    bar.open()
+    scaling = fit_scaling(X, kind)
+    X = scaling.transform(X)
+    bar.close(f"{X.shape[1]} columns")
+    timings["scale"] = time.perf_counter() - t0
+    return scaling, X

@@ -4,6 +4,7 @@ A spec is::
 
     n_clusters = 10            # optional (the estimator's n_clusters wins)
     seed = 0                   # optional (the estimator's random_state wins)
+    scale = "standard"         # optional preprocessing, default "none" (see below)
     anchors  = { name = "kmeans", n_anchors = 1000 }   # optional section
     graph    = { name = "gaussian-anchor", n_neighbors = 5 }
     adapter  = "anchor-level"  # optional section, see below
@@ -21,6 +22,10 @@ affinity graph on the ``m x m`` anchor-level graph of an anchor graph). Having n
 parameters of its own in most cases, it may be given by name alone,
 ``adapter = "<name>"``, which is shorthand for ``adapter = { name = "<name>" }``.
 
+The optional top-level ``scale`` (``"none"``, the default, ``"center"``, ``"standard"``,
+``"minmax"`` or ``"l2"``) preprocesses ``X`` before the anchors and the graph; it is
+fitted at ``fit`` and reapplied at ``predict`` (see :mod:`graphclust.numerics.scaling`).
+
 An ensemble spec has an ``ensemble`` section instead of the part sections::
 
     n_clusters = 10
@@ -32,6 +37,7 @@ Each member is a preset name, a table ``{ preset = "...", ... }`` whose other ke
 override the preset's sections, or a whole pipeline spec; a member table may add
 ``n_clusters`` (an integer or an inclusive ``[lo, hi]`` range drawn per member) and
 ``count`` (that many members with their own seeds). See :mod:`graphclust._ensemble`.
+An ensemble's ``scale`` applies once to ``X``; its members may not set their own.
 """
 
 from __future__ import annotations
@@ -48,12 +54,13 @@ import attrs
 
 from graphclust._errors import Problem, SpecError
 from graphclust._registry import NAME_PATTERN
+from graphclust.numerics.scaling import SCALE_KINDS
 
 __all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec", "parse_spec",
-           "parse_ensemble", "merge_overrides", "SECTIONS"]
+           "parse_ensemble", "parse_scale", "merge_overrides", "SECTIONS"]
 
 SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
-TOP_KEYS = ("n_clusters", "seed", "metrics", *SECTIONS, "ensemble")
+TOP_KEYS = ("n_clusters", "seed", "scale", "metrics", *SECTIONS, "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
 META_KEYS = ("summary", "paper")
@@ -115,6 +122,8 @@ class PipelineSpec:
     seed: int | None = None
     adapter: PartSpec | None = None
     ensemble: EnsembleSpec | None = None
+    #: the preprocessing stage, one of :data:`~graphclust.numerics.SCALE_KINDS`
+    scale: str = "none"
 
 
 def read_spec(source: str | os.PathLike | dict) -> dict:
@@ -273,14 +282,32 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
+    scale = parse_scale(data.get("scale", "none"), "scale", problems)
+    if nested and scale != "none":
+        problems.append(Problem("scale", "a nested pipeline works on its parent's data, "
+                                "already scaled; set 'scale' at the top of the spec"))
     spec = PipelineSpec(
         graph=sections["graph"], solver=sections["solver"], rounding=sections["rounding"],
         anchors=sections["anchors"], metrics=tuple(metrics),
         n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-        adapter=sections["adapter"], ensemble=ensemble,
+        adapter=sections["adapter"], ensemble=ensemble, scale=scale,
     )
     return spec, problems
+
+
+def parse_scale(value: Any, loc: str, problems: list[Problem]) -> str:
+    """Check a ``scale`` value; return it, or ``"none"`` after appending a problem."""
+    if isinstance(value, str) and value in SCALE_KINDS:
+        return value
+    allowed = ", ".join(repr(k) for k in SCALE_KINDS)
+    if isinstance(value, str):
+        problems.append(Problem(loc, f"unknown value {value!r}{_closest(value, SCALE_KINDS)} "
+                                f"Allowed: {allowed}"))
+    else:
+        problems.append(Problem(loc, f"must be a string, one of {allowed}; got {value!r} "
+                                f"({type(value).__name__})"))
+    return "none"
 
 
 def _parse_k(value: Any, loc: str, problems: list[Problem]) -> int | tuple[int, int] | None:
@@ -326,6 +353,9 @@ def _parse_member(value: Any, loc: str, problems: list[Problem]) -> MemberSpec |
     if "seed" in value:
         problems.append(Problem(f"{loc}.seed", "members take seeds derived from the run's "
                                 "seed; set 'seed' at the top of the spec"))
+    if "scale" in value:
+        problems.append(Problem(f"{loc}.scale", "members share the ensemble's scaling, "
+                                "applied once to X; set 'scale' at the top of the spec"))
     preset = value.get("preset")
     if preset is not None and (not isinstance(preset, str) or _looks_like_code(preset)
                                or not NAME_PATTERN.match(preset)):
@@ -337,7 +367,7 @@ def _parse_member(value: Any, loc: str, problems: list[Problem]) -> MemberSpec |
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         problems.append(Problem(f"{loc}.count", f"must be an integer >= 1, got {count!r}"))
         count = 1
-    spec = {k: v for k, v in value.items() if k not in (*MEMBER_KEYS, "seed")}
+    spec = {k: v for k, v in value.items() if k not in (*MEMBER_KEYS, "seed", "scale")}
     return MemberSpec(spec=spec, preset=preset, n_clusters=n_clusters, count=count)
 
 

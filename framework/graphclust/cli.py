@@ -378,6 +378,7 @@ def _cmd_fill(args) -> int:
     data = registry.presets.get(args.spec) if args.spec in registry.presets else read_spec(args.spec)
     pipe = compose(data)
     full = _filled(data, pipe)
+    full["scale"] = pipe.scale
     if "ensemble" in data:
         full["ensemble"] = _filled_ensemble(data["ensemble"], pipe, registry)
     if args.json:

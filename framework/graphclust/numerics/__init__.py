@@ -9,6 +9,8 @@ module                    what it holds
 :mod:`.distances`         blocked squared distances, nearest-``s`` search (all or
                           grouped candidates), kNN
 :mod:`.rows`              row normalisation (unit length, unit sum)
+:mod:`.scaling`           the ``scale`` stage: blocked column statistics, fitted
+                          :class:`Scaling` reapplied at predict
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
 ========================  ==========================================================
@@ -46,8 +48,13 @@ from graphclust.numerics.eigen import (
 )
 from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
 from graphclust.numerics.rows import normalize_rows, row_norms
+from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
 __all__ = [
+    "SCALE_KINDS",
+    "ColumnStats",
+    "Scaling",
+    "fit_scaling",
     "adaptive_anchor_rows",
     "adaptive_weights",
     "as_dense_float",
