@@ -226,7 +226,8 @@ def _dataset_table(rows: list[dict], dataset: str) -> str:
     first = next((r for r in rs if r.get("d")), None)
     head = f"**{dataset}**" + (f" (n = {first['n']}, d = {first['d']}, k = {first['k']})"
                                if first else "")
-    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "fit s",
+    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "AMI %",
+                                   "fit s",
                                    "t/t(KMeans)", "peak MB", "fit +MB", "seeds ok",
                                    "setting"], body)
 
