@@ -4,9 +4,9 @@ Each cell (:class:`benchmarks.suite.Cell`) is one method on one data set with on
 parameter setting and one seed. Cells run in worker processes started with
 ``multiprocessing``'s *spawn*: one per method and data set by default (its seeds and
 settings run one after the other in it), or per cell / per method. A worker records per
-cell ACC, NMI, ARI and purity (the registered metric parts) and AMI (scikit-learn), the wall time of the
-preprocessing, of each stage (``timings_``: anchors, graph, solver, rounding) and of the
-whole ``fit``, and the peak resident memory of its process during ``fit``
+cell ACC, NMI, ARI and purity (the registered metric parts) and AMI (scikit-learn), the
+wall time of the preprocessing, of each stage (``timings_``: anchors, graph, solver,
+rounding) and of the whole ``fit``, and the peak resident memory of its process during ``fit``
 (``VmHWM`` after resetting the high-water mark) beside its size just before ``fit``.
 
 The parent caps each cell: the time cap applies to loading + preprocessing and again
