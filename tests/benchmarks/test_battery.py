@@ -134,9 +134,13 @@ def test_hdbscan_peer_picks_the_size_closest_to_k_without_labels():
 @pytest.mark.parametrize("name", ["sk-gmm", "genie", "umap-kmeans", "sk-hdbscan"])
 def test_new_peers_label_every_point(name):
     pytest.importorskip({"genie": "genieclust", "umap-kmeans": "umap"}.get(name, "sklearn"))
+    from sklearn.metrics import adjusted_rand_score
+
     X, y = datasets.load("moons@300")
     labels = np.asarray(peers.make_peer(name, 2, 0).fit(X).labels_)
     assert labels.shape == (300,) and labels.min() >= 0
+    assert name == "sk-hdbscan" or np.unique(labels).size == 2
+    assert adjusted_rand_score(y, labels) > 0.2  # far above chance on two moons
 
 
 def test_missing_peer_package_names_the_bench_extra():
