@@ -10,6 +10,11 @@ A data-set name is one of
 - ``synthetic@N``: ten Gaussian blobs in 16-d, generated in 100 000-row chunks with fixed
   seeds, so that a smaller set is a prefix of a larger one;
 - ``blobs@N``: four small blobs (tests);
+- the generated shapes of the ``general`` battery, 2-d, drawn from a fixed seed
+  (:data:`GENERATED`, :func:`generated`): ``blobs-unequal@N`` (five blobs of unequal size
+  and spread), ``aniso@N`` (three sheared blobs), ``moons@N``, ``circles@N`` and
+  ``nested@N`` (a blob in a ring beside a second ring holding a blob, jittered);
+- scikit-learn's ``digits``, ``iris``, ``wine`` and ``breast_cancer``;
 - ``usps_smooth``: USPS smoothed by 0.75 px (emulates the USPS file of the NCER paper);
 - ``mnist_test456``: the MNIST test digits 4, 5, 6 (NCER Table 2).
 
@@ -26,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RECIPES", "family", "load", "preprocessing", "quick_name", "size_of"]
+__all__ = ["GENERATED", "RECIPES", "family", "generated", "load", "preprocessing", "quick_name",
+           "size_of"]
 
 SUBSET_SEED = 20240611
 USPS_SMOOTH_SIGMA = 0.75
@@ -35,6 +41,9 @@ _SYNTH_CHUNK = 100_000
 #: ONGR Sec. 4.1 scales and reduces only these image sets.
 _ONGR_SCALED = {"usps", "coil20", "mnist", "mnist_test", "mnist-extend"}
 RECIPES = ("raw", "minmax-pca", "normalize", "raw-pixels")
+#: The generated families of the ``general`` battery (``NAME@N``, default N = 1 000).
+GENERATED = ("blobs-unequal", "aniso", "moons", "circles", "nested")
+GENERATED_SEED = 16
 
 
 def family(name: str) -> str:
@@ -79,6 +88,49 @@ def synthetic_blobs(n: int, n_clusters: int = 10, dim: int = 16) -> tuple[np.nda
     return X, y
 
 
+def _ring(rng: np.random.Generator, n: int, centre: tuple[float, float], radius: float,
+          jitter: float) -> np.ndarray:
+    angle = rng.uniform(0.0, 2 * np.pi, n)
+    r = radius + rng.normal(scale=jitter, size=n)
+    return np.c_[centre[0] + r * np.cos(angle), centre[1] + r * np.sin(angle)]
+
+
+def generated(family_: str, n: int = 1000, seed: int = GENERATED_SEED
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` 2-d points of a generated family of :data:`GENERATED`, the same for the same
+    ``(family_, n, seed)``; labels ``0..k-1``.
+
+    ``blobs-unequal``: five Gaussian blobs holding 1/31 … 16/31 of the points with standard
+    deviations 0.3 … 1.5; ``aniso``: three blobs sheared by one linear map; ``moons`` (noise
+    0.08) and ``circles`` (factor 0.5, noise 0.05) from scikit-learn; ``nested``: a blob in
+    a ring beside a smaller ring holding a smaller blob (k = 4), radial jitter 0.15.
+    """
+    from sklearn.datasets import make_blobs, make_circles, make_moons
+
+    rng = np.random.default_rng(seed)
+    if family_ == "blobs-unequal":
+        sizes = np.floor(n * np.array([1, 2, 4, 8, 16]) / 31).astype(int)
+        sizes[-1] += n - sizes.sum()
+        centres = np.array([[-6.0, 6.0], [6.0, 6.0], [0.0, 0.0], [-6.0, -6.0], [6.0, -6.0]])
+        return make_blobs(n_samples=sizes, centers=centres, random_state=seed,
+                          cluster_std=[0.3, 0.6, 0.9, 1.2, 1.5])
+    if family_ == "aniso":
+        X, y = make_blobs(n_samples=n, centers=3, random_state=seed, cluster_std=1.0)
+        return X @ np.array([[0.6, -0.64], [-0.41, 0.85]]), y
+    if family_ == "moons":
+        return make_moons(n_samples=n, noise=0.08, random_state=seed)
+    if family_ == "circles":
+        return make_circles(n_samples=n, factor=0.5, noise=0.05, random_state=seed)
+    if family_ == "nested":
+        sizes = [n // 4] * 3 + [n - 3 * (n // 4)]
+        parts = [rng.normal(scale=0.4, size=(sizes[0], 2)),
+                 _ring(rng, sizes[1], (0.0, 0.0), 3.0, 0.15),
+                 rng.normal(scale=0.25, size=(sizes[2], 2)) + (7.5, 0.0),
+                 _ring(rng, sizes[3], (7.5, 0.0), 1.6, 0.15)]
+        return np.vstack(parts), np.repeat(np.arange(4), sizes)
+    raise ValueError(f"unknown generated family {family_!r}; known: {', '.join(GENERATED)}")
+
+
 def smooth_usps(X: np.ndarray, sigma: float = USPS_SMOOTH_SIGMA) -> np.ndarray:
     """Each 16×16 USPS image (column-major rows) smoothed by a Gaussian of ``sigma`` px,
     zero outside the image; see docs/bundles/ncer.rst, "USPS"."""
@@ -110,6 +162,8 @@ def load(name: str, data_dir: str | None = None) -> tuple[np.ndarray, np.ndarray
 
         X, y = make_blobs(n_samples=n or 200, centers=4, n_features=5, cluster_std=0.7,
                           random_state=0)
+    elif base in GENERATED:
+        X, y = generated(base, n or 1000)
     elif base == "usps_smooth":
         X, y = load_dataset("usps", data_dir)
         X = smooth_usps(np.asarray(X))
@@ -119,7 +173,7 @@ def load(name: str, data_dir: str | None = None) -> tuple[np.ndarray, np.ndarray
         X, y = X[keep], y[keep]
     else:
         X, y = load_dataset(base, data_dir)
-    if n is not None and base not in ("mnist-extend", "synthetic", "blobs"):
+    if n is not None and base not in ("mnist-extend", "synthetic", "blobs", *GENERATED):
         X, y = _subset(X, np.asarray(y), n)
     if hasattr(X, "toarray"):
         X = X.toarray()

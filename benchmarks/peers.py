@@ -1,4 +1,7 @@
-"""The peers: scikit-learn estimators a user would otherwise pick, declared once.
+"""The peers: estimators a user would otherwise pick, declared once.
+
+Beside scikit-learn's, the ``general`` battery uses genieclust's Genie and umap-learn's
+UMAP (the ``bench`` extra; a missing one raises an ImportError naming the extra).
 
 A suite names a peer with :func:`benchmarks.suite.peer`; the runner builds it with
 ``PEERS[name](n_clusters, seed)`` on the same data, in the same run, as the presets.
@@ -9,7 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PEERS", "make_peer"]
+import numpy as np
+
+__all__ = ["HDBSCAN_SIZES", "PEERS", "GmmLabels", "HdbscanK", "UmapKMeans", "make_peer"]
+
+#: ``min_cluster_size`` values tried by the ``hdbscan`` peer (fractions of n, at least 5).
+HDBSCAN_SIZES = (0.005, 0.01, 0.02, 0.05, 0.1)
+
+
+def _need(module: str, package: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"the {package} peer needs {package}: install the bench extra, "
+                          f'pip install -e ".[bench]"') from exc
 
 
 def _kmeans(k: int, seed: int) -> Any:
@@ -52,6 +70,81 @@ def _spectral_amg(k: int, seed: int) -> Any:
     return _spectral(k, seed, "amg")
 
 
+class GmmLabels:
+    """``GaussianMixture(k, full covariances)`` with ``labels_`` set by ``fit`` (the most
+    probable component of each point), as the runner reads them. ``reg_covar = 1e-4``
+    instead of 1e-6: pixel data has constant pixels, singular full covariances."""
+
+    def __init__(self, n_clusters: int, random_state: int = 0) -> None:
+        self.n_clusters, self.random_state = n_clusters, random_state
+
+    def fit(self, X: np.ndarray) -> GmmLabels:
+        from sklearn.mixture import GaussianMixture
+
+        gmm = GaussianMixture(n_components=self.n_clusters, covariance_type="full",
+                              reg_covar=1e-4, random_state=self.random_state)
+        self.labels_ = gmm.fit_predict(X)
+        return self
+
+
+def _gmm(k: int, seed: int) -> Any:
+    return GmmLabels(k, seed)
+
+
+class HdbscanK:
+    """scikit-learn's HDBSCAN told ``k`` only through ``min_cluster_size``: each value of
+    :data:`HDBSCAN_SIZES` (× n, at least 5) is fitted and the labelling whose number of
+    clusters is closest to ``k`` kept (the smaller size on a tie); no true label is used.
+    Noise points (-1) form one more cluster of their own, as the metrics see them."""
+
+    def __init__(self, n_clusters: int, random_state: int = 0) -> None:
+        self.n_clusters, self.random_state = n_clusters, random_state
+
+    def fit(self, X: np.ndarray) -> HdbscanK:
+        from sklearn.cluster import HDBSCAN
+
+        best: tuple[int, np.ndarray, int] | None = None
+        for size in sorted({max(5, int(f * X.shape[0])) for f in HDBSCAN_SIZES}):
+            labels = HDBSCAN(min_cluster_size=size, copy=True).fit_predict(X)
+            gap = abs(len(set(labels.tolist()) - {-1}) - self.n_clusters)
+            if best is None or gap < best[0]:
+                best = (gap, labels, size)
+        assert best is not None
+        self.min_cluster_size_, labels = best[2], best[1]
+        self.labels_ = np.where(labels < 0, labels.max() + 1, labels)
+        return self
+
+
+def _hdbscan(k: int, seed: int) -> Any:
+    return HdbscanK(k, seed)
+
+
+def _genie(k: int, seed: int) -> Any:
+    """genieclust's Genie, its default Gini threshold G = 0.3 (deterministic)."""
+    return _need("genieclust", "genieclust").Genie(n_clusters=k, gini_threshold=0.3)
+
+
+class UmapKMeans:
+    """UMAP to 10 components (umap-learn defaults otherwise), then ``KMeans(n_init=10)``."""
+
+    def __init__(self, n_clusters: int, random_state: int = 0) -> None:
+        self.n_clusters, self.random_state = n_clusters, random_state
+
+    def fit(self, X: np.ndarray) -> UmapKMeans:
+        from sklearn.cluster import KMeans
+
+        umap = _need("umap", "umap-learn")
+        Z = umap.UMAP(n_components=10, random_state=self.random_state,
+                      n_jobs=1).fit_transform(X)
+        self.labels_ = KMeans(self.n_clusters, n_init=10,
+                              random_state=self.random_state).fit_predict(Z)
+        return self
+
+
+def _umap_kmeans(k: int, seed: int) -> Any:
+    return UmapKMeans(k, seed)
+
+
 PEERS: dict[str, Callable[[int, int], Any]] = {
     "sk-kmeans": _kmeans,
     "sk-kmeans-1": _kmeans_1,
@@ -59,6 +152,10 @@ PEERS: dict[str, Callable[[int, int], Any]] = {
     "sk-minibatch": _minibatch,
     "sk-spectral": _spectral,
     "sk-spectral-amg": _spectral_amg,
+    "sk-gmm": _gmm,
+    "sk-hdbscan": _hdbscan,
+    "genie": _genie,
+    "umap-kmeans": _umap_kmeans,
 }
 
 

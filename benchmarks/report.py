@@ -5,7 +5,8 @@ an output folder, merges the files of one suite (a later file replaces the same 
 an earlier one, so partial runs add up), aggregates over seeds, applies each method's
 ``select`` rule, evaluates the suite's targets, and writes
 
-- ``RESULTS.md``: per suite the reproduction targets, then one table per data set
+- ``RESULTS.md``: per suite the reproduction targets, for a battery suite the battery
+  table (:func:`battery_markdown`), then one table per data set
   (metrics, fit time and its ratio to ``KMeans`` in the same run, memory, paper numbers);
 - ``reproduction-tables.rst`` (in the output folder): the targets of every suite as the
   reStructuredText tables of ``docs/reproduction.rst`` (target, ours, status).
@@ -27,7 +28,7 @@ import numpy as np
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
 
-__all__ = ["aggregate", "evaluate", "loglog_slope", "machine_info", "suite_markdown",
+__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info", "suite_markdown",
            "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
@@ -226,9 +227,31 @@ def _dataset_table(rows: list[dict], dataset: str) -> str:
     first = next((r for r in rs if r.get("d")), None)
     head = f"**{dataset}**" + (f" (n = {first['n']}, d = {first['d']}, k = {first['k']})"
                                if first else "")
-    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "fit s",
+    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "AMI %",
+                                   "fit s",
                                    "t/t(KMeans)", "peak MB", "fit +MB", "seeds ok",
                                    "setting"], body)
+
+
+def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
+    """The battery table: per method mean / median ``metric``, mean AMI and ACC, mean rank
+    by ``metric`` over data sets (ties averaged, failures last) and wins–losses against
+    each peer (:mod:`benchmarks.ranking`); best mean rank first."""
+    from benchmarks.ranking import battery_rows
+
+    peers = sorted({r["method"] for r in rows if r.get("kind") == "peer"})
+    body = []
+    for b in battery_rows(rows, peers, metric):
+        wl = ["—" if p == b["method"] else "{}–{}".format(*b["versus"][p][:2]) for p in peers]
+        body.append([f"`{b['method']}`", b["kind"], f"{b['scored']}/{b['datasets']}",
+                     _pct(b[f"mean_{metric}"]), _pct(b[f"median_{metric}"]),
+                     _pct(b["mean_ami"]), _pct(b["mean_acc"]), f"{b['mean_rank']:.2f}", *wl])
+    m = metric.upper()
+    return (f"Battery ({len({r['dataset'] for r in rows})} data sets; rank by {m} per data "
+            "set, 1 = best, ties averaged, a failed cell ranked last; W–L: data sets with a "
+            f"higher–lower {m} than the peer):\n\n" + _table(
+                ["method", "kind", "scored", f"mean {m} %", f"median {m} %", "mean AMI %",
+                 "mean ACC %", "mean rank", *(f"vs {p} W–L" for p in peers)], body))
 
 
 def suite_markdown(suite: Suite | None, name: str, metas: list[dict], rows: list[dict]) -> str:
@@ -246,6 +269,8 @@ def suite_markdown(suite: Suite | None, name: str, metas: list[dict], rows: list
             ["measurement", "target", "ours", "status"],
             [[e["label"], e["target"], e["ours"], e["status"]]
              for e in (evaluate(t, rows) for t in suite.targets)])]
+    if suite and suite.battery and rows:
+        out += ["", battery_markdown(rows)]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         out += ["", _dataset_table(rows, ds)]
     return "\n".join(out)

@@ -4,9 +4,9 @@ Each cell (:class:`benchmarks.suite.Cell`) is one method on one data set with on
 parameter setting and one seed. Cells run in worker processes started with
 ``multiprocessing``'s *spawn*: one per method and data set by default (its seeds and
 settings run one after the other in it), or per cell / per method. A worker records per
-cell ACC, NMI, ARI and purity (the registered metric parts), the wall time of the
-preprocessing, of each stage (``timings_``: anchors, graph, solver, rounding) and of the
-whole ``fit``, and the peak resident memory of its process during ``fit``
+cell ACC, NMI, ARI and purity (the registered metric parts) and AMI (scikit-learn), the
+wall time of the preprocessing, of each stage (``timings_``: anchors, graph, solver,
+rounding) and of the whole ``fit``, and the peak resident memory of its process during ``fit``
 (``VmHWM`` after resetting the high-water mark) beside its size just before ``fit``.
 
 The parent caps each cell: the time cap applies to loading + preprocessing and again
@@ -40,7 +40,9 @@ from benchmarks.suite import Cell
 
 __all__ = ["METRICS", "STAGES", "Interrupted", "execute", "run_cell_inline"]
 
-METRICS = ("acc", "nmi", "ari", "purity")
+METRICS = ("acc", "nmi", "ari", "purity", "ami")
+#: Metrics without a registered part, scored by scikit-learn.
+_SKLEARN_METRICS = ("ami",)
 FIT_STAGES = ("anchors", "graph", "solver", "rounding")
 STAGES = ("preprocess", *FIT_STAGES, "fit")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -124,10 +126,15 @@ def make_estimator(cell: Cell, n_clusters: int) -> Any:
 
 
 def score_all(labels: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """ACC, NMI, ARI and purity of ``labels`` against ``y`` (the registered metrics)."""
+    """ACC, NMI, ARI and purity of ``labels`` against ``y`` (the registered metrics), and
+    AMI (scikit-learn's ``adjusted_mutual_info_score``, arithmetic normalisation)."""
     from graphclust import resolve_part
+    from sklearn.metrics import adjusted_mutual_info_score
 
-    return {m: float(resolve_part({"name": m}, "metric").score(labels, y)) for m in METRICS}
+    out = {m: float(resolve_part({"name": m}, "metric").score(labels, y)) for m in METRICS
+           if m not in _SKLEARN_METRICS}
+    out["ami"] = float(adjusted_mutual_info_score(y, labels))
+    return out
 
 
 def _warm_up(cell: Cell, X: np.ndarray, k: int) -> None:

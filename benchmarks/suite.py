@@ -144,6 +144,8 @@ class Suite:
     ``isolate`` picks the worker processes: one per ``"dataset"`` (method and data set),
     ``"job"``, ``"method"``. ``scaling=True`` skips a method's larger sizes after a
     failure and adds log-log slopes to the report. ``doc``: the docs page of its tables.
+    ``battery``: the report adds a battery table (mean / median ARI, mean rank, wins and
+    losses against each peer, :mod:`benchmarks.ranking`).
     """
 
     name: str
@@ -157,6 +159,7 @@ class Suite:
     isolate: str = "dataset"
     scaling: bool = False
     doc: str = ""
+    battery: bool = False
 
     def quick(self) -> Suite:
         """The ``--quick`` version: subsets of every data set, one seed, two values per

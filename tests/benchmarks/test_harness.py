@@ -29,8 +29,8 @@ from benchmarks.suite import (
 )
 
 SUITES = load_suites()
-_SYNTHETIC = {"mnist-extend", "synthetic", "blobs", "digits", "iris", "usps_smooth",
-              "mnist_test456"}
+_SYNTHETIC = {"mnist-extend", "synthetic", "blobs", "digits", "iris", "wine", "breast_cancer",
+              "usps_smooth", "mnist_test456", *datasets.GENERATED}
 
 
 def _data_dir() -> Path | None:

@@ -1,0 +1,51 @@
+"""The ``general`` battery (issue 16): every registered preset beside common peers on
+real, scikit-learn and generated data sets, scored by ARI, AMI and ACC.
+
+Data: USPS, PenDigits, MNIST-test, MNIST-70k, Letter, Connect-4, COIL20 (data folder);
+scikit-learn's digits, iris, wine, breast-cancer; the generated 2-d families of
+:data:`benchmarks.datasets.GENERATED` at n = 1 000 and 20 000. One seed per data set,
+three on the image sets (USPS, MNIST-test, MNIST-70k, COIL20, digits). Raw features,
+no preprocessing: the battery judges what a user gets without tuning.
+
+Which methods run where: every preset and peer is scheduled on every data set; one
+that cannot run at a size is stopped by the cell caps (``time_cap`` per fit,
+``mem_cap_mb`` on the worker) and reported ``over cap``, which the battery ranks last on
+that data set. Peers: ``KMeans(n_init=10)``, ``GaussianMixture`` (full covariances),
+``SpectralClustering`` (10-NN affinity), HDBSCAN (``k`` through a ``min_cluster_size``
+search, :class:`benchmarks.peers.HdbscanK`), Genie (G = 0.3) and UMAP (10 components) +
+KMeans.
+"""
+
+from collections.abc import Callable
+
+import graphclust
+
+from benchmarks.datasets import GENERATED
+from benchmarks.suite import Method, Suite, peer, preset
+
+#: Data sets with three seeds (images); every other data set has one.
+IMAGE_SETS = ("usps", "mnist_test", "mnist", "coil20", "digits")
+OTHER_SETS = ("pendigits", "letter", "connect4", "iris", "wine", "breast_cancer",
+              *(f"{g}@{n}" for n in (1000, 20000) for g in GENERATED))
+PEER_NAMES = ("sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans")
+
+
+def _split(make: Callable[..., Method], name: str) -> tuple[Method, ...]:
+    """One method as two rows of the same label: three seeds on the image sets, one on
+    the others."""
+    return (make(name, datasets=IMAGE_SETS, seeds=3),
+            make(name, datasets=OTHER_SETS, seeds=1))
+
+
+SUITE = Suite(
+    name="general",
+    title="General battery — every preset against common peers (issue 16)",
+    datasets=IMAGE_SETS + OTHER_SETS,
+    seeds=1,
+    time_cap=900.0,
+    mem_cap_mb=8000.0,
+    battery=True,
+    methods=tuple(m for p in graphclust.get_registry().presets.names()
+                  for m in _split(preset, p))
+    + tuple(m for p in PEER_NAMES for m in _split(peer, p)),
+)
