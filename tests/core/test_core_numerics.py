@@ -509,3 +509,43 @@ def test_property_random_helpers_are_seeded(n, seed, data):
 def test_sample_rows_refuses_more_rows_than_exist():
     with pytest.raises(ValueError, match="cannot draw"):
         nx.sample_rows(np.random.default_rng(0), 3, 4)
+
+
+def test_arpack_that_does_not_converge_falls_back_to_dense(monkeypatch):
+    """A stalled ARPACK run (clustered eigenvalues) is redone densely up to
+    DENSE_FALLBACK_MAX; above it the error names the likely cause."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    from graphclust.numerics import eigen
+
+    rng = np.random.default_rng(0)
+    A = sp.random(800, 800, density=0.02, random_state=1)
+    M = sp.csr_array(A + A.T)
+
+    def stalled(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.zeros(1), np.zeros((800, 1)))
+
+    monkeypatch.setattr(eigen, "eigsh", stalled)
+    vals, vecs = eigen.leading_eigenvectors(M, 4, rng=rng, method="arpack")
+    ref = np.linalg.eigvalsh(M.toarray())[::-1][:4]
+    np.testing.assert_allclose(vals, ref, atol=1e-10)
+    np.testing.assert_allclose(np.abs(vecs.T @ vecs), np.eye(4), atol=1e-10)
+    monkeypatch.setattr(eigen, "DENSE_FALLBACK_MAX", 100)
+    with pytest.raises(ArpackNoConvergence, match="connected components"):
+        eigen.leading_eigenvectors(M, 4, rng=rng, method="arpack")
+
+
+def test_uspec_on_breast_cancer_does_not_stall():
+    """The case the general battery found: ARPACK stalled on uspec's Tcut problem."""
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer
+
+    from graphclust import GraphClustering
+
+    X, _ = load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels = GraphClustering("uspec", n_clusters=2, random_state=0).fit_predict(X)
+    assert labels.shape == (569,) and set(np.unique(labels)) <= {0, 1}

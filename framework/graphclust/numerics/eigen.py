@@ -36,14 +36,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from graphclust.numerics.random import start_vector
 
 __all__ = ["leading_eigenvectors", "use_dense_eigensolver", "sign_flip",
-           "singular_values_from_gram", "DENSE_MAX", "DENSE_MAX_HELD"]
+           "singular_values_from_gram", "DENSE_MAX", "DENSE_MAX_HELD", "DENSE_FALLBACK_MAX"]
 
 DENSE_MAX = 500
+#: Largest ``n`` at which an ARPACK run that did not converge is redone densely (an
+#: ``n x n`` ``eigh`` costs seconds there); above it the error is raised with advice.
+DENSE_FALLBACK_MAX = 6000
 """Largest size solved densely when the matrix is sparse or an operator."""
 
 DENSE_MAX_HELD = 1500
@@ -105,8 +108,20 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
         if rng is None:
             raise ValueError("leading_eigenvectors: the iterative path needs rng (a seeded "
                              "numpy Generator) for its start vector")
-        vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(rng, n), tol=0.0,
-                           maxiter=max(1000, 50 * n))
+        try:
+            vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(rng, n), tol=0.0,
+                               maxiter=max(1000, 50 * n))
+        except ArpackNoConvergence as exc:
+            # clustered eigenvalues (e.g. a graph of many components, where the leading
+            # eigenvalue is repeated) can stall ARPACK; a dense solve is exact and cheap
+            # enough up to DENSE_FALLBACK_MAX
+            if n > DENSE_FALLBACK_MAX:
+                raise ArpackNoConvergence(
+                    f"ARPACK found {len(exc.eigenvalues)} of {k} leading eigenpairs of an "
+                    f"{n} x {n} problem; the graph probably has more connected components "
+                    f"than k (more neighbours or anchors connect it)", exc.eigenvalues,
+                    exc.eigenvectors) from None
+            vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
     order = np.argsort(-vals, kind="stable")
     return vals[order], vecs[:, order]
 
