@@ -333,3 +333,20 @@ def test_registration_and_presets():
         assert spec["anchors"]["n_anchors"] == 1000
         assert spec["graph"] == {"name": "landmark-codes", "n_neighbors": 5, "sigma": 1.0}
         assert spec["solver"]["lam"] == 1.0 and spec["solver"]["n_iter"] == 5
+
+
+def test_ridge_map_of_collapsed_codes_is_the_least_squares_solution():
+    """A singular ridge system (λ negligible against the codes' scale, found by the fuzz
+    test with eight layers) gets the minimum-norm least-squares map, not a LinAlgError."""
+    from graphclust_plugins.dlc._slc import ridge_map
+
+    Ut = np.full((6, 4), 1e17)  # rank one, and λ = 1 vanishes against 6e34 in float64
+    import scipy.linalg as sla
+
+    with pytest.raises(np.linalg.LinAlgError):  # what the plain solve did
+        sla.solve(Ut.T @ Ut + np.eye(4), Ut.T, assume_a="pos")
+    R = ridge_map(Ut, 1.0)
+    assert R.shape == (4, 6) and np.all(np.isfinite(R))
+    ok = np.random.default_rng(0).normal(size=(6, 4))
+    expected = np.linalg.solve(ok.T @ ok + 0.5 * np.eye(4), ok.T)
+    np.testing.assert_allclose(ridge_map(ok, 0.5), expected, rtol=1e-10)

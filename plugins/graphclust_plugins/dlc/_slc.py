@@ -106,16 +106,27 @@ def ridge_map(Ut: np.ndarray, lam: float) -> np.ndarray:
     ``A = (D̃ᵀD̃ + λI)⁻¹ D̃ᵀ X`` for ``D̃ = Ũᵀ`` (``Ut`` = Ũ = U Wᵀ, m×d).
 
     Uses the push-through identity ``D̃ (D̃ᵀD̃ + λI_m)⁻¹ = (D̃D̃ᵀ + λI_d)⁻¹ D̃`` to solve
-    the smaller of the d×d and m×m systems (both positive definite for λ > 0).
+    the smaller of the d×d and m×m systems (both positive definite for λ > 0). Rule: a
+    system that is singular in floating point (λ negligible against ``‖Ũ‖²``, e.g. when a
+    deep layer's codes have collapsed) is solved in the least-squares sense, minimum norm.
     """
     m, d = Ut.shape
     if d <= m:
         G = Ut.T @ Ut
         G[np.diag_indices(d)] += lam
-        return sla.solve(G, Ut.T, assume_a="pos")
+        return _solve_psd(G, Ut.T)
     G = Ut @ Ut.T
     G[np.diag_indices(m)] += lam
-    return sla.solve(G, Ut, assume_a="pos").T
+    return _solve_psd(G, Ut).T
+
+
+def _solve_psd(G: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``G⁻¹ B`` for a symmetric positive (semi)definite ``G``; minimum-norm least squares
+    when ``G`` is singular in floating point."""
+    try:
+        return sla.solve(G, B, assume_a="pos")
+    except np.linalg.LinAlgError:
+        return sla.lstsq(G, B)[0]
 
 
 def _recon_after_w(trS: float, P: np.ndarray, Q: np.ndarray, W: np.ndarray) -> float:
