@@ -5,6 +5,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
+from sklearn.cluster import KMeans
+
 import graphclust as gc
 from graphclust import Registry
 
@@ -159,3 +161,18 @@ def toy_registry():
     reg.presets.add("toy", {"graph": {"name": "toy-affinity"}, "solver": {"name": "toy-solver"},
                             "rounding": {"name": "toy-argmax"}}, summary="toy preset")
     return reg
+
+
+@gc.part
+class RowKMeans(gc.Consensus):
+    """k-means on the dense membership rows (tests only: ensembles with a consensus that can assign)."""
+
+    name = "rows-kmeans"
+
+    def combine(self, memberships, n_clusters, ctx):
+        self.km_ = KMeans(n_clusters, n_init=4, random_state=ctx.seed_for("rows")).fit(
+            memberships.matrix.toarray())
+        return self.km_.labels_
+
+    def assign(self, memberships):
+        return self.km_.predict(memberships.matrix.toarray())

@@ -15,7 +15,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
@@ -24,20 +23,7 @@ from graphclust import Context, Memberships, Progress
 from graphclust._ensemble import Ensemble, clip_range
 from graphclust.cli import main as cli_main
 
-
-@gc.part
-class RowKMeans(gc.Consensus):
-    """k-means on the dense membership rows (tests only)."""
-
-    name = "rows-kmeans"
-
-    def combine(self, memberships, n_clusters, ctx):
-        self.km_ = KMeans(n_clusters, n_init=4, random_state=ctx.seed_for("rows")).fit(
-            memberships.matrix.toarray())
-        return self.km_.labels_
-
-    def assign(self, memberships):
-        return self.km_.predict(memberships.matrix.toarray())
+from conftest import RowKMeans
 
 
 @gc.part

@@ -12,9 +12,10 @@ from graphclust.numerics import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
+
+from conftest import RowKMeans
 
 DTYPES = (np.float64, np.float32)
 TOL = {np.float64: 1e-10, np.float32: 2e-5}
@@ -297,26 +298,11 @@ def test_given_anchors_are_scaled_with_the_data(offset_blobs):
 
 
 # -- ensembles -----------------------------------------------------------------------------
-@gc.part
-class ScaleRowKMeans(gc.Consensus):
-    """k-means on the dense membership rows (tests only)."""
-
-    name = "scale-rows-kmeans"
-
-    def combine(self, memberships, n_clusters, ctx):
-        self.km_ = KMeans(n_clusters, n_init=4, random_state=ctx.seed_for("rows")).fit(
-            memberships.matrix.toarray())
-        return self.km_.labels_
-
-    def assign(self, memberships):
-        return self.km_.predict(memberships.matrix.toarray())
-
-
 @pytest.fixture
 def registry():
     reg = gc.get_registry()
     snap = reg.snapshot()
-    reg.consensus.add(ScaleRowKMeans)
+    reg.consensus.add(RowKMeans)
     yield reg
     reg.restore(snap)
 
@@ -324,7 +310,7 @@ def registry():
 def ensemble_spec(scale):
     return {"n_clusters": 3, "scale": scale, "ensemble": {
         "members": [{"preset": "anchor-spectral", "count": 2, "n_clusters": 3, **SMALL}],
-        "consensus": "scale-rows-kmeans"}}
+        "consensus": "rows-kmeans"}}
 
 
 def test_ensemble_scales_once_and_predicts(registry, offset_blobs):
