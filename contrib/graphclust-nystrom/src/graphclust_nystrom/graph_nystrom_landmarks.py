@@ -7,8 +7,8 @@ import numpy as np
 
 import graphclust
 from graphclust.numerics import clamp_neighbors, gaussian_anchor_rows, nearest_anchors
+from graphclust.numerics import self_tuning_sigma as _sigma_from_distances
 
-from graphclust_nystrom._kernel import self_tuning_sigma
 
 __all__ = ["NystromLandmarkGraph", "NystromLandmarkState"]
 
@@ -65,16 +65,18 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
         check=graphclust.optional(graphclust.real(0, low_open=True)))
 
     def _rows(self, X, L, s, sigma):
+        """Rows of ``Z`` and the bandwidth (the self-tuning rule when ``sigma`` is None),
+        from one nearest-landmark search."""
         idx, d2 = nearest_anchors(X, L, s)
-        return gaussian_anchor_rows(idx, d2, L.shape[0], 2.0 * sigma * sigma)
+        sigma = _sigma_from_distances(d2) if sigma is None else float(sigma)
+        return gaussian_anchor_rows(idx, d2, L.shape[0], 2.0 * sigma * sigma), sigma
 
     def build(self, X, anchors, ctx):
         if anchors is None:
             raise graphclust.InputError("graph 'nystrom-landmarks' needs anchors (landmarks)")
         X, L = _float(X), _float(anchors.points)
         s = clamp_neighbors(self.n_neighbors, L.shape[0], "graph 'nystrom-landmarks'")
-        sigma = float(self.bandwidth) if self.bandwidth is not None else self_tuning_sigma(X, L, s)
-        Z = self._rows(X, L, s, sigma)
+        Z, sigma = self._rows(X, L, s, self.bandwidth)
         return graphclust.AnchorGraph(Z, anchors=anchors,
                                       state=NystromLandmarkState(sigma=sigma, n_neighbors=s))
 
@@ -82,4 +84,4 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
         """Rows of ``Z`` for new points with the fitted landmarks and bandwidth."""
         state = graphclust.fitted_state(graph, NystromLandmarkState, f"graph {self.name!r}")
         L = _float(graph.anchors.points)
-        return self._rows(_float(X_new), L, state.n_neighbors, state.sigma)
+        return self._rows(_float(X_new), L, state.n_neighbors, state.sigma)[0]
