@@ -549,3 +549,19 @@ def test_uspec_on_breast_cancer_does_not_stall():
         warnings.simplefilter("ignore")
         labels = GraphClustering("uspec", n_clusters=2, random_state=0).fit_predict(X)
     assert labels.shape == (569,) and set(np.unique(labels)) <= {0, 1}
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30))
+def test_same_partition_against_brute_force(pairs):
+    """same_partition holds exactly when some bijection of labels maps a onto b."""
+    import itertools
+
+    from graphclust.numerics import same_partition
+
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    la, lb = np.unique(a), np.unique(b)
+    brute = len(la) == len(lb) and any(
+        all(dict(zip(la, perm))[x] == y for x, y in zip(a, b))
+        for perm in itertools.permutations(lb))
+    assert same_partition(a, b) == brute

@@ -47,6 +47,7 @@ from graphclust.numerics.eigen import (
     use_dense_eigensolver,
 )
 from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
+from graphclust.numerics.labels import same_partition
 from graphclust.numerics.rows import normalize_rows, row_norms
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
@@ -72,6 +73,7 @@ __all__ = [
     "mean_sq_distance",
     "nearest_anchors",
     "normalize_rows",
+    "same_partition",
     "random_orthonormal",
     "row_norms",
     "rows_to_csr",

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from graphclust._membership import Memberships
+from graphclust.numerics import same_partition
 from graphclust._parts import Consensus, Context, Part
 from graphclust.testing._common import Session
 from graphclust.testing._contract import (
@@ -43,11 +44,6 @@ def _members(fx: Fixture) -> Memberships:
     return Memberships.from_labels([y, shifted, split])
 
 
-def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
-    pairs = np.unique(np.stack([a, b]), axis=1)
-    return len(np.unique(pairs[0])) == pairs.shape[1] == len(np.unique(pairs[1]))
-
-
 def _check_identical_members(session: Session) -> None:
     """Members that all give the same partition: ``combine`` gives it back."""
     cls, c = session.cls, "identical-members"
@@ -57,7 +53,7 @@ def _check_identical_members(session: Session) -> None:
     with guard(cls, c, "combine(<three identical members>)"):
         labels = np.asarray(p.combine(Memberships.from_labels([y, y, y]), fx.n_clusters,
                                       Context(seed=0)))
-    ensure(labels.shape == y.shape and _same_partition(labels, y), cls, c,
+    ensure(labels.shape == y.shape and same_partition(labels, y), cls, c,
            "identical members must give their common partition back (up to relabelling)")
 
 

@@ -7,14 +7,8 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust.numerics import as_float, normalize_rows
+from graphclust.numerics import as_float, normalize_rows, same_partition
 from graphclust_plugins.common._labels import consecutive
-
-
-def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two labellings are the same partition up to renaming the labels."""
-    pairs = np.unique(np.stack([a, b]), axis=1)
-    return len(np.unique(pairs[0])) == pairs.shape[1] == len(np.unique(pairs[1]))
 
 
 @graphclust.part
@@ -103,7 +97,7 @@ class KMeansRounding(graphclust.Rounding):
                             copy_x=not in_place,
                             random_state=stream).fit(E)
                 if best is None or (km.inertia_ < best.inertia_
-                                    and not _same_partition(km.labels_, best.labels_)):
+                                    and not same_partition(km.labels_, best.labels_)):
                     best = km
                 ctx.progress.step(i + 1, self.n_init, f"inertia {best.inertia_:.6g}")
         finally:
