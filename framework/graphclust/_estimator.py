@@ -224,8 +224,6 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         spec.update(given)
         if isinstance(given.get("graph"), GivenGraph):
             spec.pop("anchors", None)
-            if given["graph"].produces == "anchor" and spec.get("adapter") is None:
-                pass
         return spec
 
     def _section_overrides(self) -> dict[str, Any]:
