@@ -52,7 +52,7 @@ def given_solver():
 
 
 def knn_rule():
-    from graphclust._knn_size import resolve_knn_method
+    from graphclust.numerics.knn_size import resolve_knn_method
 
     method, rule = resolve_knn_method(630_000, 784, "auto")
     return f"method {method!r}: {rule}"

@@ -10,8 +10,8 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import graphclust as gc
-from graphclust import _knn_size
-from graphclust._knn_size import exact_knn_seconds, resolve_knn_method
+from graphclust.numerics import knn_size as _knn_size
+from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 
 X, Y = make_blobs(300, centers=3, n_features=5, random_state=0)
 

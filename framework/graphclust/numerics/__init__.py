@@ -47,6 +47,7 @@ from graphclust.numerics.eigen import (
     use_dense_eigensolver,
 )
 from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
+from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
 from graphclust.numerics.rows import normalize_rows, row_norms
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
@@ -74,6 +75,8 @@ __all__ = [
     "nearest_anchors",
     "normalize_rows",
     "same_partition",
+    "exact_knn_seconds",
+    "resolve_knn_method",
     "random_orthonormal",
     "row_norms",
     "rows_to_csr",

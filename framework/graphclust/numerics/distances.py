@@ -18,6 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from graphclust._errors import GraphClustWarning
+from graphclust.numerics.knn_size import resolve_knn_method
 from graphclust.numerics.dtypes import common_float_dtype
 
 __all__ = ["nearest_anchors", "grouped_nearest", "self_first_neighbors", "knn", "clamp_anchors",
@@ -361,7 +362,7 @@ def knn(
         ``"exact"``: blocked brute force through BLAS (faiss' flat index when faiss is
         installed, which does the same product with a faster selection). ``"approx"``:
         faiss HNSW; requires faiss. ``"auto"``: exact up to ``n²·d = 1e13``, else
-        approximate (the size rule of ``graphclust._knn_size``).
+        approximate (the size rule of ``graphclust.numerics.knn_size``).
 
     Returns
     -------
@@ -375,8 +376,7 @@ def knn(
         raise ValueError(f"k must be in [1, n - 1] = [1, {n - 1}], got {k}")
     if method not in ("exact", "approx", "auto"):
         raise ValueError(f"method must be 'exact', 'approx' or 'auto', got {method!r}")
-    if method == "auto":  # the size rule of graphclust._knn_size
-        from graphclust._knn_size import resolve_knn_method
+    if method == "auto":  # the size rule of graphclust.numerics.knn_size
 
         method = resolve_knn_method(n, X.shape[1], method)[0]
     try:

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust._knn_size import resolve_knn_method
+from graphclust.numerics import resolve_knn_method
 from graphclust.numerics import as_dense_float, knn
 
 
@@ -61,7 +61,7 @@ class KNNGraph(graphclust.GraphBuilder):
     ``method="exact"`` is brute force through BLAS (faiss' flat index when installed);
     ``"approx"`` uses faiss HNSW (``pip install graphclust[ann]``) for large n;
     ``"auto"`` (the default) is exact up to ``n²·d = 1e13`` and approximate above, by
-    the size rule of ``graphclust._knn_size`` (the choice is in ``graph.info``).
+    the size rule of ``graphclust.numerics.knn_size`` (the choice is in ``graph.info``).
     ``n_neighbors`` is clamped to ``n - 1`` on tiny inputs. Duplicate points are legal
     (distance 0, weight 1).
     """
