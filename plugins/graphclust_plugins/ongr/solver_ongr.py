@@ -10,6 +10,7 @@ from threadpoolctl import threadpool_limits
 import graphclust
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, random_orthonormal
+from graphclust_plugins.ongr._start import spectral_kmeans_start
 
 __all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
 
@@ -26,6 +27,7 @@ class OngrOperator:
     def __init__(self, graph, normalize: bool = True):
         self.graph = graph
         self.kind = graph.kind
+        self._normalized = bool(normalize)
         if self.kind == "anchor":
             self.n = graph.n
             B = graph.B()
@@ -37,6 +39,17 @@ class OngrOperator:
             self._W = graph.normalized_adjacency() if normalize else graph.adjacency
             self.gram = None
             self.norm2 = float(np.sum(self._W.data ** 2))
+
+    def trivial_direction(self) -> np.ndarray | None:
+        """The unit eigenvector ``t`` of ``W`` with ``W t = t`` (eigenvalue 1): ``√d/‖√d‖``
+        with ``d = W 1`` the degrees of the anchor graph's ``W`` (constant when the rows
+        of ``Z`` sum to one) or of ``A`` for ``D^{-1/2} A D^{-1/2}``. ``None`` for an
+        unnormalised affinity ``W = A`` (no known trivial vector) or all-zero degrees."""
+        if self.kind != "anchor" and self._normalized is False:
+            return None
+        t = np.sqrt(np.maximum(np.asarray(self.graph.degrees, dtype=np.float64), 0.0))
+        nrm = float(np.linalg.norm(t))
+        return t / nrm if nrm > 0 else None
 
     def matvec(self, F: np.ndarray) -> np.ndarray:
         """``W @ F``."""
@@ -208,8 +221,13 @@ class OngrSolver(graphclust.Solver):
         check=graphclust.one_of("max", "abs"))
     init: str = graphclust.param(
         "svd", doc="Initial F: 'svd' = k leading left singular vectors of Ẑ (Algorithm 1); "
-                   "'random' = random orthonormal F (Section 3.2, Initialization).",
-        check=graphclust.one_of("svd", "random"))
+                   "'random' = random orthonormal F (Section 3.2, Initialization); "
+                   "'spectral-kmeans' = scaled indicator of k-means on the k nontrivial "
+                   "leading eigenvectors of W, rows at unit length (the presets' default).",
+        check=graphclust.one_of("svd", "random", "spectral-kmeans"))
+    init_restarts: int = graphclust.param(
+        10, doc="init='spectral-kmeans' only: k-means restarts (best inertia kept).",
+        check=graphclust.integer(1))
     normalize: bool = graphclust.param(
         True, doc="Affinity graphs only: use W = D^{-1/2} A D^{-1/2} (True) or A itself.",
         check=graphclust.boolean)
@@ -237,6 +255,11 @@ class OngrSolver(graphclust.Solver):
         if self.init == "svd":
             F, eig = op.leading(k, rng)
             F = _flip_signs(F)
+        elif self.init == "spectral-kmeans":
+            U, eig = op.leading(min(k + 1, op.n), rng)
+            F, _ = spectral_kmeans_start(U, op.trivial_direction(), k,
+                                         ctx.seed_for("ongr-init.kmeans"),
+                                         int(self.init_restarts), rng)
         else:
             F = random_orthonormal(rng, op.n, k)
             eig = None
