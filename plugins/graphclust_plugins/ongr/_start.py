@@ -45,10 +45,13 @@ def indicator_start(labels: np.ndarray, k: int, rng: np.random.Generator) -> np.
     keep = counts > 0
     H[:, keep] /= np.sqrt(counts[keep])[None, :]
     if not keep.all():
-        from graphclust_plugins.ongr.solver_ongr import _complete_orthonormal
-
-        H[:, ~keep] = rng.standard_normal((n, int((~keep).sum())))
-        H = _complete_orthonormal(H, keep)
+        # the kept columns stay exact; the new ones are orthonormalised against them
+        R = rng.standard_normal((n, int((~keep).sum())))
+        K = H[:, keep]
+        for _ in range(2):  # twice is enough (Gram-Schmidt re-orthogonalisation)
+            R -= K @ (K.T @ R)
+            R = np.linalg.qr(R)[0]
+        H[:, ~keep] = R
     return H
 
 
