@@ -32,6 +32,7 @@ __all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine
            "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
+_HEAD = {"purity": "purity"}
 
 
 def _ok(x: Any) -> bool:
@@ -314,7 +315,8 @@ def _members_table(row: dict) -> str:
                  *(_pct(row[s]) for s in METRICS)])
     return (f"Members of `{row['method']}` on {row['dataset']} in the same runs "
             f"({row['ok']} seed(s); the median member is taken per seed):\n\n"
-            + _table(["member", "k", *(f"{s.upper()} %" for s in METRICS)], body))
+            + _table(["member", "k", *(f"{_HEAD.get(s, s.upper())} %" for s in METRICS)],
+                     body))
 
 
 def _rst_line(values: list[str], width: list[int]) -> str:
