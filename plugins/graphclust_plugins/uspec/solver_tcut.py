@@ -19,9 +19,15 @@ class TransferCut(graphclust.Solver):
     Nothing ``n x n`` or dense ``n x p`` is formed. The trivial vector (``λ = 0``) is
     kept, as in the authors' code.
 
-    Out of sample: ``anchor_embedding = v / (1 − γ)``, so a new point with row ``b`` of
-    ``B`` gets ``b @ anchor_embedding = (b 1)·u``: its Tcut coordinates times its
-    (positive) degree. A rounding that normalises rows (the ``uspec`` preset's
+    Column scaling: by default (``eigen_scaling = False``) the embedding is
+    ``D_X⁻¹ B v`` without the theorem's factor ``1 / (1 − γ_j)``, as the authors'
+    ``Tcut_for_bipartite_graph`` (USPEC.m) computes it; after row normalisation the
+    factor would stretch the columns with larger ``γ`` (the less informative
+    eigenvectors). ``eigen_scaling = True`` returns the lifted ``u`` itself.
+
+    Out of sample: ``anchor_embedding = v`` (``v / (1 − γ)`` when scaling), so a new
+    point with row ``b`` of ``B`` gets ``b @ anchor_embedding = (b 1)·u``: its Tcut
+    coordinates times its (positive) degree. A rounding that normalises rows (the ``uspec`` preset's
     ``kmeans`` with ``normalize_rows = true``, as the authors' code) therefore labels
     new points exactly as training points; without row normalisation the degree
     factor remains.
@@ -42,6 +48,9 @@ class TransferCut(graphclust.Solver):
     n_components: int | None = graphclust.param(
         None, doc="Eigenvectors kept; None = n_clusters (U-SPEC).",
         check=graphclust.optional(graphclust.integer(1)))
+    eigen_scaling: bool = graphclust.param(
+        False, doc="Divide eigenvector j by 1 - γ_j (the lifted eigenvector u of Li et al. "
+        "Theorem 1); False = D_X⁻¹ B v as the authors' USPEC.m.", check=graphclust.boolean)
 
     def solve(self, graph, X, n_clusters, ctx) -> graphclust.Solution:
         if not isinstance(graph, graphclust.AnchorGraph):  # the composer checks kinds
@@ -50,7 +59,11 @@ class TransferCut(graphclust.Solver):
         res = transfer_cut(graph.Z, k, random_state=ctx.seed_for("solver.tcut"))
         ctx.progress.message(f"transfer cut: {res.v.shape[1]} eigenpairs of a "
                              f"{int(res.active.sum())} x {int(res.active.sum())} problem")
+        point, rep = res.point_embedding, res.rep_embedding
+        if not self.eigen_scaling:  # v and D_X⁻¹ B v (λ = 1 columns stay zero)
+            gain = 1.0 - res.gamma
+            point, rep = point * gain[None, :], rep * gain[None, :]
         return graphclust.Solution(
-            embedding=res.point_embedding, anchor_embedding=res.rep_embedding,
+            embedding=point, anchor_embedding=rep,
             info={"eigenvalues": res.eigenvalues, "gamma": res.gamma,
                   "unused_representatives": int((~res.active).sum())})
