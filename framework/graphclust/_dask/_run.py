@@ -99,6 +99,22 @@ def _scale_rows(X, kind):
     return Scaling(kind).transform(X)
 
 
+def _wait(collection):
+    """Block until a persisted collection is in memory on the workers (a distributed
+    ``persist`` returns at once), so ``fit`` returns a finished fit."""
+    try:
+        from distributed import futures_of, wait
+    except ImportError:  # threads: persist has computed already
+        return collection
+    futures = futures_of(collection)
+    if futures:
+        wait(futures)
+        bad = [f for f in futures if f.status == "error"]
+        if bad:
+            bad[0].result()  # raises the task's exception here
+    return collection
+
+
 def _sorted_sample(rng: np.random.Generator, n: int, size: int) -> np.ndarray | None:
     """Sorted row indices of a uniform sample without replacement; ``None`` for all rows."""
     if size >= n:
@@ -199,7 +215,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb),
                               shape=(c,), dtype=np.int64)
               for xb, zb, c in zip(chunks.X_blocks, Z_blocks, X.chunks[0])]
-    labels = da.concatenate(blocks).persist()
+    labels = _wait(da.concatenate(blocks).persist())
     sctx.progress.close(f"{len(np.unique(sample_labels))} clusters on {r_size} sampled rows")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
