@@ -99,15 +99,21 @@ def _scale_rows(X, kind):
     return Scaling(kind).transform(X)
 
 
-def _wait(collection):
+def _wait(collection, progress=None, what: str = "chunks"):
     """Block until a persisted collection is in memory on the workers (a distributed
-    ``persist`` returns at once), so ``fit`` returns a finished fit."""
+    ``persist`` returns at once), so ``fit`` returns a finished fit; each finished chunk
+    is a progress step."""
     try:
-        from distributed import futures_of, wait
+        from distributed import as_completed, futures_of, wait
     except ImportError:  # threads: persist has computed already
         return collection
     futures = futures_of(collection)
     if futures:
+        if progress is not None:
+            progress.start(len(futures), f"{what}: {len(futures)} chunks")
+            for i, _ in enumerate(as_completed(futures), 1):
+                progress.step(i, len(futures))
+            progress.end()
         wait(futures)
         bad = [f for f in futures if f.status == "error"]
         if bad:
@@ -177,12 +183,12 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     t0 = time.perf_counter()
     sctx = stage("graph", pipe.graph)
     sctx.progress.open()
-    template = pipe.graph.prepare_chunked(anchors, DaskChunks(X), sctx)
+    template = pipe.graph.prepare_chunked(anchors, DaskChunks(X, progress=sctx.progress), sctx)
     rows = dask.delayed(_graph_rows, pure=True)
     shipped_template = dask.delayed(template)
     Z_blocks = [rows(pipe.graph, xb, shipped_template) for xb in X.to_delayed().ravel()]
     Z_blocks = list(dask.persist(*Z_blocks))
-    _wait(Z_blocks)  # so the stage's time is the graph's, not the solver's first pass
+    _wait(Z_blocks, sctx.progress, "rows of Z")  # the stage's time is the graph's
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
     sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
     timings["graph"] = time.perf_counter() - t0
@@ -191,6 +197,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     t0 = time.perf_counter()
     sctx = stage("solver", pipe.solver)
     sctx.progress.open()
+    chunks.progress = sctx.progress
     solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
     sctx.progress.close("")
     timings["solver"] = time.perf_counter() - t0
@@ -216,7 +223,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb),
                               shape=(c,), dtype=np.int64)
               for xb, zb, c in zip(chunks.X_blocks, Z_blocks, X.chunks[0])]
-    labels = _wait(da.concatenate(blocks).persist())
+    labels = _wait(da.concatenate(blocks).persist(), sctx.progress, "labels")
     sctx.progress.close(f"{len(np.unique(sample_labels))} clusters on {r_size} sampled rows")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
