@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import graphclust as gc
 import numpy as np
 import pytest
-
-import graphclust as gc
 from graphclust import SpecError
 
 pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install 'graphclust[dask]'")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphclust._chunked import Block, RowChunks, add_sums
 
-__all__ = ["DaskChunks", "apply_block", "active_client"]
+__all__ = ["DaskChunks", "active_client", "apply_block"]
 
 
 def active_client():

@@ -26,9 +26,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from graphclust._chunked import (ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR,
-                                 ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER, Block,
-                                 sample_size)
+from graphclust._chunked import (
+    ANCHOR_SAMPLE_MIN,
+    ANCHOR_SAMPLE_PER_ANCHOR,
+    ROUNDING_SAMPLE_MIN,
+    ROUNDING_SAMPLE_PER_CLUSTER,
+    Block,
+    sample_size,
+)
 from graphclust._dask._chunks import DaskChunks
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
@@ -37,7 +42,7 @@ from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import Scaling
 
-__all__ = ["fit_chunked", "predict_chunked", "embed_chunked", "slim_result"]
+__all__ = ["embed_chunked", "fit_chunked", "predict_chunked", "slim_result"]
 
 
 def _quiet(ctx: Context) -> Context:
@@ -67,10 +72,6 @@ def _graph_rows(builder, X, template):
     import scipy.sparse as sp
 
     return sp.csr_array(builder.transform(X, template))
-
-
-def _lift(solver, solution, X, Z):
-    return solver.lift_rows(solution, Block(X, Z))
 
 
 def _sample_rows(solver, solution, X, Z, local):
