@@ -74,3 +74,14 @@ def test_graphclust_works_without_dask(tmp_path):
                          timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert 'IMPORTERROR' in out.stdout and 'pip install "graphclust[dask]"' in out.stdout
+
+
+def test_fewer_labels_warns_with_counts_from_chunks():
+    """Three distinct points, five clusters asked: the chunked fit warns as the in-memory
+    one does, counting labels with a k-sized sum over the label chunks."""
+    X = np.repeat(np.eye(3), 40, axis=0) + 0.0
+    kw = {"n_clusters": 5, "random_state": 0, "anchors": {"n_anchors": 10}}
+    with pytest.warns(gc.FewerClustersWarning, match=r"returned 3 distinct labels for "
+                      r"n_clusters=5 \(120 points\)"):
+        model = gc.GraphClustering("anchor-spectral", **kw).fit(da.from_array(X, chunks=50))
+    assert np.unique(model.labels_.compute()).size == 3

@@ -35,6 +35,7 @@ from graphclust._chunked import (
     sample_size,
 )
 from graphclust._dask._chunks import DaskChunks
+from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
 from graphclust._pipeline import FitResult
@@ -88,8 +89,14 @@ def _concat_solution(parts) -> Solution:
 
 
 def _round(rounding, parts, n_clusters, ctx):
+    """Fit the rounding on the sample's rows; return it and the sample's label count."""
     labels = rounding.round(_concat_solution(parts), n_clusters, ctx)
-    return rounding, np.asarray(labels)
+    return rounding, int(np.unique(np.asarray(labels)).size)
+
+
+def _label_counts(labels, k):
+    return np.bincount(np.asarray(labels, dtype=np.int64), minlength=k)[:max(k, 1)] \
+        if labels.size else np.zeros(max(k, 1), dtype=np.int64)
 
 
 def _assign(rounding, solver, solution, X, Z):
@@ -144,7 +151,8 @@ def _n_anchors_asked(selector, n: int) -> int:
     return int(m) if m is not None else n
 
 
-def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
+def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline"
+                ) -> FitResult:
     """Fit an anchor pipeline on a row-chunked dask array; returns a :class:`FitResult`
     whose ``labels`` is a persisted dask array chunked like the rows of ``X``, whose
     ``graph`` has zero rows (anchors and fitted state) and whose ``solution`` is the
@@ -215,7 +223,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     parts = [lift(pipe.solver, shipped_solution, xb, zb, local)
              for xb, zb, local in zip(chunks.X_blocks, Z_blocks,
                                       _split_by_block(r_idx, X.chunks[0]))]
-    (fitted, sample_labels), caught = dask.delayed(_capturing)(
+    (fitted, sample_found), caught = dask.delayed(_capturing)(
         _round, pipe.rounding, parts, n_clusters, quiet).compute()
     _reissue(caught)
     pipe.rounding = fitted
@@ -225,7 +233,16 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
                               shape=(c,), dtype=np.int64)
               for xb, zb, c in zip(chunks.X_blocks, Z_blocks, X.chunks[0])]
     labels = _wait(da.concatenate(blocks).persist(), sctx.progress, "labels")
-    sctx.progress.close(f"{len(np.unique(sample_labels))} clusters on {r_size} sampled rows")
+    counts = labels.map_blocks(_label_counts, n_clusters, chunks=(n_clusters,),
+                               dtype=np.int64).reshape((-1, n_clusters)).sum(axis=0)
+    sizes = np.asarray(counts.compute())
+    found = int((sizes > 0).sum())
+    if found < n_clusters:
+        warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
+                      f"n_clusters={n_clusters} ({n} points)", FewerClustersWarning,
+                      stacklevel=3)
+    sctx.progress.close(f"{found} clusters (rounding fitted on {r_size} sampled rows, "
+                        f"{sample_found} clusters there)")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
     return FitResult(labels, template, solution, anchors, timings, {}, None, scaling)
