@@ -85,3 +85,18 @@ def test_fewer_labels_warns_with_counts_from_chunks():
                       r"n_clusters=5 \(120 points\)"):
         model = gc.GraphClustering("anchor-spectral", **kw).fit(da.from_array(X, chunks=50))
     assert np.unique(model.labels_.compute()).size == 3
+
+
+def test_unknown_chunk_sizes_and_integer_pixels(digits):
+    """A filtered dask array (chunk sizes unknown until computed) and 8-bit pixels (kept
+    in float32, as in memory) fit like their in-memory arrays."""
+    X, _ = digits
+    X8 = X.astype(np.uint8)
+    Xd = da.from_array(X8, chunks=500)
+    filtered = Xd[Xd[:, 0] >= 0]  # every row kept, sizes unknown
+    assert np.isnan(filtered.chunks[0][0])
+    kw = {"n_clusters": 10, "random_state": 0, "anchors": {"n_anchors": 100}}
+    mem = gc.GraphClustering("uspec", **kw).fit(X8)
+    chunked = gc.GraphClustering("uspec", **kw).fit(filtered)
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+    assert chunked.anchors_.points.dtype == np.float32
