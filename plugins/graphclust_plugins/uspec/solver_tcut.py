@@ -95,6 +95,8 @@ class TransferCut(graphclust.Solver):
             E = chunks.sum(_transfer_gram, cols)
             rep, v, lam, gamma = representative_side(E, dy, cols, k_eff,
                                                      random_state=ctx.seed_for("solver.tcut"))
+            if not self.eigen_scaling:  # as in solve: D_X⁻¹ B v, no 1 / (1 - γ)
+                rep = rep * (1.0 - gamma)[None, :]
             info = {"eigenvalues": lam, "gamma": gamma,
                     "unused_representatives": int(dy.size - cols.size)}
         info["chunked"] = {"cols": cols}
