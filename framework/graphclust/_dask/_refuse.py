@@ -34,8 +34,8 @@ def check_chunkwise(pipe) -> None:
     """Raise :class:`SpecError` unless every stage of ``pipe`` runs chunk-wise.
 
     The message names the part, why it cannot, and the registered chunk-wise parts of the
-    same kind. Ensembles, adapters, precomputed graphs and column-wise ``scale`` stages
-    are refused too (see :doc:`/dask`).
+    same kind. Ensembles, adapters and precomputed graphs are refused too (see
+    :doc:`/dask`); every ``scale`` kind runs (column statistics are sums over chunks).
     """
     from graphclust._ensemble import Ensemble
 
@@ -45,11 +45,6 @@ def check_chunkwise(pipe) -> None:
                                 "compute() the array for the in-memory ensemble"),
                         title="spec cannot run chunk-wise")
     problems = []
-    if pipe.scale not in ("none", "l2"):
-        problems.append(Problem("scale", f"scale {pipe.scale!r} needs column statistics, "
-                                "which the chunked execution does not fit; scale the dask "
-                                "array first (e.g. (X - X.mean(0)) / X.std(0)) or use "
-                                "'none' / 'l2' (row-local)"))
     if pipe.adapter is not None:
         problems.append(Problem("adapter", f"adapter {pipe.adapter.name!r} does not run "
                                 "chunk-wise; chunk-wise solvers work on the anchor graph "

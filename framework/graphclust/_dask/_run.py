@@ -41,9 +41,16 @@ from graphclust._parts import Context
 from graphclust._pipeline import FitResult
 from graphclust._progress import Progress
 from graphclust._solution import Solution
-from graphclust.numerics.scaling import Scaling
+from graphclust.numerics.scaling import (
+    COLUMN_KINDS,
+    ColumnStats,
+    Scaling,
+    scaling_from_stats,
+    unitless_block_stats,
+)
 
-__all__ = ["embed_chunked", "fit_chunked", "predict_chunked", "slim_result"]
+__all__ = ["embed_chunked", "fit_chunked", "fit_scaling_chunked", "predict_chunked",
+           "slim_result"]
 
 
 def _quiet(ctx: Context) -> Context:
@@ -105,6 +112,37 @@ def _assign(rounding, solver, solution, X, Z):
 
 def _scale_rows(X, kind):
     return Scaling(kind).transform(X)
+
+
+def _apply_scaling(X, scaling):
+    return scaling.transform(X)
+
+
+def _column_stats(block):
+    """A chunk's column statistics (summed over chunks: :meth:`ColumnStats.merge`)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return ColumnStats.of_block(block.X)
+
+
+def _unitless_stats(block, offset, unit):
+    return unitless_block_stats(block.X, offset, unit)
+
+
+def fit_scaling_chunked(kind: str, X, progress=None) -> Scaling:
+    """Fit the ``scale`` stage on a row-chunked dask array: the column statistics are a
+    sum over chunks (Chan's pairwise merge of mean and squared deviations, min, max;
+    a second sum for ``standard`` columns with an extreme range), then the same
+    reduction as in memory (:func:`graphclust.numerics.scaling.scaling_from_stats`).
+    Equal to :func:`~graphclust.numerics.scaling.fit_scaling` up to the order of the
+    merges (round-off)."""
+    if kind not in COLUMN_KINDS:
+        return Scaling(kind)
+    if len(X.chunks[1]) > 1:  # a chunk's statistics need whole rows
+        X = X.rechunk({1: -1})
+    chunks = DaskChunks(X, progress=progress)
+    stats = chunks.sum(_column_stats)
+    return scaling_from_stats(kind, stats,
+                              lambda offset, unit: chunks.sum(_unitless_stats, offset, unit))
 
 
 def _wait(collection, progress=None, what: str = "chunks"):
@@ -169,9 +207,16 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     def stage(name, part):
         return Context(ctx.seed, progress.for_stage(name, part.name), ctx.n_jobs)
 
-    scaling = Scaling(pipe.scale if pipe.scale == "l2" else "none")
-    if scaling.kind == "l2":
-        X = X.map_blocks(_scale_rows, "l2", dtype=X.dtype)
+    # scale: column statistics as sums over chunks (l2 is row-local), applied per chunk
+    scaling = Scaling("none")
+    if pipe.scale != "none":
+        t0 = time.perf_counter()
+        bar = progress.for_stage("scale", pipe.scale)
+        bar.open()
+        scaling = fit_scaling_chunked(pipe.scale, X, bar)
+        X = X.map_blocks(_apply_scaling, scaling, dtype=X.dtype)
+        bar.close(f"{X.shape[1]} columns")
+        timings["scale"] = time.perf_counter() - t0
 
     # anchors: the selector, unchanged, on a uniform row sample (one task)
     t0 = time.perf_counter()
@@ -185,6 +230,9 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     _reissue(caught)
     anchors = attrs.evolve(anchors, assignment=None,
                            info={**anchors.info, "sample_size": int(size)})
+    if anchors.info.get("given") and not scaling.is_identity:
+        # user-given anchors are in the units of the raw X (as in memory)
+        anchors = attrs.evolve(anchors, points=scaling.transform(anchors.points))
     sctx.progress.close(f"{anchors.n_anchors} anchors from {size} sampled rows")
     timings["anchors"] = time.perf_counter() - t0
 

@@ -37,13 +37,16 @@ from numpy.typing import ArrayLike
 from graphclust.numerics.dtypes import as_float
 from graphclust.numerics.rows import normalize_rows
 
-__all__ = ["SCALE_KINDS", "ColumnStats", "ScaleKind", "Scaling", "fit_scaling"]
+__all__ = ["COLUMN_KINDS", "SCALE_KINDS", "ColumnStats", "ScaleKind", "Scaling", "fit_scaling",
+           "scaling_from_stats", "unitless_block_stats"]
 
 #: the values of the spec key ``scale``
 SCALE_KINDS: tuple[str, ...] = ("none", "center", "standard", "minmax", "l2")
 ScaleKind = Literal["none", "center", "standard", "minmax", "l2"]
 #: kinds that need column statistics
 _COLUMN_KINDS = ("center", "standard", "minmax")
+#: public name of the kinds fitted from column statistics (the chunked execution)
+COLUMN_KINDS: tuple[str, ...] = _COLUMN_KINDS
 
 
 @attrs.frozen(eq=False)
@@ -67,9 +70,17 @@ class ColumnStats:
     max: np.ndarray
 
     @classmethod
+    def empty(cls, n_features: int) -> ColumnStats:
+        """The statistics of no rows: the neutral element of :meth:`merge`."""
+        d = int(n_features)
+        return cls(0, np.zeros(d), np.zeros(d), np.full(d, np.inf), np.full(d, -np.inf))
+
+    @classmethod
     def of_block(cls, block: np.ndarray) -> ColumnStats:
-        """Statistics of one block of rows (at least one row)."""
+        """Statistics of one block of rows (:meth:`empty` for a block of no rows)."""
         B = np.asarray(block)
+        if B.shape[0] == 0:
+            return cls.empty(B.shape[1])
         mean = B.mean(axis=0, dtype=np.float64)
         dev = B.astype(np.float64, copy=False) - mean
         return cls(B.shape[0], mean, np.einsum("ij,ij->j", dev, dev),
@@ -78,12 +89,21 @@ class ColumnStats:
     def merge(self, other: ColumnStats) -> ColumnStats:
         """The statistics of both blocks' rows together (Chan, Golub and LeVeque's
         pairwise update: ``M2 = M2_a + M2_b + δ² n_a n_b / n``)."""
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
         n = self.n + other.n
         delta = other.mean - self.mean
         mean = self.mean + delta * (other.n / n)
         m2 = self.m2 + other.m2 + delta * delta * (self.n * other.n / n)
         return ColumnStats(n, mean, m2, np.minimum(self.min, other.min),
                            np.maximum(self.max, other.max))
+
+    def __add__(self, other: ColumnStats) -> ColumnStats:
+        """``a + b`` is :meth:`merge`, so row-block statistics add like any chunk sum
+        (:func:`graphclust._chunked.add_sums`)."""
+        return self.merge(other)
 
     @property
     def std(self) -> np.ndarray:
@@ -171,21 +191,69 @@ def _block_stats(X: np.ndarray, block_size: int, offset: np.ndarray | None = Non
     return stats
 
 
-def _mean_std(X: np.ndarray, stats: ColumnStats, block_size: int
-              ) -> tuple[np.ndarray, np.ndarray]:
+def unitless_block_stats(block: np.ndarray, offset: np.ndarray, unit: np.ndarray
+                         ) -> ColumnStats:
+    """Statistics of one block of rows in range units, ``(block - offset) / unit``
+    (the second pass for extreme columns, see :func:`scaling_from_stats`)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return ColumnStats.of_block((np.asarray(block).astype(np.float64) - offset) / unit)
+
+
+def _mean_std(stats: ColumnStats, unitless) -> tuple[np.ndarray, np.ndarray]:
     """Column mean and population std; a column whose range is extreme is measured in
-    units of its range (a second pass over the blocks), so its squares neither
-    underflow nor overflow."""
+    units of its range (``unitless(offset, unit)``: a second pass over the blocks), so
+    its squares neither underflow nor overflow."""
     mean, std = stats.mean, stats.std
     spread = stats.max - stats.min
     extreme = (spread > 0) & ((spread < _SAFE_LOW) | (spread > _SAFE_HIGH))
     if extreme.any():
         unit = np.where(extreme, spread, 1.0)
         offset = np.where(extreme, stats.min, 0.0)
-        unitless = _block_stats(X, block_size, offset, unit)
-        mean = np.where(extreme, stats.min + unitless.mean * unit, mean)
-        std = np.where(extreme, unitless.std * unit, std)
+        unitless_stats = unitless(offset, unit)
+        mean = np.where(extreme, stats.min + unitless_stats.mean * unit, mean)
+        std = np.where(extreme, unitless_stats.std * unit, std)
     return mean, std
+
+
+def scaling_from_stats(kind: str, stats: ColumnStats, unitless=None) -> Scaling:
+    """The fitted :class:`Scaling` of a column kind from the training rows' statistics.
+
+    This is the reduction step of :func:`fit_scaling`, shared with the chunked execution
+    (whose ``stats`` are the sum of :meth:`ColumnStats.of_block` over row chunks).
+
+    Parameters
+    ----------
+    kind : {"center", "standard", "minmax"}
+    stats : ColumnStats
+        Statistics of all training rows (``stats.n >= 1``).
+    unitless : callable, optional
+        ``unitless(offset, unit)`` returns the statistics of ``(X - offset) / unit`` over
+        all training rows; called only by ``standard`` when a column's range lies outside
+        ``[1e-100, 1e100]`` (see the module notes). Required in that case.
+
+    Returns
+    -------
+    Scaling
+    """
+    if kind not in _COLUMN_KINDS:
+        raise ValueError(f"scaling_from_stats fits {', '.join(_COLUMN_KINDS)}; got {kind!r}")
+    if stats.n < 1:
+        raise ValueError("scale needs at least one row")
+    d = stats.mean.shape[0]
+    const = stats.constant
+    if kind == "center":
+        offset, spread = stats.mean, np.ones(d)
+    elif kind == "standard":
+        if unitless is None:
+            def unitless(offset, unit):
+                raise ValueError("scale 'standard' of a column with an extreme range needs "
+                                 "a second pass over the rows (give `unitless`)")
+        offset, spread = _mean_std(stats, unitless)
+    else:
+        offset, spread = stats.min, stats.max - stats.min
+    offset = np.where(const, stats.min, offset)
+    spread = np.where(const | ~(spread > 0), 1.0, spread)
+    return Scaling(kind, offset, spread, d)
 
 
 def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Scaling:
@@ -220,15 +288,7 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
         raise ValueError(f"scale {kind!r} needs a non-empty 2-D array, got shape {X.shape}")
     if block_size is not None and block_size < 1:
         raise ValueError(f"block_size must be >= 1, got {block_size}")
+    bs = block_size or X.shape[0]
     with np.errstate(over="ignore", under="ignore"):  # extreme columns: see _mean_std
-        stats = _block_stats(X, block_size or X.shape[0])
-    const = stats.constant
-    if kind == "center":
-        offset, spread = stats.mean, np.ones(X.shape[1])
-    elif kind == "standard":
-        offset, spread = _mean_std(X, stats, block_size or X.shape[0])
-    else:
-        offset, spread = stats.min, stats.max - stats.min
-    offset = np.where(const, stats.min, offset)
-    spread = np.where(const | ~(spread > 0), 1.0, spread)
-    return Scaling(kind, offset, spread, X.shape[1])
+        stats = _block_stats(X, bs)
+    return scaling_from_stats(kind, stats, lambda offset, unit: _block_stats(X, bs, offset, unit))
