@@ -452,6 +452,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         seed = self._seed(pipe)
         ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=self.n_jobs)
         who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
+        if isinstance(pipe, Ensemble):
+            from graphclust._dask._ensemble import fit_ensemble_chunked
+
+            with one_warning_per_cause():
+                result = fit_ensemble_chunked(pipe, X, n_clusters, ctx, who)
+            self._keep_ensemble(pipe, result, n_clusters)
+            self.resolved_spec_ = self._resolved_ensemble(pipe, n_clusters, seed)
+            return self
         with one_warning_per_cause():
             result = fit_chunked(pipe, X, n_clusters, ctx, who)
         self.pipeline_ = pipe
@@ -481,6 +489,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def _fit_ensemble(self, pipe: Ensemble, X, y, n_clusters: int, ctx: Context):
         result = pipe.run(X, y, n_clusters=n_clusters, ctx=ctx)
+        return self._keep_ensemble(pipe, result, n_clusters)
+
+    def _keep_ensemble(self, pipe: Ensemble, result, n_clusters: int):
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels
@@ -544,6 +555,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if is_dask_input(X):  # one task per row block; a dask array of labels
             from graphclust._dask._run import predict_chunked
 
+            if isinstance(self.pipeline_, Ensemble):
+                from graphclust._dask._ensemble import predict_ensemble_chunked as predict_chunked
             return predict_chunked(self.pipeline_, self.result_, self._chunked_input(X))
         X = check_input(self._validate(X, reset=False))
         return self.pipeline_.predict(X, self.result_)

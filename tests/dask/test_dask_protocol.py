@@ -123,11 +123,12 @@ def test_kinds_declare_chunkwise():
     registry = get_registry()
     declared = {kind: sorted(r.name for r in registry.parts(kind).records()
                              if r.cls.chunkwise)
-                for kind in ("anchors", "graph", "solver", "rounding")}
+                for kind in ("anchors", "graph", "solver", "rounding", "consensus")}
     assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite"]
     assert declared["solver"] == ["spectral", "tcut", "ulge"]
     assert {"bkhk", "hybrid", "kmeans", "random"} <= set(declared["anchors"])
     assert {"kmeans", "argmax"} <= set(declared["rounding"])
-    for kind in ("adapter", "metric", "consensus"):
+    assert declared["consensus"] == ["tcut"]
+    for kind in ("adapter", "metric"):
         assert not any(r.cls.chunkwise for r in registry.parts(kind).records())
     assert gc.Part.chunkwise is False

@@ -21,7 +21,8 @@ def _alternatives(kind: str, extra=None) -> str:
     from graphclust._plugins import get_registry
 
     catalog = getattr(get_registry(), {"anchors": "anchors", "graph": "graphs",
-                                       "solver": "solvers", "rounding": "roundings"}[kind])
+                                       "solver": "solvers", "rounding": "roundings",
+                                       "consensus": "consensus"}[kind])
     names = []
     for name in sorted(catalog.names()):
         cls = catalog.get(name)
@@ -34,16 +35,36 @@ def check_chunkwise(pipe) -> None:
     """Raise :class:`SpecError` unless every stage of ``pipe`` runs chunk-wise.
 
     The message names the part, why it cannot, and the registered chunk-wise parts of the
-    same kind. Ensembles, adapters and precomputed graphs are refused too (see
-    :doc:`/dask`); every ``scale`` kind runs (column statistics are sums over chunks).
+    same kind. Adapters and precomputed graphs are refused too (see :doc:`/dask`); every
+    ``scale`` kind runs (column statistics are sums over chunks). An ensemble runs when
+    its consensus part and every member's pipeline do.
     """
     from graphclust._ensemble import Ensemble
 
     if isinstance(pipe, Ensemble):
-        raise SpecError(Problem("ensemble", "ensemble specs do not run on Dask chunks yet; "
-                                "run one member's preset (e.g. 'uspec') on the dask array, or "
-                                "compute() the array for the in-memory ensemble"),
-                        title="spec cannot run chunk-wise")
+        problems = []
+        if not getattr(pipe.consensus, "chunkwise", False):
+            problems.append(Problem("ensemble.consensus", f"consensus {pipe.consensus.name!r} "
+                                    "does not run on row chunks: it has no chunk-wise "
+                                    "combine (sums over the membership rows); chunk-wise "
+                                    "consensus parts: " + _alternatives("consensus")))
+        seen = set()
+        for member in pipe.members:
+            for problem in _pipeline_problems(member.pipeline):
+                if problem.msg not in seen:  # once for a member repeated `count` times
+                    seen.add(problem.msg)
+                    problems.append(Problem(f"ensemble {member.label}: {problem.loc}",
+                                            problem.msg))
+        if problems:
+            raise SpecError(problems, title="spec cannot run chunk-wise")
+        return
+    problems = _pipeline_problems(pipe)
+    if problems:
+        raise SpecError(problems, title="spec cannot run chunk-wise")
+
+
+def _pipeline_problems(pipe) -> list:
+    """The reasons one pipeline cannot run chunk-wise (empty when it can)."""
     problems = []
     if pipe.adapter is not None:
         problems.append(Problem("adapter", f"adapter {pipe.adapter.name!r} does not run "
@@ -75,5 +96,4 @@ def check_chunkwise(pipe) -> None:
                                 f"{_alternatives(section, extra)}"))
     if not problems and pipe.graph.produces != "anchor":  # pragma: no cover - defensive
         problems.append(Problem("graph", "the chunked execution needs an anchor graph"))
-    if problems:
-        raise SpecError(problems, title="spec cannot run chunk-wise")
+    return problems

@@ -7,7 +7,8 @@ import numpy as np
 import graphclust
 from graphclust import safe_inverse
 from graphclust_plugins.common.rounding_kmeans import KMeansRounding
-from graphclust_plugins.uspec._tcut import transfer_cut
+from graphclust_plugins.uspec._tcut import representative_side, transfer_cut
+from graphclust_plugins.uspec.solver_tcut import _column_sums, _transfer_gram
 
 
 @graphclust.part
@@ -48,6 +49,8 @@ class TcutConsensus(graphclust.Consensus):
     """
 
     name = "tcut"
+    chunkwise = True  # D_Y and E are sums over row blocks of the memberships
+
 
     n_components: int | None = graphclust.param(
         None, doc="Eigenvectors kept; None = n_clusters + extra_components (U-SENC: "
@@ -81,6 +84,39 @@ class TcutConsensus(graphclust.Consensus):
                                         normalize_rows=self.normalize_rows)
         point = self._coordinates(B)
         return self.rounding_.round(graphclust.Solution(embedding=point), n_clusters, ctx)
+
+    def combine_chunked(self, chunks, n_clusters, ctx) -> None:
+        """The ``Σk_i``-sized side of :meth:`combine` from sums over row blocks (the
+        chunked execution, :mod:`graphclust._dask`): ``block.Z`` of each block is its
+        rows of the membership matrix ``B``; ``D_Y = Σ B_bᵀ1`` and
+        ``E = Σ B_bᵀ D_{X,b}⁻¹ B_b`` are summed, the eigenproblem is
+        :func:`~graphclust_plugins.uspec._tcut.representative_side` as in
+        :func:`~graphclust_plugins.uspec._tcut.transfer_cut`. Sets ``cluster_embedding_``,
+        ``eigenvalues_`` and an unfitted ``rounding_``; the caller fits the rounding on
+        :meth:`embed_rows` of a row sample and assigns every block. Equal to
+        :meth:`combine` up to the order of the block sums."""
+        k = int(self.n_components or n_clusters + self.extra_components)
+        dy = chunks.sum(_column_sums)
+        cols = np.flatnonzero(dy > 0)
+        k_eff = int(min(k, cols.size))
+        if k_eff == 0:  # as transfer_cut: an all-zero B embeds nothing
+            v = rep = np.zeros((dy.size, 1))
+            lam = np.zeros(1)
+        else:
+            E = chunks.sum(_transfer_gram, cols)
+            rep, v, lam, _ = representative_side(E, dy, cols, k_eff,
+                                                 random_state=ctx.seed_for("consensus.tcut"))
+        ctx.progress.message(f"transfer cut: {v.shape[1]} eigenpairs of a "
+                             f"{cols.size} x {cols.size} problem (summed over chunks)")
+        self.cluster_embedding_ = rep if self.eigen_scaling else v
+        self.eigenvalues_ = lam
+        self.rounding_ = KMeansRounding(n_init=self.n_init, max_iter=self.max_iter,
+                                        normalize_rows=self.normalize_rows)
+
+    def embed_rows(self, block) -> np.ndarray:
+        """The point coordinates of one block of membership rows (``block.Z``), after
+        :meth:`combine_chunked`: ``D_{X,b}⁻¹ B_b`` times the cluster embedding."""
+        return self._coordinates(block.Z)
 
     def _coordinates(self, B) -> np.ndarray:
         """``D_X⁻¹ B @ cluster_embedding_``: each row's mean over its base clusters."""
