@@ -81,3 +81,13 @@ def test_ensemble_with_an_in_memory_only_member_is_refused(digits, dask_client):
     msg = str(err.value)
     assert "graph 'knn' does not run on row chunks" in msg
     assert msg.count("graph 'knn'") == 1
+
+
+@pytest.mark.parametrize("params", [{}, {"eigen_scaling": True}, {"extra_components": 1}])
+def test_tcut_consensus_chunked_contract(params):
+    """The contract kit's 'chunked' check (combine_chunked over three row blocks equals
+    combine) for the tcut consensus, with its options."""
+    from graphclust.testing import check_part
+    from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
+
+    check_part(TcutConsensus, **params)

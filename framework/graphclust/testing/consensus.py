@@ -6,8 +6,11 @@ The kit's memberships come from three "members" on its blobs: the true partition
 same relabelled, and a finer partition that splits one true cluster in two. Own checks:
 ``identical-members`` (members that all agree give their partition back, up to
 relabelling), ``one-cluster`` (``k = 1`` works) and ``assign`` (when implemented, the
-training points' membership rows get their ``combine`` labels back). A consensus runs
-inside an ensemble, not a pipeline, so the kind has no pipeline check.
+training points' membership rows get their ``combine`` labels back), and ``chunked``
+for a ``chunkwise`` consensus (``combine_chunked`` over three row blocks of the
+memberships, its ``rounding_`` fitted on ``embed_rows`` of every block then applied,
+gives ``combine``'s labels). A consensus runs inside an ensemble, not a pipeline, so
+the kind has no pipeline check.
 """
 
 from __future__ import annotations
@@ -81,6 +84,32 @@ def _check_assign(session: Session) -> None:
            "assign() must give the training points' membership rows their combine() labels")
 
 
+def _check_chunked(session: Session) -> None:
+    """``combine_chunked`` over three row blocks, the rounding fitted on every block's
+    ``embed_rows`` and applied, gives the labels of ``combine`` (the chunked execution's
+    consensus, :mod:`graphclust._dask._ensemble`, with a sample of all rows)."""
+    from graphclust._chunked import InMemoryChunks
+    from graphclust._solution import Solution
+
+    cls, c = session.cls, "chunked"
+    fx = session.fixture()
+    memberships = _members(fx)
+    B, k = memberships.matrix, fx.n_clusters
+    chunks = InMemoryChunks(np.zeros((B.shape[0], 0)), B, block_rows=-(-B.shape[0] // 3))
+    with guard(cls, c, "combine(), then combine_chunked(), embed_rows() per block and "
+               "rounding_.round() / assign()"):
+        ref = np.asarray(session.instance(c).combine(memberships, k, Context(seed=0)))
+        p = session.instance(c)
+        p.combine_chunked(chunks, k, Context(seed=0))
+        coords = np.vstack([p.embed_rows(b) for b in chunks.blocks()])
+        p.rounding_.round(Solution(embedding=coords), k, Context(seed=0))
+        got = np.concatenate([np.asarray(p.rounding_.assign(Solution(
+            embedding=p.embed_rows(b)))) for b in chunks.blocks()])
+    ensure(got.shape == ref.shape and np.array_equal(got, ref), cls, c,
+           "the chunked consensus labels differ from combine()'s "
+           f"({int((got != ref).sum()) if got.shape == ref.shape else got.shape} differ)")
+
+
 class ConsensusContract(KindContract):
     """The consensus contract."""
 
@@ -112,6 +141,10 @@ class ConsensusContract(KindContract):
         if getattr(cls, "assign", None) is not Consensus.assign:
             checks.append(KindCheck("assign", "assign() gives training rows their labels.",
                                     _check_assign))
+        if getattr(cls, "chunkwise", False):
+            checks.append(KindCheck("chunked", "chunkwise: combine_chunked() over row blocks, "
+                                    "rounding on embed_rows(), equals combine().",
+                                    _check_chunked))
         return checks
 
 
