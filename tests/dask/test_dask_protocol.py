@@ -124,9 +124,10 @@ def test_kinds_declare_chunkwise():
     declared = {kind: sorted(r.name for r in registry.parts(kind).records()
                              if r.cls.chunkwise)
                 for kind in ("anchors", "graph", "solver", "rounding", "consensus")}
-    assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite"]
+    assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite",
+                                 "ongr-anchor"]
     assert declared["solver"] == ["spectral", "tcut", "ulge"]
-    assert {"bkhk", "hybrid", "kmeans", "random"} <= set(declared["anchors"])
+    assert {"bkhk", "capped", "hybrid", "kmeans", "random"} <= set(declared["anchors"])
     assert {"kmeans", "argmax"} <= set(declared["rounding"])
     assert declared["consensus"] == ["tcut"]
     for kind in ("adapter", "metric"):

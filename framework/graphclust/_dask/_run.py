@@ -222,11 +222,13 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     t0 = time.perf_counter()
     sctx = stage("anchors", pipe.anchors)
     sctx.progress.open()
-    m = _n_anchors_asked(pipe.anchors, n)
+    # a selector whose count depends on n (capped) is fixed from all n rows first
+    selector = pipe.anchors.for_rows(n) if hasattr(pipe.anchors, "for_rows") else pipe.anchors
+    m = _n_anchors_asked(selector, n)
     size = sample_size(n, m, per_unit=ANCHOR_SAMPLE_PER_ANCHOR, minimum=ANCHOR_SAMPLE_MIN)
     idx = _sorted_sample(ctx.rng("chunked.anchor-sample"), n, size)
     Xs = X if idx is None else X[idx]
-    anchors, caught = dask.delayed(_capturing)(_select, pipe.anchors, Xs, quiet).compute()
+    anchors, caught = dask.delayed(_capturing)(_select, selector, Xs, quiet).compute()
     _reissue(caught)
     anchors = attrs.evolve(anchors, assignment=None,
                            info={**anchors.info, "sample_size": int(size)})

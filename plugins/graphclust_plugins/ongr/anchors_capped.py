@@ -26,6 +26,7 @@ class CappedAnchors(graphclust.AnchorSelector):
     """
 
     name = "capped"
+    chunkwise = True  # runs on a row sample; the cap is taken from all rows (for_rows)
 
     base: dict = graphclust.param(
         {"name": "kmeans"}, doc="The anchor selector to run (a spec table or a part); it must "
@@ -40,6 +41,12 @@ class CappedAnchors(graphclust.AnchorSelector):
     def n_anchors_for(self, n: int) -> int:
         """The anchor count used for ``n`` points."""
         return int(max(1, min(int(self.n_anchors), int(np.floor(self.max_fraction * n)))))
+
+    def for_rows(self, n: int):
+        """This selector for a run on ``n`` rows of which ``select`` sees a sample (the
+        chunked execution): the cap ``n_anchors_for(n)`` is fixed from all ``n`` rows, so
+        the sample gets the in-memory number of anchors."""
+        return clone(self).set_params(n_anchors=self.n_anchors_for(n), max_fraction=1.0)
 
     def select(self, X, ctx):
         base = graphclust.resolve_part(self.base, "anchors")

@@ -61,6 +61,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
     name = "ongr-anchor"
     produces = "anchor"
     needs_anchors = True
+    chunkwise = True  # σ is a sum over row blocks; rows are transform()
 
     n_neighbors: int = graphclust.param(
         5, doc="Number s of nearest anchors kept per point (Eq. 12).",
@@ -101,3 +102,31 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
         X_new = as_float(X_new)
         U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
         return self._rows(X_new, U, state.n_neighbors, state.sigma)[0]
+
+    def prepare_chunked(self, anchors, chunks, ctx):
+        """The fitted graph without rows (chunked runs): the self-tuning ``σ`` — the mean
+        over all points of the distance to their ``s``-th nearest anchor — as a sum over
+        the row blocks, so every block's :meth:`transform` rows are :meth:`build`'s (up to
+        the order of the sum of ``σ``)."""
+        U = np.asarray(anchors.points)
+        s = clamp_neighbors(self.n_neighbors, U.shape[0], "graph 'ongr-anchor'")
+        if self.bandwidth is not None:
+            sigma = float(self.bandwidth)
+        else:
+            total, count = chunks.sum(_kth_distance_sum, self, U, s)
+            sigma = float(total / count) if count else 1.0
+            sigma = sigma if np.isfinite(sigma) and sigma > 0.0 else 1.0  # self_tuning_sigma
+        return graphclust.AnchorGraph(
+            np.zeros((0, U.shape[0])), anchors=anchors,
+            info={"bandwidth_rule": "given" if self.bandwidth is not None
+                  else "mean distance to the s-th nearest anchor"},
+            state=OngrAnchorState(sigma=sigma, n_neighbors=s))
+
+
+def _kth_distance_sum(block, builder, U, s):
+    """``(Σ d_s, rows)``: the distances to the ``s``-th nearest anchor of one block
+    (chunk function of ``σ``)."""
+    X = as_float(block.X)
+    _, d2 = nearest_anchors(X, np.asarray(U).astype(X.dtype, copy=False), s,
+                            block_size=builder.block_size)
+    return float(np.sqrt(d2[:, -1]).sum(dtype=np.float64)), int(d2.shape[0])
