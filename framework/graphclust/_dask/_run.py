@@ -82,6 +82,38 @@ def _graph_rows(builder, X, template):
     return sp.csr_array(builder.transform(X, template))
 
 
+def _search_block(builder, X, template):
+    return builder.search_block(X, template)
+
+
+def _rows_from_search(builder, found, template):
+    import scipy.sparse as sp
+
+    return sp.csr_array(builder.rows_from_search(found, template))
+
+
+def _graph_one_search(builder, anchors, X, ctx):
+    """The graph of a builder whose global scalar comes from the same neighbour search as
+    its rows (``knr-bipartite``'s σ): each chunk is searched once, the search kept on the
+    workers, σ summed over the kept searches, and the rows of ``Z`` built from them
+    (``prepare_chunked`` then ``transform`` would search every chunk twice). Returns the
+    fitted template and the (lazy) ``Z`` blocks; the kept searches are released once the
+    caller has persisted ``Z``."""
+    import dask
+
+    template0 = builder.prepare_search(anchors, ctx)
+    search = dask.delayed(_search_block, pure=True)
+    shipped = dask.delayed(template0)
+    found = list(dask.persist(*[search(builder, xb, shipped)
+                                for xb in X.to_delayed().ravel()]))
+    _wait(found, ctx.progress, "nearest-anchor search")
+    template = builder.finish_search(template0, DaskChunks(X, found,
+                                                           n_anchors=template0.n_anchors))
+    rows = dask.delayed(_rows_from_search, pure=True)
+    shipped = dask.delayed(template)
+    return template, [rows(builder, f, shipped) for f in found]
+
+
 def _sample_rows(solver, solution, X, Z, local):
     """The solution rows of the sampled rows ``local`` of one block."""
     sol = solver.lift_rows(solution, Block(X[local], Z[local]))
@@ -242,10 +274,15 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     t0 = time.perf_counter()
     sctx = stage("graph", pipe.graph)
     sctx.progress.open()
-    template = pipe.graph.prepare_chunked(anchors, DaskChunks(X, progress=sctx.progress), sctx)
-    rows = dask.delayed(_graph_rows, pure=True)
-    shipped_template = dask.delayed(template)
-    Z_blocks = [rows(pipe.graph, xb, shipped_template) for xb in X.to_delayed().ravel()]
+    if all(hasattr(pipe.graph, a) for a in ("prepare_search", "search_block",
+                                             "finish_search", "rows_from_search")):
+        template, Z_blocks = _graph_one_search(pipe.graph, anchors, X, sctx)
+    else:
+        template = pipe.graph.prepare_chunked(anchors, DaskChunks(X, progress=sctx.progress),
+                                              sctx)
+        rows = dask.delayed(_graph_rows, pure=True)
+        shipped_template = dask.delayed(template)
+        Z_blocks = [rows(pipe.graph, xb, shipped_template) for xb in X.to_delayed().ravel()]
     Z_blocks = list(dask.persist(*Z_blocks))
     _wait(Z_blocks, sctx.progress, "rows of Z")  # the stage's time is the graph's
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
@@ -346,7 +383,8 @@ def training_embedding(pipe, result: FitResult, X) -> Any:
     sol = result.solution
     width = (sol.embedding if sol.embedding is not None else sol.soft).shape[1]
     return X.map_blocks(_train_rows, pipe.graph, result.graph, pipe.solver, sol,
-                        chunks=(X.chunks[0], (width,)), dtype=np.float64)
+                        chunks=(X.chunks[0], (width,)), dtype=np.float64,
+                        meta=np.empty((0, 0), dtype=np.float64))  # no search on a 0-row probe
 
 
 def _train_rows(X, builder, template, solver, solution):

@@ -136,6 +136,52 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         idx, dist = self._search(X_new, U, state.n_neighbors, state.index)
         return rows_to_csr(idx, gaussian_weights(dist, state.sigma), U.shape[0])
 
+    # -- one search per chunk (the chunked execution's single-pass form) -------------
+    def prepare_search(self, anchors, ctx) -> graphclust.AnchorGraph:
+        """The graph without rows and without ``σ`` (``nan`` until :meth:`finish_search`):
+        anchors and the search structure of :meth:`build` (same seed)."""
+        U = np.asarray(anchors.points)
+        p = U.shape[0]
+        k = int(min(self.n_neighbors, p))
+        index = None
+        if self.search == "approx":
+            kprime = int(min(p - 1, int(self.candidates) * k))
+            if kprime + 1 < p:
+                index = build_index(U, kprime, n_groups=self.n_groups,
+                                    seed=ctx.seed_for("graph.knr-bipartite"))
+        info = {"search": self.search}
+        if index is not None:
+            info["n_groups"] = index.n_groups
+        sigma = float(self.sigma) if self.sigma is not None else float("nan")
+        state = KnrBipartiteState(sigma=sigma, n_neighbors=k, index=index)
+        return graphclust.AnchorGraph(np.zeros((0, p)), anchors=anchors, info=info,
+                                      state=state)
+
+    def search_block(self, X, template) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices, distances)`` of one block's ``K`` nearest representatives: the
+        search :meth:`transform` would do, kept so the chunk is searched once."""
+        state = template.state
+        X, U = self._features(X, template.anchors.points)
+        return self._search(X, U, state.n_neighbors, state.index)
+
+    def finish_search(self, template, chunks) -> graphclust.AnchorGraph:
+        """``σ`` = the mean of the ``n·K`` distances, summed over the blocks' kept
+        searches (``block.Z`` is :meth:`search_block`'s output); a given ``σ`` is kept."""
+        if self.sigma is not None:
+            return template
+        total, count = chunks.sum(_kept_distance_sum)
+        sigma = float(total / count) if count else 0.0
+        return graphclust.AnchorGraph(np.zeros((0, template.n_anchors)),
+                                      anchors=template.anchors, info=dict(template.info),
+                                      state=attrs.evolve(template.state, sigma=sigma))
+
+    def rows_from_search(self, found, template) -> sp.csr_array:
+        """A block's rows of ``B`` from its kept search and the fitted ``σ``: equal to
+        :meth:`transform` of the block."""
+        idx, dist = found
+        return rows_to_csr(idx, gaussian_weights(dist, template.state.sigma),
+                           template.n_anchors)
+
     def prepare_chunked(self, anchors, chunks, ctx) -> graphclust.AnchorGraph:
         """The fitted graph without rows (chunked runs): the same search structure as
         :meth:`build` (same seed), and ``σ`` = the mean of the ``n·K`` distances as a sum
@@ -169,3 +215,9 @@ def _distance_sum(block, builder, U, k, index):
     X, U = builder._features(block.X, U)
     _, dist = builder._search(X, U, k, index)
     return float(dist.sum(dtype=np.float64)), int(dist.size)
+
+
+def _kept_distance_sum(block):
+    """``(Σ d, count)`` of one block's kept search (``block.Z = (indices, distances)``)."""
+    _, dist = block.Z
+    return float(np.asarray(dist).sum(dtype=np.float64)), int(np.asarray(dist).size)
