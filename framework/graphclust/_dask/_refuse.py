@@ -17,6 +17,16 @@ _WHY = {
 }
 
 
+#: Part-specific reasons, where the general one would mislead.
+_WHY_PART = {
+    ("solver", "ongr"): "its m-sized sums per iteration (BᵀF, BᵀG, a k x k Gram) need the "
+                        "n x k iterates F and G kept per chunk between iterations, which "
+                        "the chunk protocol does not hold yet (docs: dask, 'ONGR's solver'); "
+                        "its anchors ('capped') and graph ('ongr-anchor') do run chunk-wise "
+                        "with another solver",
+}
+
+
 def _alternatives(kind: str, extra=None) -> str:
     from graphclust._plugins import get_registry
 
@@ -85,7 +95,7 @@ def _pipeline_problems(pipe) -> list:
             problems.append(Problem("graph", "a precomputed graph cannot be split into "
                                     "chunks; give the features as a dask array instead"))
             continue
-        why = _WHY[section]
+        why = _WHY_PART.get((section, getattr(part, "name", "")), _WHY[section])
         if section == "graph" and getattr(part, "produces", "") == "anchor":
             why = _WHY["anchor-graph"]
         extra = None
