@@ -25,6 +25,17 @@ The protocol per part kind (a ``chunkwise = True`` class variable declares it):
 * **rounding** — :meth:`~graphclust.Rounding.round` runs on the solution rows of a
   uniform sample (:func:`sample_size`), :meth:`~graphclust.Rounding.assign` labels every
   block.
+* **consensus** (ensembles) — ``combine_chunked(chunks, n_clusters, ctx)`` fits the
+  ``Σk_i``-sized state from sums where ``block.Z`` is a block's rows of the memberships;
+  ``embed_rows(block)`` gives a block's point coordinates, which the consensus'
+  ``rounding_`` is fitted on (a sample) and applied to (every block).
+
+Optional hooks: an anchor selector whose count depends on ``n`` has ``for_rows(n)`` (the
+selector to run on a sample of ``n`` rows); a graph builder whose global scalar comes
+from the search that also gives its rows has ``prepare_search`` / ``search_block`` /
+``finish_search`` / ``rows_from_search`` (each block searched once, see
+:mod:`graphclust._dask._run`). The ``scale`` stage's column statistics are
+:class:`~graphclust.numerics.scaling.ColumnStats`, which add like any chunk sum.
 """
 
 from __future__ import annotations
