@@ -29,6 +29,24 @@ def test_no_client_runs_on_threads(digits):
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
 
 
+def test_ensemble_and_scale_on_threads(digits):
+    """A scaled 2-member usenc-like ensemble on the threaded scheduler gives the in-memory
+    consensus labels (each member's uspec graph searched once per chunk)."""
+    from distributed import default_client
+
+    with pytest.raises(ValueError):
+        default_client()
+    X, _ = digits
+    spec = {"scale": "center", "ensemble": {
+        "members": [{"preset": "uspec", "count": 2, "n_clusters": [20, 60], "metrics": [],
+                     "anchors": {"n_anchors": 100}, "rounding": {"n_init": 1, "max_iter": 5}}],
+        "consensus": {"name": "tcut"}}}
+    kw = {"n_clusters": 10, "random_state": 2}
+    mem = gc.GraphClustering(spec, **kw).fit(X)
+    chunked = gc.GraphClustering(spec, **kw).fit(da.from_array(X, chunks=400))
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
 def test_sampled_anchors_are_a_uniform_subset(monkeypatch, digits):
     """Above the sample rule, the selector sees a uniform sample of rows drawn from the
     run's seed, and the fit still labels every row (lower the rule's floor to see it)."""

@@ -178,6 +178,14 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     blocks = [da.from_delayed(assign(shipped_consensus, zb), shape=(c,), dtype=np.int64)
               for zb, c in zip(B_blocks, X.chunks[0])]
     labels = _wait(da.concatenate(blocks).persist(), cstage, "labels")
+    sizes_found = np.asarray(labels.map_blocks(_label_counts, n_clusters, chunks=(n_clusters,),
+                                               dtype=np.int64)
+                             .reshape((-1, n_clusters)).sum(axis=0).compute())
+    found = int((sizes_found > 0).sum())
+    if found < n_clusters:  # as the in-memory fit (warn_fewer_labels)
+        warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
+                      f"n_clusters={n_clusters} ({n} points)", FewerClustersWarning,
+                      stacklevel=3)
     timings["consensus"] = time.perf_counter() - t1
     cstage.close(f"{sum(sizes)} base clusters")
     timings["total"] = sum(timings.values())
