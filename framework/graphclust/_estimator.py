@@ -492,6 +492,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return self._keep_ensemble(pipe, result, n_clusters)
 
     def _keep_ensemble(self, pipe: Ensemble, result, n_clusters: int):
+        """Keep an ensemble run's result as the fitted attributes (in memory or chunked)."""
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels

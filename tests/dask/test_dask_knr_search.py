@@ -47,7 +47,6 @@ def test_kept_search_rows_equal_transform(digits):
 
     X, _ = digits
     X = X.astype(np.float64)
-    anchors = gc.AnchorSelector  # noqa: F841 - keep the import light
     sel = gc.get_registry().anchors.get("kmeans")(n_anchors=60)
     A = sel.select(X, Context(seed=0))
     builder = KNRBipartiteGraph()
