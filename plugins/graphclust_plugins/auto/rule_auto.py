@@ -1,0 +1,116 @@
+"""The ``auto`` rule preset: a concrete spec from the data's profile.
+
+The rules, argued in ``docs/auto.rst``:
+
+1. **Units.** When the column ranges differ by more than :data:`UNIT_SPREAD` (after
+   trimming 10 % at each end; the profile's ``range_spread``), the columns are measured
+   in different units and Euclidean distances would be ruled by the widest one:
+   ``scale = "standard"``. Otherwise the data are left as they are (pixels, counts and
+   coordinates share one unit; standardising them blows up near-constant columns).
+   Distances are translation invariant, so an offset alone changes nothing.
+2. **Size.** Exact kNN spectral clustering costs ``n² · d`` multiply-adds for the
+   search. Up to :data:`EXACT_BUDGET` (about 10 s on the reference machine) ``auto``
+   runs it: a binary, symmetrised (mean) ``n_neighbors``-NN graph, Ncut embedding,
+   k-means — it follows thin manifolds (moons, rings) that anchors blur.
+3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
+   ``m`` representatives (:func:`n_anchors`), each point linked to its ``s`` nearest
+   representatives found coarse to fine (U-SPEC's approximate K-nearest
+   representatives), transfer cut, k-means. Cost ``O(n · m^{1/2} · d + n·s·k)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from graphclust._rules import DataProfile
+
+__all__ = ["EXACT_BUDGET", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
+           "DESCRIPTION", "choose_scale"]
+
+#: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
+#: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).
+EXACT_BUDGET = 2e11
+#: ``range_spread`` from which the columns count as measured in different units.
+UNIT_SPREAD = 10.0
+#: Representatives: at least this many, ...
+MIN_ANCHORS = 1000
+#: ... and this many per cluster, ...
+ANCHORS_PER_CLUSTER = 50
+#: ... but never more than this many, nor more than a tenth of the points.
+MAX_ANCHORS = 4000
+
+
+def choose_scale(p: DataProfile) -> tuple[str, str]:
+    """The ``scale`` stage for profile ``p`` and the reason in words."""
+    if p.range_spread > UNIT_SPREAD:
+        return "standard", (f"column ranges differ {p.range_spread:.3g}x (> {UNIT_SPREAD:g}): "
+                            "standardised")
+    return "none", f"column ranges within {UNIT_SPREAD:g}x ({p.range_spread:.3g}x): unscaled"
+
+
+def n_neighbors(p: DataProfile) -> int:
+    """Neighbours of the exact kNN graph: 10, clamped to ``n - 1``."""
+    return int(max(1, min(10, p.n - 1)))
+
+
+def n_anchors(p: DataProfile) -> int:
+    """Representatives of the anchor pipeline:
+    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``."""
+    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * p.k)
+    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * p.k)))
+
+
+def _exact(p: DataProfile) -> dict:
+    return {
+        "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "binary",
+                  "symmetrize": "mean", "method": "exact"},
+        "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+
+
+def _anchor(p: DataProfile) -> dict:
+    m = n_anchors(p)
+    return {
+        "anchors": {"name": "hybrid", "n_anchors": m, "candidate_factor": 10},
+        "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                  "candidates": 10},
+        "solver": {"name": "tcut"},
+        "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
+    }
+
+
+def auto_rule(p: DataProfile) -> dict:
+    """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
+    scale, why_scale = choose_scale(p)
+    if p.exact_work <= EXACT_BUDGET:
+        spec = _exact(p)
+        why = (f"n²·d = {p.exact_work:.3g} <= {EXACT_BUDGET:.0e}: exact "
+               f"{spec['graph']['n_neighbors']}-NN spectral")
+    else:
+        spec = _anchor(p)
+        why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
+               f"{spec['anchors']['n_anchors']} representatives, approximate "
+               "K-nearest-representative graph, transfer cut")
+    return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
+
+
+DESCRIPTION = f"""\
+auto decides the pipeline from the data's profile (n, d, k, sparsity, column scales),
+never from labels or per-data-set values:
+
+- scale: "standard" when the column ranges differ by more than {UNIT_SPREAD:g}x (trimmed
+  ratio of the largest to the smallest non-constant column range: columns in
+  different units); otherwise "none" (one unit: pixels, counts, coordinates).
+- n²·d <= {EXACT_BUDGET:.0e} (exact search about 10 s): exact kNN spectral clustering —
+  binary 10-NN graph symmetrised by averaging, Ncut embedding (trivial vector dropped,
+  rows normalised), k-means with 10 restarts. Follows thin manifolds.
+- n²·d > {EXACT_BUDGET:.0e}: no n x n step at all. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
+  upper min({MAX_ANCHORS}, n/10)) hybrid representatives, each point linked to its 5
+  nearest representatives (approximate coarse-to-fine search), transfer cut, k-means.
+  Memory O(n·(d + s + k)).
+- The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
+  why) and printed by 'graphclust fill auto --dataset X'.
+- predict/transform are available when the chosen pipeline places new points (the
+  anchor pipeline does; the exact kNN graph does not).
+"""
