@@ -197,7 +197,7 @@ class PresetCatalog(Catalog[PresetRecord]):
 
 class RuleCatalog(Catalog):
     """Registered rule presets: presets whose concrete spec a function of the data's
-    :class:`~graphclust._rules.DataProfile` decides at fit (see :mod:`graphclust._rules`).
+    :class:`~graphclust.DataProfile` decides at fit (see :mod:`graphclust._rules`).
 
     A rule preset shares the namespace of the plain presets: a name taken by either
     is a collision.

@@ -33,7 +33,7 @@ def graphclust_register_components(registry) -> None:
             registry.rules.add("my-auto", my_rule)  # a rule preset: profile -> spec dict
 
     A *rule preset* (``registry.rules``) is a preset whose concrete spec a function of
-    the data's :class:`graphclust._rules.DataProfile` decides at fit, as the built-in
+    the data's :class:`graphclust.DataProfile` decides at fit, as the built-in
     ``auto`` does.
 
     Raising here is caught: the plugin is recorded as broken and the others keep working
