@@ -28,7 +28,7 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
     assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
     assert spec["graph"]["weight"] == "binary" and spec["graph"]["symmetrize"] == "mean"
     assert "anchors" not in spec
-    assert spec["solver"]["name"] == "spectral"
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": False, "normalize_rows": True}
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (1_000_000, 50),
