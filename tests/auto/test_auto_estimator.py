@@ -53,7 +53,7 @@ def test_auto_anchor_branch_is_deterministic_and_predicts(blobs, anchored):
     X, y = blobs
     a = GraphClustering(n_clusters=4, random_state=2).fit(X)
     b = GraphClustering(n_clusters=4, random_state=2).fit(X)
-    assert a.resolved_spec_["anchors"]["name"] == "hybrid"
+    assert a.resolved_spec_["anchors"]["name"] == "kmeans"
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert hasattr(a, "predict")
     np.testing.assert_array_equal(a.predict(X[:50]), a.labels_[:50])

@@ -35,17 +35,16 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
                                  (200_000, 8)])
 def test_large_work_runs_the_anchor_pipeline(n, d):
     spec = auto_rule(profile(n, d, k=10))
-    assert spec["anchors"]["name"] == "hybrid"
-    assert spec["graph"] == {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
-                             "candidates": 10}
-    assert spec["solver"]["name"] == "tcut"
+    assert spec["anchors"] == {"name": "kmeans", "n_anchors": 1000, "max_iter": 10, "n_init": 1}
+    assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
+    assert spec["solver"]["name"] == "spectral"
 
 
 def test_budget_boundary_is_n_squared_d():
     n = 10_000
     d_at = int(EXACT_BUDGET // (n * n))
     assert auto_rule(profile(n, d_at))["graph"]["name"] == "knn"
-    assert auto_rule(profile(n, d_at + 1))["graph"]["name"] == "knr-bipartite"
+    assert auto_rule(profile(n, d_at + 1))["graph"]["name"] == "gaussian-anchor"
 
 
 @pytest.mark.parametrize("spread,kind", [(1.0, "none"), (2.7, "none"), (UNIT_SPREAD, "none"),
@@ -71,7 +70,7 @@ def test_anchor_count_grows_with_k_and_is_capped(n, k, m):
 
 def test_summary_says_why():
     spec = auto_rule(profile(n=1_000_000, d=50, k=10, range_spread=20.0))
-    assert "1000 representatives" in spec["summary"] and "standardised" in spec["summary"]
+    assert "1000 k-means anchors" in spec["summary"] and "standardised" in spec["summary"]
 
 
 profiles = st.builds(

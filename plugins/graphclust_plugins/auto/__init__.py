@@ -17,6 +17,6 @@ def graphclust_register_components(registry):
 
     registry.rules.add("auto", auto_rule,
                        summary="Decided from the data: exact kNN spectral below an n²·d "
-                               "budget, anchor transfer cut above; standardised when the "
+                               "budget, k-means-anchor spectral above; standardised when the "
                                "columns are in different units",
                        description=DESCRIPTION)

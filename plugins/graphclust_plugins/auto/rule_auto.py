@@ -13,9 +13,10 @@ The rules, argued in ``docs/auto.rst``:
    runs it: a binary, symmetrised (mean) ``n_neighbors``-NN graph, Ncut embedding,
    k-means — it follows thin manifolds (moons, rings) that anchors blur.
 3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
-   ``m`` representatives (:func:`n_anchors`), each point linked to its ``s`` nearest
-   representatives found coarse to fine (U-SPEC's approximate K-nearest
-   representatives), transfer cut, k-means. Cost ``O(n · m^{1/2} · d + n·s·k)``.
+   ``m`` k-means anchors (:func:`n_anchors`, 10 Lloyd iterations), each point linked to
+   its 5 nearest anchors by a Gaussian weight, the spectral embedding of
+   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
+   ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
 """
 
 from __future__ import annotations
@@ -72,11 +73,10 @@ def _exact(p: DataProfile) -> dict:
 def _anchor(p: DataProfile) -> dict:
     m = n_anchors(p)
     return {
-        "anchors": {"name": "hybrid", "n_anchors": m, "candidate_factor": 10},
-        "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
-                  "candidates": 10},
-        "solver": {"name": "tcut"},
-        "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
+        "anchors": {"name": "kmeans", "n_anchors": m, "max_iter": 10, "n_init": 1},
+        "graph": {"name": "gaussian-anchor", "n_neighbors": 5},
+        "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
     }
 
 
@@ -90,8 +90,8 @@ def auto_rule(p: DataProfile) -> dict:
     else:
         spec = _anchor(p)
         why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
-               f"{spec['anchors']['n_anchors']} representatives, approximate "
-               "K-nearest-representative graph, transfer cut")
+               f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
+               "Gaussian graph, spectral embedding")
     return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
 
 
@@ -107,9 +107,9 @@ never from labels or per-data-set values:
   trivial one kept: with several components it carries one of them), rows
   normalised, k-means with 10 restarts. Follows thin manifolds.
 - n²·d > {EXACT_BUDGET:.0e}: no n x n step at all. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
-  upper min({MAX_ANCHORS}, n/10)) hybrid representatives, each point linked to its 5
-  nearest representatives (approximate coarse-to-fine search), transfer cut, k-means.
-  Memory O(n·(d + s + k)).
+  upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
+  its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
+  (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the
