@@ -59,6 +59,14 @@ def test_auto_anchor_branch_is_deterministic_and_predicts(blobs, anchored):
     np.testing.assert_array_equal(a.predict(X[:50]), a.labels_[:50])
 
 
+def test_auto_sampled_anchor_branch_predicts(blobs, anchored, monkeypatch):
+    monkeypatch.setattr(rule_auto, "SAMPLED_ANCHORS_N", 100)
+    X, _ = blobs
+    model = GraphClustering(n_clusters=4, random_state=0).fit(X)
+    assert model.resolved_spec_["anchors"]["name"] == "hybrid"
+    assert model.predict(X[:20]).shape == (20,)
+
+
 def test_resolved_spec_refits_to_the_same_labels(blobs):
     X, _ = blobs
     model = GraphClustering(n_clusters=4, random_state=1).fit(X)

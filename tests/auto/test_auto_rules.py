@@ -7,7 +7,8 @@ from hypothesis import given, settings, strategies as st
 import graphclust as gc
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EXACT_BUDGET, MAX_ANCHORS,
-                                               MIN_ANCHORS, UNIT_SPREAD, auto_rule, n_anchors)
+                                               MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
+                                               auto_rule, n_anchors)
 
 
 def profile(n=1000, d=10, k=3, **kw):
@@ -31,13 +32,23 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
     assert spec["solver"] == {"name": "spectral", "drop_trivial": False, "normalize_rows": True}
 
 
-@pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (1_000_000, 50),
-                                 (200_000, 8)])
+@pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (200_000, 8),
+                                 (SAMPLED_ANCHORS_N, 50)])
 def test_large_work_runs_the_anchor_pipeline(n, d):
     spec = auto_rule(profile(n, d, k=10))
     assert spec["anchors"] == {"name": "kmeans", "n_anchors": 1000, "max_iter": 10, "n_init": 1}
     assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
     assert spec["solver"]["name"] == "spectral"
+
+
+@pytest.mark.parametrize("n,d", [(SAMPLED_ANCHORS_N + 1, 50), (1_000_000, 50),
+                                 (630_000, 784), (10**8, 3)])
+def test_very_large_n_samples_its_anchors(n, d):
+    spec = auto_rule(profile(n, d, k=10))
+    assert spec["anchors"] == {"name": "hybrid", "n_anchors": 1000, "candidate_factor": 10}
+    assert spec["graph"] == {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                             "candidates": 10}
+    assert spec["solver"]["name"] == "tcut"
 
 
 def test_budget_boundary_is_n_squared_d():
@@ -69,7 +80,7 @@ def test_anchor_count_grows_with_k_and_is_capped(n, k, m):
 
 
 def test_summary_says_why():
-    spec = auto_rule(profile(n=1_000_000, d=50, k=10, range_spread=20.0))
+    spec = auto_rule(profile(n=100_000, d=50, k=10, range_spread=20.0))
     assert "1000 k-means anchors" in spec["summary"] and "standardised" in spec["summary"]
 
 

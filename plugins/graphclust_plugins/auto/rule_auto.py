@@ -17,6 +17,10 @@ The rules, argued in ``docs/auto.rst``:
    its 5 nearest anchors by a Gaussian weight, the spectral embedding of
    ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
+4. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
+   per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
+   candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
+   cut, k-means.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import math
 
 from graphclust._rules import DataProfile
 
-__all__ = ["EXACT_BUDGET", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
+__all__ = ["EXACT_BUDGET", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
            "DESCRIPTION", "choose_scale"]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
@@ -33,6 +37,10 @@ __all__ = ["EXACT_BUDGET", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors
 EXACT_BUDGET = 2e11
 #: ``range_spread`` from which the columns count as measured in different units.
 UNIT_SPREAD = 10.0
+#: Above this many points the anchors come from a sample (U-SPEC's hybrid
+#: representatives: k-means of 10·m random candidates) and each point's nearest ones
+#: from the coarse-to-fine approximate search, so no step costs n·m·d per iteration.
+SAMPLED_ANCHORS_N = 200_000
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -80,6 +88,17 @@ def _anchor(p: DataProfile) -> dict:
     }
 
 
+def _sampled(p: DataProfile) -> dict:
+    m = n_anchors(p)
+    return {
+        "anchors": {"name": "hybrid", "n_anchors": m, "candidate_factor": 10},
+        "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                  "candidates": 10},
+        "solver": {"name": "tcut"},
+        "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
+    }
+
+
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
@@ -87,6 +106,11 @@ def auto_rule(p: DataProfile) -> dict:
         spec = _exact(p)
         why = (f"n²·d = {p.exact_work:.3g} <= {EXACT_BUDGET:.0e}: exact "
                f"{spec['graph']['n_neighbors']}-NN spectral")
+    elif p.n > SAMPLED_ANCHORS_N:
+        spec = _sampled(p)
+        why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e} and n > {SAMPLED_ANCHORS_N}: "
+               f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
+               "K-nearest-representative graph, transfer cut")
     else:
         spec = _anchor(p)
         why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
@@ -110,6 +134,10 @@ never from labels or per-data-set values:
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
+- n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
+  representatives: k-means of 10·m random candidates), each point's 5 nearest found
+  coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
+  iteration.
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the
