@@ -29,7 +29,8 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
     assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
     assert spec["graph"]["weight"] == "binary" and spec["graph"]["symmetrize"] == "mean"
     assert "anchors" not in spec
-    assert spec["solver"] == {"name": "spectral", "drop_trivial": False, "normalize_rows": True}
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
+                              "normalize_rows": True}
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (200_000, 8),

@@ -225,3 +225,16 @@ def test_disconnected_unequal_blobs_are_found():
 
     labels = graphclust.GraphClustering(spec, n_clusters=5, random_state=0).fit_predict(X)
     assert adjusted_rand_score(y, labels) == 1.0
+
+
+def test_drop_trivial_connected_drops_only_on_a_connected_graph():
+    rng = np.random.default_rng(4)
+    ctx = graphclust.Context(seed=0)
+    split = graphclust.AffinityGraph(_cliques((30, 20, 10), rng))
+    whole = graphclust.AffinityGraph(_cliques((40,), rng))
+    for graph, dropped in ((split, False), (whole, True)):
+        auto = SpectralEmbedding(drop_trivial="connected").solve(graph, None, 3, ctx)
+        fixed = SpectralEmbedding(drop_trivial=dropped).solve(graph, None, 3, ctx)
+        assert auto.info["drop_trivial"] is dropped
+        np.testing.assert_allclose(auto.embedding, fixed.embedding, atol=1e-8)
+    assert SpectralEmbedding(drop_trivial="sometimes").check_params()

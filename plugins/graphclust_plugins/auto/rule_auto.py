@@ -73,7 +73,7 @@ def _exact(p: DataProfile) -> dict:
     return {
         "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "binary",
                   "symmetrize": "mean", "method": "exact"},
-        "solver": {"name": "spectral", "drop_trivial": False, "normalize_rows": True},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True},
         "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
     }
 
@@ -128,8 +128,9 @@ never from labels or per-data-set values:
   different units); otherwise "none" (one unit: pixels, counts, coordinates).
 - n²·d <= {EXACT_BUDGET:.0e} (exact search about 10 s): exact kNN spectral clustering —
   binary 10-NN graph symmetrised by averaging, Ncut embedding of k vectors (the
-  trivial one kept: with several components it carries one of them), rows
-  normalised, k-means with 10 restarts. Follows thin manifolds.
+  trivial one dropped when the graph is connected, kept when it has several
+  components, where it tells them apart), rows normalised, k-means with 10
+  restarts. Follows thin manifolds.
 - n²·d > {EXACT_BUDGET:.0e}: no n x n step at all. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph

@@ -132,16 +132,22 @@ class SpectralEmbedding(graphclust.Solver):
     n_components: int | None = graphclust.param(
         None, doc="Embedding dimension p; None = n_clusters.",
         check=graphclust.optional(graphclust.integer(1)))
-    drop_trivial: bool = graphclust.param(
-        True, doc="Compute p+1 vectors and drop the leading trivial one (LSC).",
-        check=graphclust.boolean)
+    drop_trivial: bool | str = graphclust.param(
+        True, doc="Compute p+1 vectors and drop the leading trivial one (LSC); "
+        "'connected': only when the affinity graph is connected (with several components "
+        "the leading vectors tell the components apart and are kept).",
+        check=graphclust.any_of(graphclust.boolean, graphclust.one_of("connected")))
     normalize_rows: bool = graphclust.param(
         True, doc="Scale rows of the embedding to unit norm (Ng-Jordan-Weiss).",
         check=graphclust.boolean)
 
     def solve(self, graph, X, n_clusters, ctx):
         p = int(self.n_components or n_clusters)
-        extra = 1 if self.drop_trivial else 0
+        drop = self.drop_trivial
+        if drop == "connected":
+            drop = (not isinstance(graph, graphclust.AffinityGraph)
+                    or graph.n_components() <= 1)
+        extra = 1 if drop else 0
         rng = ctx.rng("solver.spectral")
         if isinstance(graph, graphclust.AnchorGraph):
             sol = self._anchor(graph, p, extra, rng)
