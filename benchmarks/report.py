@@ -32,6 +32,7 @@ __all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine
            "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
+_HEAD = {"purity": "purity"}
 
 
 def _ok(x: Any) -> bool:
@@ -102,6 +103,7 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
         for key in ("peak_rss_mb", "fit_extra_mb", *(f"peak_{s}_mb" for s in FIT_STAGES)):
             vals = [r[key] for r in ok if _ok(r.get(key))]
             row[key] = max(vals) if vals else None
+        row.update(_members(ok))
         rows.append(row)
     best = {m.name for m in (suite.methods if suite else ()) if m.select == "best"}
     if not best:
@@ -117,6 +119,24 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
         if k not in chosen or score > chosen[k][0]:
             chosen[k] = (score, r)
     return keep + [{**row, "settings_tried": tried[k]} for k, (_, row) in chosen.items()]
+
+
+def _members(ok: list[dict]) -> dict[str, Any]:
+    """An ensemble's members over its seeds (records with a ``members`` list): per
+    member position its name and mean scores, and per metric the mean over seeds of the
+    median member (``members_median_<metric>``), the run's own members; ``{}`` otherwise."""
+    runs = [r["members"] for r in ok if r.get("members")]
+    if not runs or len({len(m) for m in runs}) != 1:
+        return {}
+    out: dict[str, Any] = {"members": [
+        {"name": group[0]["name"], "k": [m["k"] for m in group],
+         **{m: _mean_std([g.get(m) for g in group])[0] for m in METRICS}}
+        for group in zip(*runs)]}
+    for m in METRICS:
+        medians = [float(np.median(vals)) for run in runs
+                   if (vals := [x[m] for x in run if _ok(x.get(m))])]
+        out[f"members_median_{m}"] = float(np.mean(medians)) if medians else None
+    return out
 
 
 def loglog_slope(ns: list, values: list) -> float:
@@ -182,17 +202,23 @@ def evaluate(t: Target, rows: list[dict]) -> dict[str, str]:
 
 def _evaluate_median(t: Target, row: dict | None, rows: list[dict],
                      out: dict[str, str]) -> dict[str, str]:
-    """A ``median_of`` target: ours against the median of the ``group`` methods."""
+    """A ``median_of`` target: ours against the median of the ``group`` methods, or, for
+    an ensemble whose records carry its members, the median of its own members in the
+    same runs (per seed, then the mean over seeds)."""
     out["target"] = f"≥ median of {len(t.group)}"
-    others = {g: _find(rows, g, t.dataset) for g in t.group}
-    missing = [g for g, r in others.items() if r is None or not _ok(r.get(t.stat))]
     if row is None or not _ok(row.get(t.stat)):
         out["ours"] = out["status"] = row["status"] if row else "not run"
         return out
-    if missing:
-        out["status"] = f"open (no {t.stat} of {', '.join(missing)})"
-        return out
-    med = float(np.median([r[t.stat] for r in others.values()]))
+    if _ok(row.get(f"members_median_{t.stat}")):
+        out["target"] = f"≥ median of its {len(row['members'])} members (same runs)"
+        med = float(row[f"members_median_{t.stat}"])
+    else:
+        others = {g: _find(rows, g, t.dataset) for g in t.group}
+        missing = [g for g, r in others.items() if r is None or not _ok(r.get(t.stat))]
+        if missing:
+            out["status"] = f"open (no {t.stat} of {', '.join(missing)})"
+            return out
+        med = float(np.median([r[t.stat] for r in others.values()]))
     scale = 100.0 if t.stat in METRICS else 1.0
     out["ours"] = f"{scale * row[t.stat]:.2f} vs median {scale * med:.2f}"
     gap = scale * (row[t.stat] - med)
@@ -273,7 +299,24 @@ def suite_markdown(suite: Suite | None, name: str, metas: list[dict], rows: list
         out += ["", battery_markdown(rows)]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         out += ["", _dataset_table(rows, ds)]
+        out += ["\n" + _members_table(r) for r in rows
+                if r["dataset"] == ds and r.get("members")]
     return "\n".join(out)
+
+
+def _members_table(row: dict) -> str:
+    """An ensemble's members and its consensus side by side (the same runs; means over
+    seeds; a member's ``k`` as drawn per seed)."""
+    body = [[m["name"], "/".join(map(str, dict.fromkeys(m["k"]))),
+             *(_pct(m[s]) for s in METRICS)] for m in row["members"]]
+    body.append(["median member", "", *(_pct(row.get(f"members_median_{s}"))
+                                        for s in METRICS)])
+    body.append([f"**consensus** `{row['method']}`", str(row.get("k") or ""),
+                 *(_pct(row[s]) for s in METRICS)])
+    return (f"Members of `{row['method']}` on {row['dataset']} in the same runs "
+            f"({row['ok']} seed(s); the median member is taken per seed):\n\n"
+            + _table(["member", "k", *(f"{_HEAD.get(s, s.upper())} %" for s in METRICS)],
+                     body))
 
 
 def _rst_line(values: list[str], width: list[int]) -> str:

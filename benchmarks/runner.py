@@ -137,6 +137,20 @@ def score_all(labels: np.ndarray, y: np.ndarray) -> dict[str, float]:
     return out
 
 
+def member_records(est: Any, y: np.ndarray) -> list[dict]:
+    """For an ensemble fit, each member's name, ``k`` and scores (:func:`score_all`) in
+    this very run, so that its consensus is compared with its actual members; ``[]``
+    for anything else."""
+    result = getattr(est, "result_", None)
+    names = getattr(result, "member_names", None)
+    if not names:
+        return []
+    return [{"name": name.partition(" ")[2] or name, "k": int(k),
+             **score_all(np.asarray(labels), y)}
+            for name, k, labels in zip(names, result.member_n_clusters,
+                                       result.member_labels, strict=True)]
+
+
 def _warm_up(cell: Cell, X: np.ndarray, k: int) -> None:
     """An untimed fit on a small slice, so that plugin discovery and lazy imports are not
     charged to the timed fit."""
@@ -196,6 +210,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | No
         **{f"time_{s}": v for s, v in timings.items()},
         "base_rss_mb": base, "peak_rss_mb": peak, "fit_extra_mb": max(0.0, peak - base),
         **_stage_peaks(sampler.samples, t_end, timings),
+        **({"members": members} if (members := member_records(est, y)) else {}),
         "warnings": sorted({f"{w.category.__name__}: {str(w.message)[:120]}"
                             for w in caught})[:5],
     }
@@ -234,8 +249,10 @@ class _WorkerDied(Exception):
 
 def _describe(rec: dict) -> str:
     if rec["status"] == "ok":
+        members = "".join(f"\n      member {m['name']} (k={m['k']}): ACC {m['acc']:.3f} "
+                          f"NMI {m['nmi']:.3f}" for m in rec.get("members", ()))
         return (f"ok  ACC {rec['acc']:.3f} NMI {rec['nmi']:.3f} purity {rec['purity']:.3f}  "
-                f"fit {rec['time_fit']:.2f}s  peak {rec['peak_rss_mb']:.0f} MB")
+                f"fit {rec['time_fit']:.2f}s  peak {rec['peak_rss_mb']:.0f} MB{members}")
     return f"{rec['status'].upper()}  {rec.get('error', '')}"
 
 

@@ -131,7 +131,9 @@ def median_of(label: str, method: str, dataset: str, versus: tuple[str, ...],
               stat: str = "acc") -> Target:
     """``method``'s ``stat`` at least the median of the same stat of the methods ``versus``
     on ``dataset`` (e.g. a consensus against its members run as presets); open while one
-    of them has no result."""
+    of them has no result. For an ensemble whose records carry its own members
+    (``members``, recorded by the runner), the report compares with the median of those
+    members in the same runs instead."""
     return Target("median", label, method, dataset, stat=stat, group=tuple(versus))
 
 

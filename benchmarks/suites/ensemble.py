@@ -1,7 +1,14 @@
 """Ensembles: U-SENC (Huang, Wang, Wu, Lai, Kwoh, TKDE 2020) against the paper's MNIST-70k
 row and one k-means run in the same run, and a cross-bundle ensemble (one member from
-each of four bundles, transfer-cut consensus) beside each member run as its own preset,
-so that every data-set table shows the members and their consensus side by side.
+each of four bundles, transfer-cut consensus) against its members.
+
+Every ensemble cell records its own members' scores (``members`` in the result file:
+the very labels the consensus combined, each member with the seed the ensemble gave
+it), and the report prints them beside the consensus under each data-set table. The
+"≥ median member" targets compare the consensus with the median of *those* members,
+per seed, then averaged over seeds. The member presets run alone (rows
+``anchor-spectral`` ... ``uspec``, the run's seed itself) stay in the tables as a
+reference and are the fallback of the target for result files without members.
 The ``-k1`` rows are the same ensembles with the consensus keeping one eigenvector beyond
 ``k`` (``extra_components = 1``; a variant, not the presets' default): the member seeds
 derive from the run's seed, so they combine the very same memberships."""

@@ -91,6 +91,11 @@ class EnsembleResult:
         ``"scale"`` when the spec scales); the ensemble's metrics on the consensus labels.
     scaling : Scaling
         The fitted ``scale`` stage, reapplied to new points.
+    member_names : list of str
+        Each member's label (``"members[1] uspec#3"``), in the order of ``members``.
+    member_scores : list of dict of str to float
+        The ensemble's metrics on each member's own labels (empty dicts when ``y`` was
+        not given), so that members and consensus are compared on the same run.
     """
 
     labels: np.ndarray
@@ -102,6 +107,13 @@ class EnsembleResult:
     timings: dict[str, float] = attrs.field(factory=dict)
     scores: dict[str, float] = attrs.field(factory=dict)
     scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
+    member_names: list[str] = attrs.field(factory=list)
+    member_scores: list[dict[str, float]] = attrs.field(factory=list)
+
+    @property
+    def member_labels(self) -> list[np.ndarray]:
+        """Each member's labels, as its pipeline's rounding gave them (``k_j`` clusters)."""
+        return [np.asarray(r.labels) for r in self.members]
 
 
 def clip_range(lo: int, hi: int, n: int, n_clusters: int) -> tuple[int, int]:
@@ -272,15 +284,17 @@ class Ensemble:
         if labels.shape != (n,):
             raise ValueError(f"consensus {self.consensus.name!r} returned labels of shape "
                              f"{labels.shape}, expected ({n},)")
-        scores = {}
-        for metric in self.metrics:
-            if metric.needs_truth and y is None:
-                continue
-            scores[metric.name] = float(metric.score(labels, y, None))
+        scores = self._score(labels, y)
+        member_scores = [self._score(np.asarray(r.labels), y) for r in results]
         timings = {**pre, "members": t_members, "consensus": t_consensus}
         timings["total"] = sum(timings.values())
         return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores,
-                              scaling)
+                              scaling, [m.label for m in self.members], member_scores)
+
+    def _score(self, labels: np.ndarray, y: np.ndarray | None) -> dict[str, float]:
+        """The ensemble's metrics on ``labels`` (those needing ``y`` only with ``y``)."""
+        return {metric.name: float(metric.score(labels, y, None)) for metric in self.metrics
+                if not (metric.needs_truth and y is None)}
 
     def _reemit(self, caught: list[tuple[type[Warning], str]]) -> None:
         """One warning per cause, with the number of members that raised it."""

@@ -37,6 +37,7 @@ class GivenAnchors(AnchorSelector):
     """Anchors given by the user as an array (not registered; built by the estimator)."""
 
     name: ClassVar[str] = "given"
+    chunkwise: ClassVar[bool] = True  # needs nothing of X but its dtype and width
     points: Any = None
 
     def select(self, X, ctx):
@@ -136,6 +137,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        A dask array chunked like the rows of ``X`` when ``X`` was a Dask collection.
     pipeline_ : Pipeline or Ensemble
         The composed, fitted parts (an :class:`~graphclust.Ensemble` for an ensemble spec).
     graph_ : AffinityGraph, AnchorGraph or None
@@ -278,7 +280,17 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         k = DEFAULT_N_CLUSTERS if k is None else k
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise SpecError(Problem("n_clusters", f"must be an integer >= 1, got {k!r}"))
-        self.profile_ = profile_data(X, int(k))
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):  # the leading rows in memory; n and d of the whole array
+            import attrs
+
+            from graphclust._rules import PROFILE_SAMPLE
+
+            head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), int(k))
+            self.profile_ = attrs.evolve(head, n=int(X.shape[0]), chunked=True)
+        else:
+            self.profile_ = profile_data(X, int(k))
         self._decided_ = rule.resolve(self.profile_)
         return self._compose(self._decided_)
 
@@ -405,7 +417,16 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return get_plugin_manager().report_progress
 
     def fit(self, X, y=None):
-        """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
+        """Build the graph, solve, round. ``y`` is only used by the spec's metrics.
+
+        A ``dask.array.Array`` or a dask DataFrame of numeric columns runs the chunked
+        execution on the active Dask scheduler (:doc:`/dask`): ``labels_`` is then a dask
+        array chunked like the rows of ``X``.
+        """
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):
+            return self._fit_chunked(X, y)
         self._check_plain_params()
         rule = self._rule()
         self.profile_ = self._decided_ = None
@@ -474,6 +495,64 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             spec = {"summary": self._decided_["summary"], **spec}
         return spec
 
+    def _fit_chunked(self, X, y=None):
+        """``fit`` on a Dask collection: refuse a spec that cannot run chunk-wise before
+        anything runs, then :func:`graphclust._dask._run.fit_chunked`. The spec's metrics
+        are not scored (``scores_`` is empty): score ``labels_.compute()`` if wanted."""
+        from graphclust._dask import require_dask
+        from graphclust._dask._input import as_row_chunked
+        from graphclust._dask._refuse import check_chunkwise
+        from graphclust._dask._run import fit_chunked, training_embedding
+
+        require_dask()
+        self._check_plain_params()
+        rule = self._rule()
+        self.profile_ = self._decided_ = None
+        if rule is None:
+            pipe = self._compose()
+            check_chunkwise(pipe)
+            n_clusters = self._n_clusters(pipe)
+            X = as_row_chunked(X, n_clusters)
+        else:  # a rule preset decides from a profile of the chunked rows
+            X = as_row_chunked(X)
+            pipe = self._compose_rule(rule, X)
+            check_chunkwise(pipe)
+            n_clusters = self._n_clusters(pipe)
+            X = as_row_chunked(X, n_clusters)
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        seed = self._seed(pipe)
+        ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=self.n_jobs)
+        who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
+        with one_warning_per_cause():
+            result = fit_chunked(pipe, X, n_clusters, ctx, who)
+        self.pipeline_ = pipe
+        self.result_ = result
+        self.labels_ = result.labels
+        self.graph_ = result.graph
+        self.solution_ = result.solution
+        self.anchors_ = result.anchors
+        self.embedding_ = training_embedding(pipe, result, X)
+        self.timings_ = dict(result.timings)
+        self.scores_ = {}
+        self.scaling_ = result.scaling
+        self.n_clusters_ = n_clusters
+        self.resolved_spec_ = self._with_summary(
+            resolved_spec(pipe, result.graph, n_clusters, seed))
+        return self
+
+    def _chunked_input(self, X):
+        from graphclust._dask import require_dask
+        from graphclust._dask._input import as_row_chunked
+
+        require_dask()
+        X = as_row_chunked(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
+                             f"{self.n_features_in_} features as input")
+        return X
+
     def _fit_ensemble(self, pipe: Ensemble, X, y, n_clusters: int, ctx: Context):
         result = pipe.run(X, y, n_clusters=n_clusters, ctx=ctx)
         self.pipeline_ = pipe
@@ -534,6 +613,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         ensemble runs every member's ``predict`` and the consensus part's ``assign``.
         """
         check_is_fitted(self, "pipeline_")
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):  # one task per row block; a dask array of labels
+            from graphclust._dask._run import predict_chunked
+
+            return predict_chunked(self.pipeline_, self.result_, self._chunked_input(X))
         X = check_input(self._validate(X, reset=False))
         return self.pipeline_.predict(X, self.result_)
 
@@ -542,6 +627,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """Embed new points: through the solver's feature projection when it has one
         (ULGE), else through the fitted anchors (``z @ anchor_embedding``)."""
         check_is_fitted(self, "pipeline_")
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X) and not isinstance(self.pipeline_, Ensemble):
+            from graphclust._dask._run import embed_chunked
+
+            sol = self.result_.solution
+            width = (sol.embedding if sol.embedding is not None else sol.soft).shape[1]
+            return embed_chunked(self.pipeline_, self.result_, self._chunked_input(X), width)
         X = check_input(self._validate(X, reset=False))
         ext = self.pipeline_.extend(X, self.result_)
         return ext.embedding if ext.embedding is not None else ext.soft

@@ -56,6 +56,9 @@ class DataProfile:
     offset : float
         Median over non-constant columns of ``|mean| / std``: how far the data sit from
         the origin in units of their own spread.
+    chunked : bool
+        ``X`` is a Dask collection: the spec must run chunk-wise (the statistics above
+        then come from its leading rows, ``n`` and ``d`` from its shape).
     """
 
     n: int
@@ -69,6 +72,7 @@ class DataProfile:
     constant_fraction: float = 0.0
     nonnegative: bool = False
     offset: float = 0.0
+    chunked: bool = False
 
     @property
     def exact_work(self) -> float:

@@ -186,3 +186,14 @@ def test_run_defaults_to_auto(capsys):
 def test_plugins_lists_auto(capsys):
     code, out, _ = run(capsys, "plugins")
     assert code == 0 and "auto (rule)" in out
+
+
+def test_auto_on_dask_input_runs_chunkwise(blobs):
+    da = pytest.importorskip("dask.array", reason="dask is not installed")
+    X, y = blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    model = GraphClustering(n_clusters=4, random_state=0).fit(da.from_array(X, chunks=80))
+    assert model.profile_.chunked and model.profile_.n == X.shape[0]
+    assert model.resolved_spec_["anchors"]["name"] == "hybrid"
+    assert adjusted_rand_score(y, np.asarray(model.labels_.compute())) > 0.9

@@ -52,6 +52,13 @@ def test_very_large_n_samples_its_anchors(n, d):
     assert spec["solver"]["name"] == "tcut"
 
 
+@pytest.mark.parametrize("n", [500, 70_000, 1_000_000])
+def test_chunked_input_takes_the_chunkwise_sampled_recipe_unscaled(n):
+    spec = auto_rule(profile(n, 20, k=5, chunked=True, range_spread=100.0))
+    assert spec["anchors"]["name"] == "hybrid" and spec["solver"]["name"] == "tcut"
+    assert spec["scale"] == "none" and "chunked" in spec["summary"]
+
+
 def test_budget_boundary_is_n_squared_d():
     n = 10_000
     d_at = int(EXACT_BUDGET // (n * n))

@@ -146,6 +146,12 @@ def test_usenc_preset_shape():
                for m in ens.members)
     assert ens.consensus.name == "tcut"
     assert len({id(m.pipeline) for m in ens.members}) == 20
+    # members round as USENC.m does (one k-means run, at most 5 iterations), the
+    # consensus as its Tcut (3 restarts, at most 100 iterations)
+    assert all((m.pipeline.rounding.n_init, m.pipeline.rounding.max_iter) == (1, 5)
+               and m.pipeline.rounding.init == "random" and m.pipeline.rounding.normalize_rows
+               for m in ens.members)
+    assert (ens.consensus.n_init, ens.consensus.max_iter) == (3, 100)
 
 
 def test_usenc_end_to_end_small_data():

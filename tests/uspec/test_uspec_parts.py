@@ -68,10 +68,16 @@ def test_tcut_solver_is_transfer_cut_of_the_graph():
     X, _ = make_blobs(300, centers=4, n_features=3, random_state=0)
     U = HybridAnchors(n_anchors=40).select(X, graphclust.Context(seed=0))
     g = KNRBipartiteGraph().build(X, U, graphclust.Context(seed=0))
-    sol = TransferCut().solve(g, None, 4, graphclust.Context(seed=0))
+    scaled = TransferCut(eigen_scaling=True).solve(g, None, 4, graphclust.Context(seed=0))
     ref = transfer_cut(g.Z, 4, random_state=graphclust.Context(seed=0).seed_for("solver.tcut"))
-    np.testing.assert_array_equal(sol.embedding, ref.point_embedding)
-    np.testing.assert_allclose(sol.info["eigenvalues"][0], 0.0, atol=1e-10)
+    np.testing.assert_array_equal(scaled.embedding, ref.point_embedding)
+    np.testing.assert_allclose(scaled.info["eigenvalues"][0], 0.0, atol=1e-10)
+    # default (the authors' USPEC.m): D_X⁻¹ B v and v, without the 1 / (1 − γ) factor
+    sol = TransferCut().solve(g, None, 4, graphclust.Context(seed=0))
+    B = g.Z.toarray()
+    np.testing.assert_allclose(sol.anchor_embedding, ref.v, atol=1e-12)
+    np.testing.assert_allclose(sol.embedding, (B / B.sum(1, keepdims=True)) @ ref.v,
+                               atol=1e-12)
 
 
 def _blobs(n=1500, k=5, seed=0):

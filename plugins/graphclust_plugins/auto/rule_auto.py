@@ -102,13 +102,18 @@ def _sampled(p: DataProfile) -> dict:
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
-    if p.exact_work <= EXACT_BUDGET:
+    if p.chunked and scale != "none":  # column statistics are not fitted chunk-wise
+        scale, why_scale = "none", why_scale.replace("standardised", "left unscaled "
+                                                     "(chunked input: scale the array first)")
+    if p.exact_work <= EXACT_BUDGET and not p.chunked:
         spec = _exact(p)
         why = (f"n²·d = {p.exact_work:.3g} <= {EXACT_BUDGET:.0e}: exact "
                f"{spec['graph']['n_neighbors']}-NN spectral")
-    elif p.n > SAMPLED_ANCHORS_N:
+    elif p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec = _sampled(p)
-        why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e} and n > {SAMPLED_ANCHORS_N}: "
+        why = (("chunked input" if p.chunked else
+                f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e} and n > {SAMPLED_ANCHORS_N}")
+               + ": "
                f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
                "K-nearest-representative graph, transfer cut")
     else:
@@ -139,6 +144,8 @@ never from labels or per-data-set values:
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
+- Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise),
+  unscaled (column statistics are not fitted chunk-wise).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the

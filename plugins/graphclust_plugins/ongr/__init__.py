@@ -1,7 +1,9 @@
 """The ``ongr`` bundle: Han, Xiong, Nie — Orthogonal and Nonnegative Graph Reconstruction.
 
 Graph ``ongr-anchor`` (Gaussian anchor graph, Eq. 12), solver ``ongr`` (Eq. 7,
-Algorithm 1), anchors ``capped`` (m = min(n_anchors, n/10)); presets ``ongr-k`` (k-means anchors) and ``ongr-r`` (random anchors).
+Algorithm 1), anchors ``capped`` (m = min(n_anchors, n/10)); presets ``ongr-k`` (k-means anchors) and ``ongr-r`` (random anchors),
+both starting the alternation from k-means on the nontrivial leading eigenvectors
+(``init = "spectral-kmeans"``, private maths in ``_start``).
 """
 
 from pathlib import Path

@@ -10,6 +10,7 @@ from threadpoolctl import threadpool_limits
 import graphclust
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, random_orthonormal
+from graphclust_plugins.ongr._start import spectral_kmeans_start
 
 __all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
 
@@ -26,6 +27,7 @@ class OngrOperator:
     def __init__(self, graph, normalize: bool = True):
         self.graph = graph
         self.kind = graph.kind
+        self._normalized = bool(normalize)
         if self.kind == "anchor":
             self.n = graph.n
             B = graph.B()
@@ -37,6 +39,17 @@ class OngrOperator:
             self._W = graph.normalized_adjacency() if normalize else graph.adjacency
             self.gram = None
             self.norm2 = float(np.sum(self._W.data ** 2))
+
+    def trivial_direction(self) -> np.ndarray | None:
+        """The unit eigenvector ``t`` of ``W`` with ``W t = t`` (eigenvalue 1): ``√d/‖√d‖``
+        with ``d = W 1`` the degrees of the anchor graph's ``W`` (constant when the rows
+        of ``Z`` sum to one) or of ``A`` for ``D^{-1/2} A D^{-1/2}``. ``None`` for an
+        unnormalised affinity ``W = A`` (no known trivial vector) or all-zero degrees."""
+        if self.kind != "anchor" and self._normalized is False:
+            return None
+        t = np.sqrt(np.maximum(np.asarray(self.graph.degrees, dtype=np.float64), 0.0))
+        nrm = float(np.linalg.norm(t))
+        return t / nrm if nrm > 0 else None
 
     def matvec(self, F: np.ndarray) -> np.ndarray:
         """``W @ F``."""
@@ -152,6 +165,21 @@ class OngrSolver(graphclust.Solver):
     3. until fewer than a fraction ``tol`` of the argmax labels of ``G`` change between
        two iterations (Section 4.3), or ``max_iter``.
 
+    Starts (``init``): ``"svd"`` is step 1 above (Algorithm 1, the paper's start);
+    ``"random"`` a random orthonormal ``F``; ``"spectral-kmeans"`` (the ``ongr-k`` /
+    ``ongr-r`` presets' default, issue 16) computes the ``k + 1`` leading eigenvectors
+    of ``W``, projects out its trivial eigenvector ``t`` (``W t = t``; constant for a
+    doubly stochastic ``W``), scales the rows of the remaining ``k`` to unit length and
+    starts from the scaled indicator of a k-means partition of them (``init_restarts``
+    restarts) — a feasible point of Eq. 6 (orthonormal and nonnegative). Why: ``t``
+    carries no cluster information, so the paper's start offers only ``k − 1``
+    informative directions for ``k`` clusters, and with ``max`` the alternation stays
+    next to its start (it converges in a few iterations), so the start decides the
+    local optimum. Measured with the presets' other values (docs, "Defaults that need no
+    search"): USPS ACC .66 → .77, PenDigits .72 → .84 (``ongr-k``, 3 seeds); ``m``,
+    ``s``, ``σ`` and ``λ`` moved the mean by less than the anchor draw once the start is
+    fixed. The extra cost is one more eigenvector and k-means on an ``n × k`` matrix.
+
     ``positive_part="max"`` (default) uses ``max(·, 0)``, the exact minimiser of Eq. 8
     over ``G ≥ 0``; the alternation is then block-coordinate descent with exact steps and
     the Eq. 7 objective is non-increasing. ``"abs"`` takes absolute values, as the text
@@ -208,8 +236,13 @@ class OngrSolver(graphclust.Solver):
         check=graphclust.one_of("max", "abs"))
     init: str = graphclust.param(
         "svd", doc="Initial F: 'svd' = k leading left singular vectors of Ẑ (Algorithm 1); "
-                   "'random' = random orthonormal F (Section 3.2, Initialization).",
-        check=graphclust.one_of("svd", "random"))
+                   "'random' = random orthonormal F (Section 3.2, Initialization); "
+                   "'spectral-kmeans' = scaled indicator of k-means on the k nontrivial "
+                   "leading eigenvectors of W, rows at unit length (the presets' default).",
+        check=graphclust.one_of("svd", "random", "spectral-kmeans"))
+    init_restarts: int = graphclust.param(
+        10, doc="init='spectral-kmeans' only: k-means restarts (best inertia kept).",
+        check=graphclust.integer(1))
     normalize: bool = graphclust.param(
         True, doc="Affinity graphs only: use W = D^{-1/2} A D^{-1/2} (True) or A itself.",
         check=graphclust.boolean)
@@ -237,6 +270,11 @@ class OngrSolver(graphclust.Solver):
         if self.init == "svd":
             F, eig = op.leading(k, rng)
             F = _flip_signs(F)
+        elif self.init == "spectral-kmeans":
+            U, eig = op.leading(min(k + 1, op.n), rng)
+            F, _ = spectral_kmeans_start(U, op.trivial_direction(), k,
+                                         ctx.seed_for("ongr-init.kmeans"),
+                                         int(self.init_restarts), rng)
         else:
             F = random_orthonormal(rng, op.n, k)
             eig = None
