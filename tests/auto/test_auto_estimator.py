@@ -37,7 +37,7 @@ def test_auto_fits_and_records_its_decision(blobs):
     assert model.profile_.n == 240 and model.profile_.k == 4
     spec = model.resolved_spec_
     assert spec["graph"]["name"] == "knn" and spec["scale"] == "none"
-    assert spec["summary"].startswith("auto: n²·d")
+    assert spec["summary"].startswith("auto: n = 240 <= 5000")
     assert (model.labels_ >= 0).all() and len(set(model.labels_)) == 4
     assert not hasattr(model, "predict")  # the exact kNN graph places no new points
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import graphclust as gc
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EXACT_BUDGET, MAX_ANCHORS,
-                                               MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
+                                               EXACT_MAX_N, MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
                                                auto_rule, n_anchors)
 
 
@@ -22,8 +22,8 @@ def test_auto_is_a_registered_rule_preset():
     assert reg.rules.get("auto").provider.bundle == "auto"
 
 
-@pytest.mark.parametrize("n,d", [(150, 4), (1797, 64), (20_000, 2), (10_000, 784),
-                                 (20_000, 16), (9_298, 256)])
+@pytest.mark.parametrize("n,d", [(150, 4), (1797, 64), (1000, 2), (1440, 1024),
+                                 (EXACT_MAX_N, 2), (5000, 8000)])
 def test_small_work_runs_the_exact_knn_graph(n, d):
     spec = auto_rule(profile(n, d, k=10))
     assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
@@ -34,10 +34,12 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (200_000, 8),
-                                 (SAMPLED_ANCHORS_N, 50)])
+                                 (SAMPLED_ANCHORS_N, 50), (EXACT_MAX_N + 1, 2),
+                                 (20_000, 2), (9_298, 256), (10_000, 784)])
 def test_large_work_runs_the_anchor_pipeline(n, d):
     spec = auto_rule(profile(n, d, k=10))
-    assert spec["anchors"] == {"name": "kmeans", "n_anchors": 1000, "max_iter": 10, "n_init": 1}
+    assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
+                               "max_iter": 10, "n_init": 1}
     assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
     assert spec["solver"]["name"] == "spectral"
 
@@ -60,7 +62,7 @@ def test_chunked_input_takes_the_chunkwise_sampled_recipe_unscaled(n):
 
 
 def test_budget_boundary_is_n_squared_d():
-    n = 10_000
+    n = EXACT_MAX_N
     d_at = int(EXACT_BUDGET // (n * n))
     assert auto_rule(profile(n, d_at))["graph"]["name"] == "knn"
     assert auto_rule(profile(n, d_at + 1))["graph"]["name"] == "gaussian-anchor"
@@ -115,7 +117,7 @@ def _exact_steps(spec: dict) -> list[str]:
 @given(profiles)
 def test_no_exact_n_squared_step_above_the_budget(p):
     spec = auto_rule(p)
-    if p.exact_work > EXACT_BUDGET:
+    if p.exact_work > EXACT_BUDGET or p.n > EXACT_MAX_N:
         assert _exact_steps(spec) == []
     else:
         assert _exact_steps(spec) == ["knn"]

@@ -9,8 +9,8 @@ The rules, argued in ``docs/auto.rst``:
    coordinates share one unit; standardising them blows up near-constant columns).
    Distances are translation invariant, so an offset alone changes nothing.
 2. **Size.** Exact kNN spectral clustering costs ``n² · d`` multiply-adds for the
-   search. Up to :data:`EXACT_BUDGET` (about 10 s on the reference machine) ``auto``
-   runs it: a binary, symmetrised (mean) ``n_neighbors``-NN graph, Ncut embedding,
+   search. Up to :data:`EXACT_BUDGET` (about 10 s on the reference machine) and
+   :data:`EXACT_MAX_N` points ``auto`` runs it: a binary, symmetrised (mean) ``n_neighbors``-NN graph, Ncut embedding,
    k-means — it follows thin manifolds (moons, rings) that anchors blur.
 3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
    ``m`` k-means anchors (:func:`n_anchors`, 10 Lloyd iterations), each point linked to
@@ -29,12 +29,15 @@ import math
 
 from graphclust._rules import DataProfile
 
-__all__ = ["EXACT_BUDGET", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
+__all__ = ["EXACT_BUDGET", "EXACT_MAX_N", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
            "DESCRIPTION", "choose_scale"]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
 #: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).
 EXACT_BUDGET = 2e11
+#: Largest ``n`` for which ``auto`` runs an exact kNN graph: above it a 10-NN graph is
+#: too local (its scale shrinks with n) and elongated clusters are cut across.
+EXACT_MAX_N = 5000
 #: ``range_spread`` from which the columns count as measured in different units.
 UNIT_SPREAD = 10.0
 #: Above this many points the anchors come from a sample (U-SPEC's hybrid
@@ -105,10 +108,10 @@ def auto_rule(p: DataProfile) -> dict:
     if p.chunked and scale != "none":  # column statistics are not fitted chunk-wise
         scale, why_scale = "none", why_scale.replace("standardised", "left unscaled "
                                                      "(chunked input: scale the array first)")
-    if p.exact_work <= EXACT_BUDGET and not p.chunked:
+    if p.exact_work <= EXACT_BUDGET and p.n <= EXACT_MAX_N and not p.chunked:
         spec = _exact(p)
-        why = (f"n²·d = {p.exact_work:.3g} <= {EXACT_BUDGET:.0e}: exact "
-               f"{spec['graph']['n_neighbors']}-NN spectral")
+        why = (f"n = {p.n} <= {EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+               f"{EXACT_BUDGET:.0e}: exact {spec['graph']['n_neighbors']}-NN spectral")
     elif p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec = _sampled(p)
         why = (("chunked input" if p.chunked else
@@ -118,7 +121,7 @@ def auto_rule(p: DataProfile) -> dict:
                "K-nearest-representative graph, transfer cut")
     else:
         spec = _anchor(p)
-        why = (f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
+        why = (f"n = {p.n} > {EXACT_MAX_N} or n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
                f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
                "Gaussian graph, spectral embedding")
     return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
@@ -131,12 +134,14 @@ never from labels or per-data-set values:
 - scale: "standard" when the column ranges differ by more than {UNIT_SPREAD:g}x (trimmed
   ratio of the largest to the smallest non-constant column range: columns in
   different units); otherwise "none" (one unit: pixels, counts, coordinates).
-- n²·d <= {EXACT_BUDGET:.0e} (exact search about 10 s): exact kNN spectral clustering —
+- n <= {EXACT_MAX_N} and n²·d <= {EXACT_BUDGET:.0e} (exact search about 10 s): exact kNN
+  spectral clustering —
   binary 10-NN graph symmetrised by averaging, Ncut embedding of k vectors (the
   trivial one dropped when the graph is connected, kept when it has several
   components, where it tells them apart), rows normalised, k-means with 10
   restarts. Follows thin manifolds.
-- n²·d > {EXACT_BUDGET:.0e}: no n x n step at all. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
+- otherwise (a 10-NN graph on more points is too local: its scale shrinks with n and
+  long clusters are cut across; anchors fix the graph's resolution): no n x n step. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
