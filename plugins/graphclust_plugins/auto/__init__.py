@@ -16,7 +16,7 @@ def graphclust_register_components(registry):
     from graphclust_plugins.auto.rule_auto import DESCRIPTION, auto_rule
 
     registry.rules.add("auto", auto_rule,
-                       summary="Decided from the data: exact kNN spectral below an n²·d "
+                       summary="Decided from the data: exact kNN spectral up to 5000 points and an n²·d "
                                "budget, k-means-anchor spectral above; standardised when the "
                                "columns are in different units",
                        description=DESCRIPTION)
