@@ -7,6 +7,9 @@ scikit-learn's digits, iris, wine, breast-cancer; the generated 2-d families of
 three on the image sets (USPS, MNIST-test, MNIST-70k, COIL20, digits). Raw features,
 no preprocessing: the battery judges what a user gets without tuning.
 
+Every preset includes the rule presets (``auto``, the default of ``GraphClustering``),
+which decide their pipeline from each data set's profile.
+
 Which methods run where: every preset and peer is scheduled on every data set; one
 that cannot run at a size is stopped by the cell caps (``time_cap`` per fit,
 ``mem_cap_mb`` on the worker) and reported ``over cap``, which the battery ranks last on
@@ -45,7 +48,7 @@ SUITE = Suite(
     time_cap=900.0,
     mem_cap_mb=8000.0,
     battery=True,
-    methods=tuple(m for p in graphclust.get_registry().presets.names()
+    methods=tuple(m for p in graphclust.get_registry().preset_names()
                   for m in _split(preset, p))
     + tuple(m for p in PEER_NAMES for m in _split(peer, p)),
 )

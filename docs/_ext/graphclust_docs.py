@@ -100,6 +100,11 @@ def presets_rst(registry) -> str:
         return "\n".join(lines + ["No preset is registered.", ""])
     rows = [[f"``{r.name}``", rst_text(r.provider.bundle), _pipeline_text(r.spec),
              rst_text(r.summary), rst_text(r.paper)] for r in records]
+    rows = sorted(rows + [[f"``{r.name}``", rst_text(r.provider.bundle),
+                           "decided from the data (rule preset, :doc:`auto`)",
+                           rst_text(r.summary), rst_text(r.paper)]
+                          for r in getattr(registry, "rules", None) and registry.rules.records() or []],
+                  key=lambda row: row[0])
     lines += _list_table(["preset", "bundle", "pipeline", "summary", "paper"], rows,
                          [12, 8, 30, 30, 20])
     return "\n".join(lines)

@@ -60,6 +60,7 @@ from graphclust._parts import (
 from graphclust._plugins import PluginManager, get_plugin_manager, get_registry
 from graphclust._progress import Progress, ProgressEvent
 from graphclust._registry import PartRecord, PluginRecord, PresetRecord, Registry
+from graphclust._rules import DataProfile, RulePresetRecord, profile_data
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
 from graphclust import numerics
@@ -92,6 +93,9 @@ __all__ = [
     "resolve_part",
     "validate_spec",
     "Context",
+    "DataProfile",
+    "RulePresetRecord",
+    "profile_data",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
     "DegenerateDataWarning",

@@ -16,7 +16,7 @@ from graphclust._parts import Part
 from graphclust._registry import Registry, unknown_name_message
 from graphclust._spec import SECTIONS, PartSpec, PipelineSpec, parse_spec, read_spec
 
-__all__ = ["compose", "validate_spec", "resolve_part", "build_part"]
+__all__ = ["compose", "validate_spec", "resolve_part", "build_part", "resolve_spec"]
 
 _KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "adapter": "adapter",
                "solver": "solver", "rounding": "rounding", "metric": "metric",
@@ -239,7 +239,36 @@ def _raise(problems: list[Problem]) -> None:
     raise SpecError(problems)
 
 
-def compose(spec: str | dict, registry: Registry | None = None):
+def rule_needs_data(name: str) -> SpecError:
+    """The error for a rule preset composed without a data profile."""
+    return SpecError(Problem("", f"preset {name!r} is a rule over the data: its concrete spec "
+                             "is decided at fit from n, d, k and the column scales; fit "
+                             f"GraphClustering({name!r}), or print the spec for a data set "
+                             f"with 'graphclust fill {name} --dataset X'"),
+                     title="rule preset needs data")
+
+
+def resolve_spec(spec: str | dict, registry: Registry | None = None,
+                 profile=None) -> dict:
+    """The spec dict of ``spec``: a preset's table, a rule preset's concrete spec for
+    ``profile`` (a :class:`~graphclust._rules.DataProfile`), or the parsed spec itself.
+
+    Raises
+    ------
+    SpecError
+        For a rule preset without a profile.
+    """
+    registry = _registry(registry)
+    if isinstance(spec, str) and spec in registry.rules:
+        if profile is None:
+            raise rule_needs_data(spec)
+        return registry.rules.get(spec).resolve(profile)
+    if isinstance(spec, str) and spec in registry.presets:
+        return registry.presets.get(spec)
+    return read_spec(spec)
+
+
+def compose(spec: str | dict, registry: Registry | None = None, profile=None):
     """Validate a spec and build its :class:`~graphclust.Pipeline` (no data is touched),
     or its :class:`~graphclust.Ensemble` for a spec with an ``ensemble`` section.
 
@@ -249,6 +278,9 @@ def compose(spec: str | dict, registry: Registry | None = None):
         A pipeline spec (see :mod:`graphclust._spec`), or a preset name.
     registry : Registry, optional
         Defaults to the process-wide registry of installed plugins.
+    profile : DataProfile, optional
+        The data's profile, which a rule preset (``"auto"``) needs to decide its spec
+        (:func:`graphclust._rules.profile_data`).
 
     Raises
     ------
@@ -256,10 +288,7 @@ def compose(spec: str | dict, registry: Registry | None = None):
         Listing every problem, each with its path.
     """
     registry = _registry(registry)
-    if isinstance(spec, str) and spec in registry.presets:
-        data = registry.presets.get(spec)
-    else:
-        data = read_spec(spec)
+    data = resolve_spec(spec, registry, profile)
     problems: list[Problem] = []
     pipe = _compose(data, registry, problems, nested=False)
     _raise(problems)
@@ -267,7 +296,10 @@ def compose(spec: str | dict, registry: Registry | None = None):
 
 
 def validate_spec(spec: str | dict, registry: Registry | None = None) -> list[Problem]:
-    """Every problem of a spec (empty when valid)."""
+    """Every problem of a spec (empty when valid). A rule preset's name is valid: its
+    concrete spec is checked when the data decide it."""
+    if isinstance(spec, str) and spec in _registry(registry).rules:
+        return []
     try:
         compose(spec, registry)
     except SpecError as exc:

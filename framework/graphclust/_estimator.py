@@ -102,9 +102,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    spec : str or dict, default="ncut"
+    spec : str or dict, default="auto"
         A preset name (``graphclust plugins`` lists them), a path to a ``.toml`` /
-        ``.json`` spec, TOML/JSON text, or a spec dict.
+        ``.json`` spec, TOML/JSON text, or a spec dict. ``"auto"`` is a *rule preset*:
+        its concrete spec is decided at ``fit`` from the data's profile (n, d, k,
+        sparsity, column scales; see ``graphclust describe auto``), and the other
+        parameters below are merged into what it decided.
     n_clusters : int, optional
         Number of clusters; defaults to the spec's ``n_clusters``, else 8.
     random_state : int, RandomState or None
@@ -158,7 +161,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     resolved_spec_ : dict
         The spec the fit ran: every parameter written out, the run's ``n_clusters``,
         ``seed`` and ``scale``, and the graph builder's resolved choices (e.g. the kNN search
-        ``method`` picked by the size rule, a clamped ``n_neighbors``).
+        ``method`` picked by the size rule, a clamped ``n_neighbors``). For a rule preset
+        (``"auto"``) it is the concrete spec the rule chose, with a ``summary`` saying
+        why; it is a valid spec of its own (``GraphClustering(model.resolved_spec_)``
+        refits the same pipeline).
+    profile_ : DataProfile or None
+        Rule presets only: the profile of ``X`` that decided the spec (``None`` for a
+        fixed spec).
     n_features_in_ : int
 
     Notes
@@ -180,7 +189,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     (1797,)
     """
 
-    def __init__(self, spec="ncut", n_clusters=None, random_state=None, *, anchors=None,
+    def __init__(self, spec="auto", n_clusters=None, random_state=None, *, anchors=None,
                  graph=None, adapter=None, solver=None, rounding=None, metrics=None,
                  overrides=None, verbose=False, n_jobs=None):
         self.spec = spec
@@ -197,11 +206,25 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # -- spec handling ------------------------------------------------------------------
-    def _spec_dict(self) -> dict:
+    def _rule(self):
+        """The rule preset record ``spec`` names, else ``None``."""
+        from graphclust._plugins import get_registry
+
+        rules = get_registry().rules
+        return rules.get(self.spec) if isinstance(self.spec, str) and self.spec in rules else None
+
+    def _spec_dict(self, base: dict | None = None) -> dict:
+        """The spec to compose: ``spec`` (or ``base``, a rule preset's decision) with the
+        section parameters and ``overrides`` merged in."""
+        from graphclust._composer import rule_needs_data
         from graphclust._plugins import get_registry
 
         registry = get_registry()
-        if isinstance(self.spec, str) and self.spec in registry.presets:
+        if base is not None:
+            base = copy.deepcopy(base)
+        elif isinstance(self.spec, str) and self.spec in registry.rules:
+            raise rule_needs_data(self.spec)
+        elif isinstance(self.spec, str) and self.spec in registry.presets:
             base = copy.deepcopy(registry.presets.get(self.spec))
         elif isinstance(self.spec, str) and not any(c in self.spec for c in "=[{./\\"):
             registry.presets.record(self.spec)  # raises with the list of presets
@@ -244,8 +267,32 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                 out[key] = value
         return out
 
-    def _compose(self) -> Pipeline:
-        return compose(self._spec_dict())
+    def _compose(self, base: dict | None = None) -> Pipeline:
+        return compose(self._spec_dict(base))
+
+    def _compose_rule(self, rule, X) -> Pipeline:
+        """Profile ``X`` (validated, finite), let the rule preset decide, compose."""
+        from graphclust._rules import profile_data
+
+        k = self.n_clusters
+        if k is None:
+            k = (self.overrides or {}).get("n_clusters") if isinstance(self.overrides, dict) else None
+        k = DEFAULT_N_CLUSTERS if k is None else k
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise SpecError(Problem("n_clusters", f"must be an integer >= 1, got {k!r}"))
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):  # the leading rows in memory; n and d of the whole array
+            import attrs
+
+            from graphclust._rules import PROFILE_SAMPLE
+
+            head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), int(k))
+            self.profile_ = attrs.evolve(head, n=int(X.shape[0]), chunked=True)
+        else:
+            self.profile_ = profile_data(X, int(k))
+        self._decided_ = rule.resolve(self.profile_)
+        return self._compose(self._decided_)
 
     def _n_clusters(self, pipe: Pipeline) -> int:
         k = self.n_clusters if self.n_clusters is not None else pipe.n_clusters
@@ -381,11 +428,20 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         if is_dask_input(X):
             return self._fit_chunked(X, y)
         self._check_plain_params()
-        pipe = self._compose()
+        rule = self._rule()
+        self.profile_ = self._decided_ = None
+        if rule is None:
+            pipe = self._compose()
+            n_clusters = self._n_clusters(pipe)
+            X = self._validate(X, reset=True)
+            X = check_input(X, n_clusters)
+        else:  # the data decide the spec (profiled as given: sparse stays sparse)
+            X = self._validate(X, reset=True)
+            with np.errstate(all="ignore"):  # NaN/inf are reported by check_input below
+                pipe = self._compose_rule(rule, X)
+            n_clusters = self._n_clusters(pipe)
+            X = check_input(X, n_clusters)
         precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
-        n_clusters = self._n_clusters(pipe)
-        X = self._validate(X, reset=True)
-        X = check_input(X, n_clusters)
         if precomputed:
             pipe.graph.check_matrix()
         if precomputed and pipe.graph.matrix.shape[0] != X.shape[0]:
@@ -412,7 +468,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             if isinstance(pipe, Ensemble):
                 self._fit_ensemble(pipe, X, y_arr, n_clusters, ctx)
                 warn_fewer_labels(self.labels_, n_clusters, who)
-                self.resolved_spec_ = self._resolved_ensemble(pipe, n_clusters, seed)
+                self.resolved_spec_ = self._with_summary(
+                    self._resolved_ensemble(pipe, n_clusters, seed))
                 return self
             result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
             warn_fewer_labels(result.labels, n_clusters, who)
@@ -428,8 +485,15 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scores_ = dict(result.scores)
         self.scaling_ = result.scaling
         self.n_clusters_ = n_clusters
-        self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
+        self.resolved_spec_ = self._with_summary(
+            resolved_spec(pipe, result.graph, n_clusters, seed))
         return self
+
+    def _with_summary(self, spec: dict) -> dict:
+        """A rule preset's resolved spec carries the rule's ``summary`` (why it chose)."""
+        if self._decided_ is not None and self._decided_.get("summary"):
+            spec = {"summary": self._decided_["summary"], **spec}
+        return spec
 
     def _fit_chunked(self, X, y=None):
         """``fit`` on a Dask collection: refuse a spec that cannot run chunk-wise before
@@ -442,10 +506,19 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
         require_dask()
         self._check_plain_params()
-        pipe = self._compose()
-        check_chunkwise(pipe)
-        n_clusters = self._n_clusters(pipe)
-        X = as_row_chunked(X, n_clusters)
+        rule = self._rule()
+        self.profile_ = self._decided_ = None
+        if rule is None:
+            pipe = self._compose()
+            check_chunkwise(pipe)
+            n_clusters = self._n_clusters(pipe)
+            X = as_row_chunked(X, n_clusters)
+        else:  # a rule preset decides from a profile of the chunked rows
+            X = as_row_chunked(X)
+            pipe = self._compose_rule(rule, X)
+            check_chunkwise(pipe)
+            n_clusters = self._n_clusters(pipe)
+            X = as_row_chunked(X, n_clusters)
         self.n_features_in_ = int(X.shape[1])
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -473,7 +546,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scores_ = {}
         self.scaling_ = result.scaling
         self.n_clusters_ = n_clusters
-        self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
+        self.resolved_spec_ = self._with_summary(
+            resolved_spec(pipe, result.graph, n_clusters, seed))
         return self
 
     def _chunked_input(self, X):

@@ -15,7 +15,7 @@ from graphclust._errors import Problem, UnknownPartError
 from graphclust._parts import PART_KINDS, Part
 
 __all__ = ["Registry", "Catalog", "PartRecord", "PresetRecord", "PluginRecord", "Provider",
-           "NAME_PATTERN"]
+           "RuleCatalog", "NAME_PATTERN"]
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
@@ -162,6 +162,14 @@ class PresetCatalog(Catalog[PresetRecord]):
     def add(self, name: str, spec: dict, *, summary: str = "", paper: str = "") -> None:
         if not isinstance(spec, dict):
             raise TypeError(f"preset {name!r} must be a dict spec")
+        rules = getattr(self._registry, "rules", None)
+        if rules is not None and name in rules:
+            msg = (f"preset name collision: {name!r} is registered (as a rule preset) by "
+                   f"{rules.record(name).provider} and again by {self._registry.provider}")
+            if self._registry.clash_handler is None:
+                raise ValueError(msg)
+            self._registry.clash_handler(f"preset {name!r}", msg)
+            return
         self._insert(name, PresetRecord(name, spec, summary, self._registry.provider, paper))
 
     def add_toml(self, path: str | Path) -> None:
@@ -187,6 +195,42 @@ class PresetCatalog(Catalog[PresetRecord]):
         return self.record(name).spec
 
 
+class RuleCatalog(Catalog):
+    """Registered rule presets: presets whose concrete spec a function of the data's
+    :class:`~graphclust.DataProfile` decides at fit (see :mod:`graphclust._rules`).
+
+    A rule preset shares the namespace of the plain presets: a name taken by either
+    is a collision.
+    """
+
+    def add(self, name: str, rule, *, summary: str = "", description: str = "",
+            paper: str = "") -> None:
+        """Register ``rule(profile) -> spec dict`` as the preset ``name``.
+
+        ``description`` says the rules in words (``graphclust describe NAME``).
+        """
+        from graphclust._rules import RulePresetRecord
+
+        if not callable(rule):
+            raise TypeError(f"rule preset {name!r} must be a callable profile -> spec dict")
+        if name in self._registry.presets:
+            self._clash(name)
+            return
+        self._insert(name, RulePresetRecord(name, rule, summary, description,
+                                            self._registry.provider, paper))
+
+    def _clash(self, name: str) -> None:
+        old = self._registry.presets.record(name).provider
+        msg = (f"preset name collision: {name!r} is registered by {old} and again (as a rule "
+               f"preset) by {self._registry.provider}")
+        if self._registry.clash_handler is None:
+            raise ValueError(msg)
+        self._registry.clash_handler(f"preset {name!r}", msg)
+
+    def get(self, name: str):
+        return self.record(name)
+
+
 class Registry:
     """Everything plugins registered: one catalog per part kind, and the presets.
 
@@ -194,6 +238,7 @@ class Registry:
     ----------
     anchors, graphs, adapters, solvers, roundings, metrics, consensus : catalog of part classes
     presets : catalog of named specs
+    rules : catalog of rule presets (a spec decided from the data's profile)
     plugins : list of PluginRecord
     """
 
@@ -207,6 +252,7 @@ class Registry:
         self.metrics = PartCatalog(self, "metric", "metric")
         self.consensus = PartCatalog(self, "consensus", "consensus")
         self.presets = PresetCatalog(self, "preset", "preset")
+        self.rules = RuleCatalog(self, "rule", "rule preset")
         self.plugins: list[PluginRecord] = []
         #: Called as ``handler(what, message)`` when a name is registered twice; the
         #: first registration stands. ``None`` (direct use) raises ``ValueError``.
@@ -242,5 +288,9 @@ class Registry:
 
     def _catalogs(self) -> list[Catalog]:
         return [self.anchors, self.graphs, self.adapters, self.solvers, self.roundings,
-                self.metrics, self.consensus, self.presets]
+                self.metrics, self.consensus, self.presets, self.rules]
+
+    def preset_names(self) -> list[str]:
+        """Every preset name: the plain presets and the rule presets."""
+        return sorted({*self.presets.names(), *self.rules.names()})
 

@@ -149,11 +149,11 @@ def _cmd_run(args) -> int:
     from graphclust import GraphClustering
     from graphclust._plugins import get_registry
 
-    if bool(args.preset) == bool(args.spec):
-        raise SystemExit("error: give exactly one of --preset NAME or --spec FILE")
+    if args.preset and args.spec:
+        raise SystemExit("error: give at most one of --preset NAME or --spec FILE")
     plot_path = _check_plot_path(args.plot) if args.plot else None
     X, y = _load(args.dataset, args.data_dir)
-    spec = args.preset or args.spec
+    spec = args.preset or args.spec or "auto"
     overrides = _overrides(args.set or [])
     if args.metrics is not None:
         overrides["metrics"] = [{"name": m} for m in args.metrics.split(",") if m]
@@ -164,7 +164,7 @@ def _cmd_run(args) -> int:
     model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
                             verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides)
     if model.n_clusters is None and y is not None:
-        spec_k = model._compose().n_clusters
+        spec_k = None if model._rule() is not None else model._compose().n_clusters
         if spec_k is None:
             model.set_params(n_clusters=int(np.unique(y).size))
     model.fit(X, y)
@@ -249,7 +249,8 @@ def _cmd_plugins(args) -> int:
 
     registry = get_registry()
     parts = registry.all_parts()
-    presets = registry.presets.records()
+    presets = sorted([*registry.presets.records(), *registry.rules.records()],
+                     key=lambda r: r.name)
     if args.json:
         print(json.dumps({
             "plugins": [{"name": p.name, "distribution": p.distribution, "version": p.version,
@@ -260,7 +261,7 @@ def _cmd_plugins(args) -> int:
                        "distribution": r.provider.distribution, "version": r.provider.version,
                        "summary": r.summary} for r in parts],
             "presets": [{"name": r.name, "bundle": r.provider.bundle, "summary": r.summary,
-                         "paper": r.paper} for r in presets],
+                         "paper": r.paper, "rule": hasattr(r, "rule")} for r in presets],
         }, indent=2))
         return 0
     out = sys.stdout
@@ -281,8 +282,8 @@ def _cmd_plugins(args) -> int:
     _print_table([[r.kind, r.name, r.provider.bundle, r.provider.version, r.summary]
                   for r in parts], ["kind", "name", "bundle", "version", "summary"], out)
     print("\npresets:", file=out)
-    _print_table([[r.name, r.provider.bundle, r.summary] for r in presets],
-                 ["preset", "bundle", "summary"], out)
+    _print_table([[r.name + (" (rule)" if hasattr(r, "rule") else ""), r.provider.bundle,
+                   r.summary] for r in presets], ["preset", "bundle", "summary"], out)
     return 0
 
 
@@ -323,10 +324,16 @@ def _cmd_describe(args) -> int:
     found = [registry.parts(k).record(args.name) for k in kinds if args.name in registry.parts(k)]
     preset = (registry.presets.record(args.name)
               if args.kind is None and args.name in registry.presets else None)
-    if not found and preset is None:
-        names = sorted({r.name for r in registry.all_parts()} | set(registry.presets.names()))
+    rule = (registry.rules.record(args.name)
+            if args.kind is None and args.name in registry.rules else None)
+    if not found and preset is None and rule is None:
+        names = sorted({r.name for r in registry.all_parts()} | set(registry.preset_names()))
         raise UnknownPartError(unknown_name_message("part or preset", args.name, names))
     infos = [_describe_part(r) for r in found]
+    if rule is not None:
+        infos.insert(0, {"rule_preset": rule.name, "bundle": rule.provider.bundle,
+                         "summary": rule.summary, "paper": rule.paper,
+                         "rules": rule.description})
     if preset is not None:
         infos.insert(0, {"preset": preset.name, "bundle": preset.provider.bundle,
                          "summary": preset.summary, "paper": preset.paper,
@@ -335,6 +342,13 @@ def _cmd_describe(args) -> int:
         print(json.dumps(infos if len(infos) > 1 else infos[0], indent=2, default=str))
         return 0
     for info in infos:
+        if "rule_preset" in info:
+            print(f"rule preset {info['rule_preset']} ({info['bundle']}): {info['summary']}")
+            print(info["rules"].rstrip())
+            print(f"(the concrete spec for a data set: graphclust fill {info['rule_preset']} "
+                  "--dataset X)")
+            print()
+            continue
         if "preset" in info:
             print(f"preset {info['preset']} ({info['bundle']}): {info['summary']}")
             if info["paper"]:
@@ -375,7 +389,15 @@ def _cmd_fill(args) -> int:
     from graphclust._toml import plain_spec, spec_to_toml
 
     registry = get_registry()
-    data = registry.presets.get(args.spec) if args.spec in registry.presets else read_spec(args.spec)
+    header = ""
+    if args.spec in registry.rules:
+        data, header = _decide(args, registry.rules.get(args.spec))
+    elif args.dataset:
+        raise InputError(f"--dataset is for rule presets ({', '.join(registry.rules.names())}); "
+                         f"{args.spec!r} does not depend on the data")
+    else:
+        data = (registry.presets.get(args.spec) if args.spec in registry.presets
+                else read_spec(args.spec))
     pipe = compose(data)
     full = _filled(data, pipe)
     full["scale"] = pipe.scale
@@ -384,8 +406,34 @@ def _cmd_fill(args) -> int:
     if args.json:
         print(json.dumps(_json_safe(plain_spec(full)), indent=2))
     else:
-        sys.stdout.write(spec_to_toml(plain_spec(full)))
+        sys.stdout.write(header + spec_to_toml(plain_spec(full)))
     return 0
+
+
+def _decide(args, rule) -> tuple[dict, str]:
+    """A rule preset's concrete spec for ``--dataset`` (and ``--n-clusters``, else the
+    number of classes in the labels, else the estimator's default), and a TOML comment
+    header with the profile that decided it."""
+    from graphclust._errors import Problem, SpecError
+    from graphclust._estimator import DEFAULT_N_CLUSTERS
+    from graphclust._rules import profile_data
+
+    if not args.dataset:
+        raise SpecError(Problem("", f"{rule.name!r} is a rule preset: its spec depends on the "
+                                f"data; give --dataset (e.g. graphclust fill {rule.name} "
+                                "--dataset digits)"), title="rule preset needs data")
+    X, y = _load(args.dataset, args.data_dir)
+    k = args.n_clusters or (int(np.unique(y).size) if y is not None else DEFAULT_N_CLUSTERS)
+    from graphclust._pipeline import check_input
+
+    check_input(X if not hasattr(X, "toarray") else X[:1].toarray(), None)
+    profile = profile_data(X, k)
+    data = rule.resolve(profile)
+    data["n_clusters"] = int(k)
+    lines = [f"# {rule.name} for {args.dataset}: "
+             + ", ".join(f"{key} = {value:.4g}" if isinstance(value, float) else
+                         f"{key} = {value}" for key, value in profile.as_dict().items())]
+    return data, "\n".join(lines) + "\n"
 
 
 def _filled(data: dict, pipe) -> dict:
@@ -428,7 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="cluster a dataset with a preset or a spec file")
-    run.add_argument("--preset", help="registered preset name (see 'graphclust plugins')")
+    run.add_argument("--preset", help="registered preset name (see 'graphclust plugins'; "
+                     "default: auto)")
     run.add_argument("--spec", help="spec file (.toml or .json)")
     run.add_argument("--dataset", required=True,
                      help="bundled name (digits), data-folder name (usps) or file path")
@@ -464,9 +513,14 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("spec")
     validate.set_defaults(func=_cmd_validate)
 
-    fill = sub.add_parser("fill", help="print a spec or preset with every default written out")
+    fill = sub.add_parser("fill", help="print a spec or preset with every default written out "
+                          "(a rule preset such as auto: the spec it decides for --dataset)")
     fill.add_argument("spec")
     fill.add_argument("--json", action="store_true", help="JSON instead of TOML")
+    fill.add_argument("--dataset", help="rule presets: the data set (name or file) to decide for")
+    fill.add_argument("--data-dir", help="data folder (default: $GRAPHCLUST_DATA)")
+    fill.add_argument("--n-clusters", type=int, help="rule presets: clusters (default: the "
+                      "number of classes in the labels, else 8)")
     fill.set_defaults(func=_cmd_fill)
     return parser
 

@@ -30,6 +30,11 @@ def graphclust_register_components(registry) -> None:
             registry.adapters.add(MyAdapter)   # one catalog per kind of graphclust.PART_KINDS
             registry.consensus.add(MyConsensus)  # an ensemble's consensus function
             registry.presets.add_toml(Path(__file__).parent / "presets" / "my.toml")
+            registry.rules.add("my-auto", my_rule)  # a rule preset: profile -> spec dict
+
+    A *rule preset* (``registry.rules``) is a preset whose concrete spec a function of
+    the data's :class:`graphclust.DataProfile` decides at fit, as the built-in
+    ``auto`` does.
 
     Raising here is caught: the plugin is recorded as broken and the others keep working
     (unless ``GRAPHCLUST_STRICT_PLUGINS=1``).

@@ -50,7 +50,7 @@ def test_suite_names_existing_presets_peers_recipes_and_datasets(name):
     import graphclust
 
     suite = SUITES[name]
-    presets = set(graphclust.get_registry().presets.names())
+    presets = set(graphclust.get_registry().preset_names())  # rule presets (auto) too
     data = _data_dir()
     pairs = set()
     for m in suite.methods:

@@ -168,3 +168,73 @@ def test_drop_trivial_on_disconnected_graph_keeps_component_indicators(rng, kind
                                    atol=1e-6)
     d = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
     assert d[np.triu_indices(3, 1)].min() > 0.5
+
+
+def _cliques(sizes, rng):
+    """A graph of disjoint cliques with random weights (one component each)."""
+    blocks = []
+    for s in sizes:
+        W = rng.uniform(0.5, 1.0, size=(s, s))
+        W = np.triu(W, 1)
+        blocks.append(W + W.T)
+    return sp.csr_array(sp.block_diag(blocks))
+
+
+@pytest.mark.parametrize("sizes,q", [((300, 200, 150, 90, 60), 5), ((400, 250, 120), 6),
+                                     ((350, 300, 200, 100, 50, 40, 30), 4)])
+def test_components_give_the_repeated_leading_eigenvalue_exactly(sizes, q):
+    """Several components repeat eigenvalue 1; ARPACK may return fewer copies. The
+    solver takes them from the components: same subspace and values as dense eigh."""
+    from graphclust_plugins.common.solver_spectral import _deflated_leading, component_directions
+
+    A = _cliques(sizes, np.random.default_rng(0))
+    g = graphclust.AffinityGraph(A)
+    M = g.normalized_adjacency()
+    T = component_directions(A, g.degrees, q)
+    assert T.shape[1] == min(q, len(sizes))
+    vals, U = _deflated_leading(M, q, T, np.random.default_rng(1))
+    dvals, dU = np.linalg.eigh(M.toarray())
+    np.testing.assert_allclose(vals, dvals[::-1][:q], atol=1e-8)
+    if len(sizes) <= q or dvals[::-1][q - 1] > dvals[::-1][q] + 1e-9:
+        assert_same_subspace(U, dU[:, ::-1][:, :q])
+
+
+def test_component_directions_ignore_isolated_vertices_and_connected_graphs():
+    from graphclust_plugins.common.solver_spectral import component_directions
+
+    rng = np.random.default_rng(2)
+    A = _cliques((20, 10), rng)
+    A = sp.csr_array(sp.block_diag([A, sp.csr_array((3, 3))]))  # three isolated vertices
+    T = component_directions(A, np.asarray(A.sum(axis=1)).ravel(), 5)
+    assert T.shape == (33, 2) and np.allclose(T[30:], 0)
+    np.testing.assert_allclose(T.T @ T, np.eye(2), atol=1e-12)
+    one = _cliques((25,), rng)
+    assert component_directions(one, np.asarray(one.sum(axis=1)).ravel(), 3) is None
+
+
+def test_disconnected_unequal_blobs_are_found():
+    """Blobs whose kNN graph splits into components (the repeated eigenvalue case)."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs([400, 200, 100, 50, 25], centers=[[0, 0], [30, 0], [0, 30], [30, 30], [60, 60]],
+                      cluster_std=[2.0, 1.0, 0.5, 0.3, 0.2], random_state=0)
+    spec = {"graph": {"name": "knn", "n_neighbors": 10, "weight": "binary", "symmetrize": "mean"},
+            "solver": {"name": "spectral", "drop_trivial": False},
+            "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True}}
+    from sklearn.metrics import adjusted_rand_score
+
+    labels = graphclust.GraphClustering(spec, n_clusters=5, random_state=0).fit_predict(X)
+    assert adjusted_rand_score(y, labels) == 1.0
+
+
+def test_drop_trivial_connected_drops_only_on_a_connected_graph():
+    rng = np.random.default_rng(4)
+    ctx = graphclust.Context(seed=0)
+    split = graphclust.AffinityGraph(_cliques((30, 20, 10), rng))
+    whole = graphclust.AffinityGraph(_cliques((40,), rng))
+    for graph, dropped in ((split, False), (whole, True)):
+        auto = SpectralEmbedding(drop_trivial="connected").solve(graph, None, 3, ctx)
+        fixed = SpectralEmbedding(drop_trivial=dropped).solve(graph, None, 3, ctx)
+        assert auto.info["drop_trivial"] is dropped
+        np.testing.assert_allclose(auto.embedding, fixed.embedding, atol=1e-8)
+    assert SpectralEmbedding(drop_trivial="sometimes").check_params()

@@ -41,6 +41,55 @@ def _drop_trivial(M, vals, U, degrees):
     return vals[1:], U[:, 1:]
 
 
+def component_directions(A, degrees: np.ndarray, q: int) -> np.ndarray | None:
+    """Exact leading eigenvectors of ``D^{-1/2} A D^{-1/2}`` from the connected components.
+
+    Every component with a nonzero degree has eigenvalue 1 with eigenvector
+    ``D^{1/2} 1_C`` (normalised); a Krylov solver started from one vector may return
+    fewer copies of a repeated eigenvalue than there are components, so they are taken
+    from the components instead. Returns ``None`` for a connected graph, else the
+    ``n x c`` orthonormal columns of the ``c = min(q, components)`` largest components
+    (by vertex count; ties by first vertex).
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, lab = connected_components(A, directed=False)
+    if n_comp <= 1:
+        return None
+    s = np.sqrt(np.maximum(np.asarray(degrees, dtype=np.float64), 0.0))
+    lab = np.where(s > 0, lab, -1)  # isolated vertices: eigenvalue 0, not 1
+    sizes = np.bincount(lab[lab >= 0], minlength=n_comp)
+    order = np.argsort(-sizes, kind="stable")
+    keep = [c for c in order[:q] if sizes[c] > 0]
+    if len(keep) <= 1:
+        return None
+    T = np.zeros((A.shape[0], len(keep)))
+    for j, c in enumerate(keep):
+        rows = lab == c
+        T[rows, j] = s[rows] / np.linalg.norm(s[rows])
+    return T
+
+
+def _deflated_leading(M, q: int, T: np.ndarray, rng):
+    """The ``q`` leading eigenpairs of ``M`` (eigenvalues in ``[-1, 1]``) when the
+    orthonormal columns of ``T`` are known eigenvectors of eigenvalue 1: the rest come
+    from ``P (M + I) P`` with ``P = I - T Tᵀ`` (the shift keeps the projected-out
+    directions, now 0, below every remaining eigenvalue, at least 0)."""
+    c = T.shape[1]
+    if c >= q:
+        return np.ones(q), T[:, :q]
+    n = M.shape[0]
+
+    def apply(V):
+        V = V - T @ (T.T @ V)
+        W = M @ V + V
+        return W - T @ (T.T @ W)
+
+    op = LinearOperator((n, n), matvec=apply, matmat=apply, dtype=np.float64)
+    vals, U = leading_eigenvectors(op, q - c, rng=rng)
+    return np.concatenate([np.ones(c), vals - 1.0]), np.hstack([T, U])
+
+
 @graphclust.part
 class SpectralEmbedding(graphclust.Solver):
     """Normalized-cut spectral embedding (Shi–Malik / Ng–Jordan–Weiss; LSC for anchor graphs).
@@ -83,16 +132,22 @@ class SpectralEmbedding(graphclust.Solver):
     n_components: int | None = graphclust.param(
         None, doc="Embedding dimension p; None = n_clusters.",
         check=graphclust.optional(graphclust.integer(1)))
-    drop_trivial: bool = graphclust.param(
-        True, doc="Compute p+1 vectors and drop the leading trivial one (LSC).",
-        check=graphclust.boolean)
+    drop_trivial: bool | str = graphclust.param(
+        True, doc="Compute p+1 vectors and drop the leading trivial one (LSC); "
+        "'connected': only when the affinity graph is connected (with several components "
+        "the leading vectors tell the components apart and are kept).",
+        check=graphclust.any_of(graphclust.boolean, graphclust.one_of("connected")))
     normalize_rows: bool = graphclust.param(
         True, doc="Scale rows of the embedding to unit norm (Ng-Jordan-Weiss).",
         check=graphclust.boolean)
 
     def solve(self, graph, X, n_clusters, ctx):
         p = int(self.n_components or n_clusters)
-        extra = 1 if self.drop_trivial else 0
+        drop = self.drop_trivial
+        if drop == "connected":
+            drop = (not isinstance(graph, graphclust.AffinityGraph)
+                    or graph.n_components() <= 1)
+        extra = 1 if drop else 0
         rng = ctx.rng("solver.spectral")
         if isinstance(graph, graphclust.AnchorGraph):
             sol = self._anchor(graph, p, extra, rng)
@@ -118,7 +173,11 @@ class SpectralEmbedding(graphclust.Solver):
         n = graph.n
         q = int(min(p + extra, n))
         M = graph.normalized_adjacency()
-        vals, U = leading_eigenvectors(M, q, rng=rng)
+        T = component_directions(graph.adjacency, graph.degrees, q)
+        if T is None:
+            vals, U = leading_eigenvectors(M, q, rng=rng)
+        else:  # several components: their eigenvectors are known exactly
+            vals, U = _deflated_leading(M, q, T, rng)
         if extra:
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
         return self._finish(sign_flip(U), vals, extra, graph.isolated())

@@ -1,0 +1,22 @@
+"""The ``auto`` bundle: the default preset, a rule over the data's profile.
+
+Rule presets
+------------
+``auto``
+    Decides the concrete spec from n, d, k and the column scales
+    (:func:`graphclust_plugins.auto.rule_auto.auto_rule`; the rules in words:
+    ``graphclust describe auto``, argued in ``docs/auto.rst``).
+"""
+
+from graphclust import hookimpl
+
+
+@hookimpl
+def graphclust_register_components(registry):
+    from graphclust_plugins.auto.rule_auto import DESCRIPTION, auto_rule
+
+    registry.rules.add("auto", auto_rule,
+                       summary="Decided from the data: exact kNN spectral up to 5000 points and an n²·d "
+                               "budget, k-means-anchor spectral above; standardised when the "
+                               "columns are in different units",
+                       description=DESCRIPTION)

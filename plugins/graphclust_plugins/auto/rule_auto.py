@@ -1,0 +1,158 @@
+"""The ``auto`` rule preset: a concrete spec from the data's profile.
+
+The rules, argued in ``docs/auto.rst``:
+
+1. **Units.** When the column ranges differ by more than :data:`UNIT_SPREAD` (after
+   trimming 10 % at each end; the profile's ``range_spread``), the columns are measured
+   in different units and Euclidean distances would be ruled by the widest one:
+   ``scale = "standard"``. Otherwise the data are left as they are (pixels, counts and
+   coordinates share one unit; standardising them blows up near-constant columns).
+   Distances are translation invariant, so an offset alone changes nothing.
+2. **Size.** Exact kNN spectral clustering costs ``n² · d`` multiply-adds for the
+   search. Up to :data:`EXACT_BUDGET` (about 10 s on the reference machine) and
+   :data:`EXACT_MAX_N` points ``auto`` runs it: a binary, symmetrised (mean) ``n_neighbors``-NN graph, Ncut embedding,
+   k-means — it follows thin manifolds (moons, rings) that anchors blur.
+3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
+   ``m`` k-means anchors (:func:`n_anchors`, 10 Lloyd iterations), each point linked to
+   its 5 nearest anchors by a Gaussian weight, the spectral embedding of
+   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
+   ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
+4. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
+   per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
+   candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
+   cut, k-means.
+"""
+
+from __future__ import annotations
+
+import math
+
+from graphclust._rules import DataProfile
+
+__all__ = ["EXACT_BUDGET", "EXACT_MAX_N", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
+           "DESCRIPTION", "choose_scale"]
+
+#: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
+#: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).
+EXACT_BUDGET = 2e11
+#: Largest ``n`` for which ``auto`` runs an exact kNN graph: above it a 10-NN graph is
+#: too local (its scale shrinks with n) and elongated clusters are cut across.
+EXACT_MAX_N = 5000
+#: ``range_spread`` from which the columns count as measured in different units.
+UNIT_SPREAD = 10.0
+#: Above this many points the anchors come from a sample (U-SPEC's hybrid
+#: representatives: k-means of 10·m random candidates) and each point's nearest ones
+#: from the coarse-to-fine approximate search, so no step costs n·m·d per iteration.
+SAMPLED_ANCHORS_N = 200_000
+#: Representatives: at least this many, ...
+MIN_ANCHORS = 1000
+#: ... and this many per cluster, ...
+ANCHORS_PER_CLUSTER = 50
+#: ... but never more than this many, nor more than a tenth of the points.
+MAX_ANCHORS = 4000
+
+
+def choose_scale(p: DataProfile) -> tuple[str, str]:
+    """The ``scale`` stage for profile ``p`` and the reason in words."""
+    if p.range_spread > UNIT_SPREAD:
+        return "standard", (f"column ranges differ {p.range_spread:.3g}x (> {UNIT_SPREAD:g}): "
+                            "standardised")
+    return "none", f"column ranges within {UNIT_SPREAD:g}x ({p.range_spread:.3g}x): unscaled"
+
+
+def n_neighbors(p: DataProfile) -> int:
+    """Neighbours of the exact kNN graph: 10, clamped to ``n - 1``."""
+    return int(max(1, min(10, p.n - 1)))
+
+
+def n_anchors(p: DataProfile) -> int:
+    """Representatives of the anchor pipeline:
+    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``."""
+    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * p.k)
+    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * p.k)))
+
+
+def _exact(p: DataProfile) -> dict:
+    return {
+        "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "binary",
+                  "symmetrize": "mean", "method": "exact"},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+
+
+def _anchor(p: DataProfile) -> dict:
+    m = n_anchors(p)
+    return {
+        "anchors": {"name": "kmeans", "n_anchors": m, "max_iter": 10, "n_init": 1},
+        "graph": {"name": "gaussian-anchor", "n_neighbors": 5},
+        "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+
+
+def _sampled(p: DataProfile) -> dict:
+    m = n_anchors(p)
+    return {
+        "anchors": {"name": "hybrid", "n_anchors": m, "candidate_factor": 10},
+        "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                  "candidates": 10},
+        "solver": {"name": "tcut"},
+        "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
+    }
+
+
+def auto_rule(p: DataProfile) -> dict:
+    """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
+    scale, why_scale = choose_scale(p)
+    if p.chunked and scale != "none":  # column statistics are not fitted chunk-wise
+        scale, why_scale = "none", why_scale.replace("standardised", "left unscaled "
+                                                     "(chunked input: scale the array first)")
+    if p.exact_work <= EXACT_BUDGET and p.n <= EXACT_MAX_N and not p.chunked:
+        spec = _exact(p)
+        why = (f"n = {p.n} <= {EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+               f"{EXACT_BUDGET:.0e}: exact {spec['graph']['n_neighbors']}-NN spectral")
+    elif p.n > SAMPLED_ANCHORS_N or p.chunked:
+        spec = _sampled(p)
+        why = (("chunked input" if p.chunked else
+                f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e} and n > {SAMPLED_ANCHORS_N}")
+               + ": "
+               f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
+               "K-nearest-representative graph, transfer cut")
+    else:
+        spec = _anchor(p)
+        why = (f"n = {p.n} > {EXACT_MAX_N} or n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
+               f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
+               "Gaussian graph, spectral embedding")
+    return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
+
+
+DESCRIPTION = f"""\
+auto decides the pipeline from the data's profile (n, d, k, sparsity, column scales),
+never from labels or per-data-set values:
+
+- scale: "standard" when the column ranges differ by more than {UNIT_SPREAD:g}x (trimmed
+  ratio of the largest to the smallest non-constant column range: columns in
+  different units); otherwise "none" (one unit: pixels, counts, coordinates).
+- n <= {EXACT_MAX_N} and n²·d <= {EXACT_BUDGET:.0e} (exact search about 10 s): exact kNN
+  spectral clustering —
+  binary 10-NN graph symmetrised by averaging, Ncut embedding of k vectors (the
+  trivial one dropped when the graph is connected, kept when it has several
+  components, where it tells them apart), rows normalised, k-means with 10
+  restarts. Follows thin manifolds.
+- otherwise (a 10-NN graph on more points is too local: its scale shrinks with n and
+  long clusters are cut across; anchors fix the graph's resolution): no n x n step. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
+  upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
+  its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
+  (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
+- n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
+  representatives: k-means of 10·m random candidates), each point's 5 nearest found
+  coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
+  iteration.
+- Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise),
+  unscaled (column statistics are not fitted chunk-wise).
+- The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
+  why) and printed by 'graphclust fill auto --dataset X'.
+- predict/transform are available when the chosen pipeline places new points (the
+  anchor pipeline does; the exact kNN graph does not).
+"""

@@ -1,0 +1,133 @@
+"""The auto rule preset: which pipeline for which profile (synthetic profiles, no data)."""
+
+import attrs
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import graphclust as gc
+from graphclust._rules import DataProfile
+from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EXACT_BUDGET, MAX_ANCHORS,
+                                               EXACT_MAX_N, MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
+                                               auto_rule, n_anchors)
+
+
+def profile(n=1000, d=10, k=3, **kw):
+    return DataProfile(n=n, d=d, k=k, **kw)
+
+
+def test_auto_is_a_registered_rule_preset():
+    reg = gc.get_registry()
+    assert "auto" in reg.rules and "auto" not in reg.presets
+    assert "auto" in reg.preset_names()
+    assert reg.rules.get("auto").provider.bundle == "auto"
+
+
+@pytest.mark.parametrize("n,d", [(150, 4), (1797, 64), (1000, 2), (1440, 1024),
+                                 (EXACT_MAX_N, 2), (5000, 8000)])
+def test_small_work_runs_the_exact_knn_graph(n, d):
+    spec = auto_rule(profile(n, d, k=10))
+    assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
+    assert spec["graph"]["weight"] == "binary" and spec["graph"]["symmetrize"] == "mean"
+    assert "anchors" not in spec
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
+                              "normalize_rows": True}
+
+
+@pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (200_000, 8),
+                                 (SAMPLED_ANCHORS_N, 50), (EXACT_MAX_N + 1, 2),
+                                 (20_000, 2), (9_298, 256), (10_000, 784)])
+def test_large_work_runs_the_anchor_pipeline(n, d):
+    spec = auto_rule(profile(n, d, k=10))
+    assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
+                               "max_iter": 10, "n_init": 1}
+    assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
+    assert spec["solver"]["name"] == "spectral"
+
+
+@pytest.mark.parametrize("n,d", [(SAMPLED_ANCHORS_N + 1, 50), (1_000_000, 50),
+                                 (630_000, 784), (10**8, 3)])
+def test_very_large_n_samples_its_anchors(n, d):
+    spec = auto_rule(profile(n, d, k=10))
+    assert spec["anchors"] == {"name": "hybrid", "n_anchors": 1000, "candidate_factor": 10}
+    assert spec["graph"] == {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                             "candidates": 10}
+    assert spec["solver"]["name"] == "tcut"
+
+
+@pytest.mark.parametrize("n", [500, 70_000, 1_000_000])
+def test_chunked_input_takes_the_chunkwise_sampled_recipe_unscaled(n):
+    spec = auto_rule(profile(n, 20, k=5, chunked=True, range_spread=100.0))
+    assert spec["anchors"]["name"] == "hybrid" and spec["solver"]["name"] == "tcut"
+    assert spec["scale"] == "none" and "chunked" in spec["summary"]
+
+
+def test_budget_boundary_is_n_squared_d():
+    n = EXACT_MAX_N
+    d_at = int(EXACT_BUDGET // (n * n))
+    assert auto_rule(profile(n, d_at))["graph"]["name"] == "knn"
+    assert auto_rule(profile(n, d_at + 1))["graph"]["name"] == "gaussian-anchor"
+
+
+@pytest.mark.parametrize("spread,kind", [(1.0, "none"), (2.7, "none"), (UNIT_SPREAD, "none"),
+                                         (UNIT_SPREAD * 1.01, "standard"), (75.0, "standard"),
+                                         (1e6, "standard")])
+def test_scale_follows_the_column_range_spread(spread, kind):
+    assert auto_rule(profile(range_spread=spread))["scale"] == kind
+    assert auto_rule(profile(n=100_000, d=100, range_spread=spread))["scale"] == kind
+
+
+def test_scale_ignores_the_std_spread_and_the_offset():
+    """Pixels: one unit, very unequal column stds (near-constant borders), far from 0."""
+    assert auto_rule(profile(std_spread=1e4, offset=50.0, range_spread=1.0))["scale"] == "none"
+
+
+@pytest.mark.parametrize("n,k,m", [(1_000_000, 2, MIN_ANCHORS), (1_000_000, 10, MIN_ANCHORS),
+                                   (1_000_000, 40, 40 * ANCHORS_PER_CLUSTER),
+                                   (1_000_000, 500, MAX_ANCHORS), (30_000, 100, 3000),
+                                   (5_000, 3, 500)])
+def test_anchor_count_grows_with_k_and_is_capped(n, k, m):
+    assert n_anchors(profile(n=n, d=50, k=k)) == m
+
+
+def test_summary_says_why():
+    spec = auto_rule(profile(n=100_000, d=50, k=10, range_spread=20.0))
+    assert "1000 k-means anchors" in spec["summary"] and "standardised" in spec["summary"]
+
+
+profiles = st.builds(
+    DataProfile, n=st.integers(2, 10**8), d=st.integers(1, 10**5), k=st.integers(1, 1000),
+    sparse=st.booleans(), zero_fraction=st.floats(0, 1),
+    dtype=st.sampled_from(["float32", "float64"]),
+    range_spread=st.floats(1, 1e12), std_spread=st.floats(1, 1e12),
+    constant_fraction=st.floats(0, 1), nonnegative=st.booleans(), offset=st.floats(0, 1e6))
+
+
+def _exact_steps(spec: dict) -> list[str]:
+    """The sections of a spec that compare every point with every other."""
+    out = []
+    members = [m for m in spec.get("ensemble", {}).get("members", []) if isinstance(m, dict)]
+    for s in [spec, *members]:
+        graph = s.get("graph") or {}
+        if graph.get("name") in ("knn", "poly-knn") and graph.get("method", "auto") != "approx":
+            out.append(graph["name"])
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(profiles)
+def test_no_exact_n_squared_step_above_the_budget(p):
+    spec = auto_rule(p)
+    if p.exact_work > EXACT_BUDGET or p.n > EXACT_MAX_N:
+        assert _exact_steps(spec) == []
+    else:
+        assert _exact_steps(spec) == ["knn"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(profiles)
+def test_every_decision_is_a_valid_spec_and_deterministic(p):
+    spec = auto_rule(p)
+    assert spec == auto_rule(attrs.evolve(p))
+    gc.compose({**spec, "n_clusters": p.k})  # raises SpecError when invalid
+    if "anchors" in spec:
+        assert 1 <= spec["anchors"]["n_anchors"] <= max(p.n // 10, 2 * p.k, 1)
