@@ -133,8 +133,9 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
 
 def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
     """``(X, y)``: the numeric columns of a parquet file or folder, one chunk per
-    partition (partition lengths computed once); a label column (see the module) is
-    ``y``. ``chunk_bytes`` is unused: parquet's row groups already bound the chunks."""
+    partition (the partition lengths computed in one pass); a label column (see
+    the module) is ``y``, chunked like ``X``. ``chunk_bytes`` is unused: the files' row
+    groups already bound the chunks."""
     _dask()
     try:
         import dask.dataframe as dd
@@ -149,8 +150,17 @@ def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
     numeric = [c for c in df.columns if c != label and df[c].dtype.kind in "biuf"]
     if not numeric:
         raise InputError(f"{path}: no numeric feature columns (columns: {list(df.columns)})")
-    X = df[numeric].to_dask_array(lengths=True)
-    y = None if label is None else _recode(df[label].to_dask_array(lengths=X.chunks[0]))
+    # lengths counted once, per partition (``lengths=True`` can count them on a fused
+    # version of the frame, with fewer partitions, and then fails); the label column is
+    # cut from the same array as the features (a column of its own loses a chunk in this
+    # Dask), then the features are cast back to their own common dtype
+    lengths = tuple(int(v) for v in df.map_partitions(len).compute())
+    dtype = np.result_type(*(df[c].dtype for c in numeric))
+    if label is None:
+        return df[numeric].to_dask_array(lengths=lengths), None
+    both = df[[*numeric, label]].to_dask_array(lengths=lengths)
+    X = both[:, :-1].astype(dtype, copy=False)
+    y = _recode(both[:, -1])
     return X, y
 
 
