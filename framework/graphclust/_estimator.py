@@ -37,6 +37,7 @@ class GivenAnchors(AnchorSelector):
     """Anchors given by the user as an array (not registered; built by the estimator)."""
 
     name: ClassVar[str] = "given"
+    chunkwise: ClassVar[bool] = True  # needs nothing of X but its dtype and width
     points: Any = None
 
     def select(self, X, ctx):
@@ -133,6 +134,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        A dask array chunked like the rows of ``X`` when ``X`` was a Dask collection.
     pipeline_ : Pipeline or Ensemble
         The composed, fitted parts (an :class:`~graphclust.Ensemble` for an ensemble spec).
     graph_ : AffinityGraph, AnchorGraph or None
@@ -368,7 +370,16 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         return get_plugin_manager().report_progress
 
     def fit(self, X, y=None):
-        """Build the graph, solve, round. ``y`` is only used by the spec's metrics."""
+        """Build the graph, solve, round. ``y`` is only used by the spec's metrics.
+
+        A ``dask.array.Array`` or a dask DataFrame of numeric columns runs the chunked
+        execution on the active Dask scheduler (:doc:`/dask`): ``labels_`` is then a dask
+        array chunked like the rows of ``X``.
+        """
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):
+            return self._fit_chunked(X, y)
         self._check_plain_params()
         pipe = self._compose()
         precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
@@ -419,6 +430,53 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.n_clusters_ = n_clusters
         self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
         return self
+
+    def _fit_chunked(self, X, y=None):
+        """``fit`` on a Dask collection: refuse a spec that cannot run chunk-wise before
+        anything runs, then :func:`graphclust._dask._run.fit_chunked`. The spec's metrics
+        are not scored (``scores_`` is empty): score ``labels_.compute()`` if wanted."""
+        from graphclust._dask import require_dask
+        from graphclust._dask._input import as_row_chunked
+        from graphclust._dask._refuse import check_chunkwise
+        from graphclust._dask._run import fit_chunked, training_embedding
+
+        require_dask()
+        self._check_plain_params()
+        pipe = self._compose()
+        check_chunkwise(pipe)
+        n_clusters = self._n_clusters(pipe)
+        X = as_row_chunked(X, n_clusters)
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        seed = self._seed(pipe)
+        ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=self.n_jobs)
+        with one_warning_per_cause():
+            result = fit_chunked(pipe, X, n_clusters, ctx)
+        self.pipeline_ = pipe
+        self.result_ = result
+        self.labels_ = result.labels
+        self.graph_ = result.graph
+        self.solution_ = result.solution
+        self.anchors_ = result.anchors
+        self.embedding_ = training_embedding(pipe, result, X)
+        self.timings_ = dict(result.timings)
+        self.scores_ = {}
+        self.scaling_ = result.scaling
+        self.n_clusters_ = n_clusters
+        self.resolved_spec_ = resolved_spec(pipe, result.graph, n_clusters, seed)
+        return self
+
+    def _chunked_input(self, X):
+        from graphclust._dask import require_dask
+        from graphclust._dask._input import as_row_chunked
+
+        require_dask()
+        X = as_row_chunked(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
+                             f"{self.n_features_in_} features as input")
+        return X
 
     def _fit_ensemble(self, pipe: Ensemble, X, y, n_clusters: int, ctx: Context):
         result = pipe.run(X, y, n_clusters=n_clusters, ctx=ctx)
@@ -480,6 +538,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         ensemble runs every member's ``predict`` and the consensus part's ``assign``.
         """
         check_is_fitted(self, "pipeline_")
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X):  # one task per row block; a dask array of labels
+            from graphclust._dask._run import predict_chunked
+
+            return predict_chunked(self.pipeline_, self.result_, self._chunked_input(X))
         X = check_input(self._validate(X, reset=False))
         return self.pipeline_.predict(X, self.result_)
 
@@ -488,6 +552,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """Embed new points: through the solver's feature projection when it has one
         (ULGE), else through the fitted anchors (``z @ anchor_embedding``)."""
         check_is_fitted(self, "pipeline_")
+        from graphclust._dask import is_dask_input
+
+        if is_dask_input(X) and not isinstance(self.pipeline_, Ensemble):
+            from graphclust._dask._run import embed_chunked
+
+            sol = self.result_.solution
+            width = (sol.embedding if sol.embedding is not None else sol.soft).shape[1]
+            return embed_chunked(self.pipeline_, self.result_, self._chunked_input(X), width)
         X = check_input(self._validate(X, reset=False))
         ext = self.pipeline_.extend(X, self.result_)
         return ext.embedding if ext.embedding is not None else ext.soft

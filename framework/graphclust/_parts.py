@@ -94,10 +94,16 @@ class Part(BaseEstimator):
     kind : str
         One of ``"anchors"``, ``"graph"``, ``"adapter"``, ``"solver"``, ``"rounding"``,
         ``"metric"``, ``"consensus"`` (the keys of :data:`PART_KINDS`).
+    chunkwise : bool
+        Whether the part runs on row chunks it never sees together (the Dask execution,
+        :doc:`/dask`); what that requires depends on the kind (the protocol in
+        :mod:`graphclust._chunked`). Default ``False``: a spec holding the part is refused
+        for chunked input before anything runs.
     """
 
     name: ClassVar[str] = ""
     kind: ClassVar[str] = ""
+    chunkwise: ClassVar[bool] = False
 
     @classmethod
     def summary(cls) -> str:
@@ -165,7 +171,9 @@ class AnchorSelector(Part):
     """Chooses ``m`` anchor points from the data (global-small work).
 
     Work method: :meth:`select`. Implementations clamp ``m`` to ``n`` with a warning
-    (see :func:`graphclust.clamp_anchors`).
+    (see :func:`graphclust.clamp_anchors`). A ``chunkwise`` selector is one that may run
+    on a uniform row sample (it then sees only the sample; ``Anchors.assignment`` refers
+    to the sample's rows and is dropped by the chunked execution).
     """
 
     kind: ClassVar[str] = "anchors"
@@ -196,6 +204,17 @@ class GraphBuilder(Part):
     def transform(self, X_new: np.ndarray, graph: AnchorGraph):
         """Rows of ``Z`` for new points against the fitted anchors (anchor builders only)."""
         raise NotImplementedError(f"graph builder {self.name!r} cannot place new points")
+
+    def prepare_chunked(self, anchors: Anchors, chunks, ctx: Context) -> AnchorGraph:
+        """The fitted graph without its rows, for the chunked execution (``chunkwise``).
+
+        Returns an :class:`AnchorGraph` with zero rows carrying ``anchors`` and the
+        builder's fitted state, computed from sums over ``chunks`` (a
+        :class:`graphclust._chunked.RowChunks`) where the state is global (a bandwidth);
+        :meth:`transform` then gives the rows of every block from it, exactly the rows
+        :meth:`build` would give them.
+        """
+        raise NotImplementedError(f"graph builder {self.name!r} does not run chunk-wise")
 
     @classmethod
     def can_transform(cls) -> bool:
@@ -294,6 +313,23 @@ class Solver(Part):
               n_clusters: int, ctx: Context) -> Solution:  # pragma: no cover
         raise NotImplementedError
 
+    def solve_chunked(self, chunks, n_clusters: int, ctx: Context) -> Solution:
+        """The ``m``-sized solve of the chunked execution (``chunkwise``, anchor graphs).
+
+        ``chunks`` is a :class:`graphclust._chunked.RowChunks` whose blocks hold rows of
+        ``X`` and ``Z``; everything n-sized is a sum over them. Returns a
+        :class:`Solution` with **zero rows** (an ``(0, p)`` embedding) carrying what
+        :meth:`lift_rows` needs (per-anchor values, a projection) in its fields and
+        ``info``.
+        """
+        raise NotImplementedError(f"solver {self.name!r} does not run chunk-wise")
+
+    def lift_rows(self, solution: Solution, block) -> Solution:
+        """Rows of the solution for one :class:`graphclust._chunked.Block`, from the
+        zero-row ``solution`` of :meth:`solve_chunked`: the rows :meth:`solve` gives
+        those points in memory."""
+        raise NotImplementedError(f"solver {self.name!r} does not run chunk-wise")
+
 
 class Rounding(Part):
     """Turns a :class:`Solution` into integer labels ``0..k-1``.
@@ -304,7 +340,9 @@ class Rounding(Part):
         ``"embedding"`` or ``"soft"``: what it reads from the solution.
 
     :meth:`round` may store what :meth:`assign` needs to label new points (e.g.
-    k-means centres) in attributes ending with ``_``.
+    k-means centres) in attributes ending with ``_``. A ``chunkwise`` rounding is one
+    whose :meth:`round` on a uniform sample of rows followed by :meth:`assign` on every
+    block is its chunked form (equal to :meth:`round` when the sample is every row).
     """
 
     kind: ClassVar[str] = "rounding"

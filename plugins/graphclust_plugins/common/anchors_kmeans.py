@@ -33,6 +33,7 @@ class KMeansAnchors(graphclust.AnchorSelector):
     """
 
     name = "kmeans"
+    chunkwise = True  # select() runs on a uniform row sample
 
     n_anchors: int = graphclust.param(1000, doc="Number of anchors m.",
                                       check=graphclust.integer(1))

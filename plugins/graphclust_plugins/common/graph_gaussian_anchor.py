@@ -49,6 +49,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     name = "gaussian-anchor"
     produces = "anchor"
     needs_anchors = True
+    chunkwise = True  # σ is a sum over row blocks; rows are transform()
 
     n_neighbors: int = graphclust.param(5, doc="Nearest anchors kept per point s (LSC: 5).",
                                         check=graphclust.integer(1))
@@ -76,3 +77,30 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         X_new = as_dense_float(X_new)
         U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
         return self._rows(X_new, U, state.sigma)
+
+    def prepare_chunked(self, anchors, chunks, ctx):
+        """The fitted graph without rows: ``σ`` from sums over the blocks (chunked runs).
+
+        The mean squared point-anchor distance is ``Σ‖x‖²/n + mean ‖u‖² − 2 x̄·ū``; the
+        blocks contribute ``Σ‖x‖²`` and ``Σx`` (float64), so ``σ`` equals the in-memory
+        value up to the order of the sums.
+        """
+        U = np.asarray(anchors.points)
+        if self.sigma is not None:
+            sigma = float(self.sigma)
+        else:
+            x_sq, x_sum = chunks.sum(_square_and_sum)
+            n = chunks.n
+            u_sq = float(np.einsum("ij,ij->", U, U, dtype=np.float64)) / U.shape[0]
+            um = U.mean(axis=0, dtype=np.float64)
+            sigma = max(x_sq / n + u_sq - 2.0 * float((x_sum / n) @ um), 0.0)
+        state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
+        empty = np.zeros((0, U.shape[0]))
+        return graphclust.AnchorGraph(empty, anchors=anchors, state=state)
+
+
+def _square_and_sum(block):
+    """``(Σ‖x‖², Σx)`` of one row block, in float64 (chunk function of ``σ``)."""
+    X = as_dense_float(block.X)
+    return (float(np.einsum("ij,ij->", X, X, dtype=np.float64)),
+            X.sum(axis=0, dtype=np.float64))

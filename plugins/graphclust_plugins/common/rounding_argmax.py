@@ -29,6 +29,7 @@ class ArgmaxRounding(graphclust.Rounding):
 
     name = "argmax"
     needs = "soft"
+    chunkwise = True  # round() on a uniform sample of rows, assign() per block
 
     def _argmax(self, S: np.ndarray, fallback: int) -> np.ndarray:
         raw = S.argmax(axis=1)

@@ -40,6 +40,7 @@ class KMeansRounding(graphclust.Rounding):
 
     name = "kmeans"
     needs = "embedding"
+    chunkwise = True  # round() on a uniform sample of rows, assign() per block
 
     n_init: int = graphclust.param(10, doc="Number of k-means restarts; the best inertia is kept.",
                                    check=graphclust.integer(1))

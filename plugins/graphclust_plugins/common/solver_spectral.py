@@ -135,14 +135,88 @@ class SpectralEmbedding(graphclust.Solver):
         else:
             Bt = sp.csr_array(B.T)
             G = LinearOperator((m, m), matvec=lambda v: Bt @ (B @ v), dtype=np.float64)
-        vals, V = leading_eigenvectors(G, q, rng=rng)
-        if extra:
-            # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
-            vals, V = _drop_trivial(G, vals, V, graph.anchor_degrees)
-        vals = np.maximum(vals, 0.0)
-        _, inv = singular_values_from_gram(vals)
-        V = sign_flip(V)
-        lam_inv_half = safe_inverse(graph.anchor_degrees, 0.5)
-        anchor_embedding = (lam_inv_half[:, None] * V) * inv[None, :]
-        U = np.asarray(B @ (V * inv[None, :]))
+        vals, coef, anchor_embedding = _gram_solve(G, graph.anchor_degrees, q, extra, rng)
+        U = np.asarray(B @ coef)
         return self._finish(U, vals, extra, graph.isolated(), anchor_embedding)
+
+    # -- chunked execution (graphclust._chunked) -------------------------------------
+    chunkwise = True  # anchor graphs: Gram matrices summed over blocks, rows lifted
+
+    def solve_chunked(self, chunks, n_clusters, ctx):
+        """LSC on an anchor graph from sums over row blocks (the chunked execution).
+
+        Two passes: ``λ = Σ Zᵀ1``, then ``Bᵀ B = Σ B_bᵀ B_b`` over the blocks with the
+        rows ``B_b`` of :meth:`solve` (``D^{-1/2}`` applied exactly when it would be, i.e.
+        when some row's degree is not 1). The ``m x m`` eigenproblem is that of
+        :meth:`solve`; :meth:`lift_rows` gives every block ``B_b V Σ⁻¹``, normalised as
+        :meth:`solve` does. Equal to :meth:`solve` up to the order of the block sums.
+        """
+        p = int(self.n_components or n_clusters)
+        extra = 1 if self.drop_trivial else 0
+        n, m = chunks.n, chunks.n_anchors
+        q = int(min(p + extra, n, m))
+        lam = chunks.sum(_anchor_degrees)
+        grams = chunks.sum(_anchor_grams, lam)
+        scaled = grams["rows_not_unit"] > 0
+        G = grams["scaled" if scaled else "plain"]
+        G = G.toarray() if m <= 4000 else G
+        vals, coef, anchor_embedding = _gram_solve(G, lam, q, extra,
+                                                   ctx.rng("solver.spectral"))
+        emb = np.zeros((0, max(coef.shape[1], 1)))
+        return graphclust.Solution(
+            embedding=emb, anchor_embedding=anchor_embedding,
+            info={"eigenvalues": vals, "normalize_rows": self.normalize_rows,
+                  "drop_trivial": bool(extra),
+                  "chunked": {"lam": lam, "coef": coef, "scale_degrees": bool(scaled)}})
+
+    def lift_rows(self, solution, block):
+        """The embedding rows of one block: ``B_b V Σ⁻¹`` (:meth:`solve_chunked`)."""
+        state = solution.info["chunked"]
+        B = _anchor_rows_B(block.Z, state["lam"], state["scale_degrees"])
+        U = np.asarray(B @ state["coef"])
+        isolated = np.flatnonzero(np.diff(sp.csr_array(block.Z).indptr) == 0)
+        return self._finish(U, solution.info["eigenvalues"], int(self.drop_trivial),
+                            isolated, solution.anchor_embedding)
+
+
+def _gram_solve(G, lam, q, extra, rng):
+    """Eigenpairs of the anchor Gram matrix ``G = BᵀB`` → ``(vals, V Σ⁻¹, Λ^{-1/2} V Σ⁻¹)``."""
+    vals, V = leading_eigenvectors(G, q, rng=rng)
+    if extra:
+        # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
+        vals, V = _drop_trivial(G, vals, V, lam)
+    vals = np.maximum(vals, 0.0)
+    _, inv = singular_values_from_gram(vals)
+    V = sign_flip(V)
+    lam_inv_half = safe_inverse(lam, 0.5)
+    anchor_embedding = (lam_inv_half[:, None] * V) * inv[None, :]
+    return vals, V * inv[None, :], anchor_embedding
+
+
+def _anchor_rows_B(Z, lam, scale_degrees):
+    """Rows of ``B = D^{-1/2} Z Λ^{-1/2}`` for a block of ``Z`` (``D`` only when asked),
+    computed as :meth:`AnchorGraph.B` and :meth:`SpectralEmbedding.solve` do."""
+    Z = sp.csr_array(Z, dtype=np.float64)
+    m = Z.shape[1]
+    B = sp.csr_array(Z @ sp.dia_array((safe_inverse(lam, 0.5)[None, :], [0]), shape=(m, m)))
+    if scale_degrees:
+        b = B.shape[0]
+        dinv = safe_inverse(Z @ (safe_inverse(lam) * lam), 0.5)
+        B = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(b, b)) @ B)
+    return B
+
+
+def _anchor_degrees(block):
+    """``Zᵀ1`` of one block (chunk function)."""
+    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
+
+
+def _anchor_grams(block, lam):
+    """``B_bᵀ B_b`` with and without ``D^{-1/2}``, and whether some row degree is not 1
+    (chunk function of :meth:`SpectralEmbedding.solve_chunked`)."""
+    Z = sp.csr_array(block.Z, dtype=np.float64)
+    dinv = safe_inverse(Z @ (safe_inverse(lam) * lam), 0.5)
+    plain = _anchor_rows_B(Z, lam, False)
+    scaled = _anchor_rows_B(Z, lam, True)
+    return {"plain": sp.csr_array(plain.T @ plain), "scaled": sp.csr_array(scaled.T @ scaled),
+            "rows_not_unit": int(not np.allclose(dinv, 1.0))}

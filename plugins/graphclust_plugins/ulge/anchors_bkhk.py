@@ -55,6 +55,7 @@ class BKHK(graphclust.AnchorSelector):
     """
 
     name = "bkhk"
+    chunkwise = True  # select() runs on a uniform row sample
 
     n_anchors: int = graphclust.param(
         1024, doc="Number of anchors m (leaves of the tree); the paper uses 1024.",

@@ -66,6 +66,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
     name = "adaptive-anchor"
     produces = "anchor"
     needs_anchors = True
+    chunkwise = True  # no global state but the candidate lists; rows are transform()
 
     n_neighbors: int = graphclust.param(
         5, doc="Number k of nearest anchors with nonzero weight (Eq. 18; the paper uses 5).",
@@ -126,3 +127,18 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
         state = graphclust.fitted_state(graph, AdaptiveAnchorState, f"graph {self.name!r}")
         cand = state.leaf_candidates
         return self._rows(X_new, U, None, cand if self.search == "leaf" else None)
+
+    def prepare_chunked(self, anchors, chunks, ctx) -> graphclust.AnchorGraph:
+        """The fitted graph without rows (chunked runs): the anchors and, for
+        ``search='leaf'``, their candidate lists. Every block's rows are then
+        :meth:`transform`'s, which with ``search='exact'`` are exactly :meth:`build`'s; with
+        ``'leaf'`` a point starts from its nearest anchor, as new points do, instead of
+        its BKHK leaf (the selector saw only a sample)."""
+        U = np.asarray(anchors.points)
+        m = U.shape[0]
+        cand = None
+        if self.search == "leaf" and m > 1:
+            cand = self_first_neighbors(U, self._n_candidates(m, self._k(m)))
+        info = {"n_neighbors": self._k(m), "search": self.search}
+        return graphclust.AnchorGraph(np.zeros((0, m)), anchors=anchors, info=info,
+                                      state=AdaptiveAnchorState(leaf_candidates=cand))

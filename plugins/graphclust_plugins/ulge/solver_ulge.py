@@ -181,3 +181,92 @@ class ULGE(graphclust.Solver):
             info={"singular_values": sigma, "orthogonal": bool(self.orthogonal),
                   "empty_anchors": int(np.sum(safe_inverse(lam) == 0))},
         )
+
+    # -- chunked execution (graphclust._chunked) -------------------------------------
+    chunkwise = True  # Gram, covariance and cross terms are sums over row blocks
+
+    def solve_chunked(self, chunks, n_clusters, ctx) -> graphclust.Solution:
+        """Algorithm 2 from sums over row blocks (the chunked execution).
+
+        Three passes over the blocks, each an ``m``- or ``d``-sized sum: (1) ``λ = Σ Zᵀ1``
+        and ``Σ x`` (the mean of Eq. 23's ``H``); (2) ``BᵀB = Σ B_bᵀ B_b`` (Eq. 21) and
+        ``XᵀHX = Σ (X_b − x̄)ᵀ(X_b − x̄)``; then, with ``F_b = B_b V_p Σ_p⁻¹`` from the
+        ``m x m`` eigenproblem, (3) ``XᵀHF = Σ (X_b − x̄)ᵀ F_b``. The projection ``W`` of
+        Eq. (23) (and Eq. 24 with ``orthogonal``) is then solved as in :meth:`solve`, and
+        :meth:`lift_rows` embeds a block as ``X_b W − x̄ W``. Equal to :meth:`solve` up to
+        the order of the block sums. Needs ``n >= d`` (the primal form of Eq. 23).
+        """
+        n, d = chunks.n, chunks.n_features
+        if d > n:
+            raise graphclust.InputError(
+                f"solver 'ulge' on row chunks needs at least as many samples as features "
+                f"(the primal ridge of Eq. 23); got n={n} < d={d}")
+        p = int(self.n_components or n_clusters)
+        first = 1 if self.drop_trivial else 0
+        lam, x_sum = chunks.sum(_degrees_and_sum)
+        mean = x_sum / n
+        G, C = chunks.sum(_gram_and_scatter, lam, mean)
+        G = G.toarray()
+        evals, evecs = leading_eigenvectors(G, min(G.shape[0], first + p),
+                                            rng=ctx.rng("solver.ulge"))
+        V = sign_flip(evecs[:, first:])
+        sigma, inv = singular_values_from_gram(evals[first:],
+                                               largest=float(np.sqrt(max(evals[0], 0.0))))
+        coef = V * inv[None, :]
+        XtF = chunks.sum(_cross, lam, coef, mean, p)
+        C[np.diag_indices_from(C)] += float(self.alpha) * (n if self.mean_loss else 1)
+        W = _spd_solve(C, XtF)
+        if self.orthogonal:
+            W = orthogonalize(W)
+        if sigma.size < p:
+            sigma = np.concatenate([sigma, np.zeros(p - sigma.size)])
+        return graphclust.Solution(
+            embedding=np.zeros((0, p)), projection=W, center=mean,
+            info={"singular_values": sigma, "orthogonal": bool(self.orthogonal),
+                  "empty_anchors": int(np.sum(safe_inverse(lam) == 0))})
+
+    def lift_rows(self, solution, block) -> graphclust.Solution:
+        """The embedding rows of one block, ``X_b W − x̄ W`` as :meth:`solve` computes them."""
+        W, shift = solution.projection, solution.center @ solution.projection
+        X = as_dense_float(block.X)
+        emb = np.empty((X.shape[0], W.shape[1]))
+        for start in range(0, X.shape[0], _BLOCK):
+            emb[start:start + _BLOCK] = X[start:start + _BLOCK].astype(np.float64) @ W - shift
+        return graphclust.Solution(embedding=emb)
+
+
+def _B_rows(Z, lam):
+    """Rows of ``B = Z Λ^{-1/2}`` for a block of ``Z``, as :meth:`AnchorGraph.B`."""
+    m = Z.shape[1]
+    scale = sp.dia_array((safe_inverse(lam, 0.5)[None, :], [0]), shape=(m, m))
+    return sp.csr_array(sp.csr_array(Z, dtype=np.float64) @ scale)
+
+
+def _degrees_and_sum(block):
+    """``(Zᵀ1, Σx)`` of one block in float64 (chunk function, pass 1)."""
+    Z = sp.csr_array(block.Z)
+    return (np.asarray(Z.sum(axis=0), dtype=np.float64).ravel(),
+            np.asarray(block.X).sum(axis=0, dtype=np.float64))
+
+
+def _gram_and_scatter(block, lam, mean):
+    """``(B_bᵀB_b, (X_b − x̄)ᵀ(X_b − x̄))`` of one block (chunk function, pass 2)."""
+    B = _B_rows(block.Z, lam)
+    C = np.zeros((mean.size, mean.size))
+    X = as_dense_float(block.X)
+    for start in range(0, X.shape[0], _BLOCK):
+        Xb = X[start:start + _BLOCK].astype(np.float64) - mean
+        C += Xb.T @ Xb
+    return sp.csr_array(B.T @ B), C
+
+
+def _cross(block, lam, coef, mean, p):
+    """``(X_b − x̄)ᵀ F_b`` with ``F_b = B_b V Σ⁻¹`` padded to ``p`` columns (pass 3)."""
+    F = np.asarray(_B_rows(block.Z, lam) @ coef)
+    if F.shape[1] < p:
+        F = np.hstack([F, np.zeros((F.shape[0], p - F.shape[1]))])
+    X = as_dense_float(block.X)
+    out = np.zeros((mean.size, p))
+    for start in range(0, X.shape[0], _BLOCK):
+        out += (X[start:start + _BLOCK].astype(np.float64) - mean).T @ F[start:start + _BLOCK]
+    return out

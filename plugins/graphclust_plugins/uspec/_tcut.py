@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, sign_flip
 
-__all__ = ["TcutResult", "transfer_cut", "ZERO_GAIN"]
+__all__ = ["TcutResult", "transfer_cut", "ZERO_GAIN", "point_transfer", "representative_side"]
 
 ZERO_GAIN = 1e-10
 """``1 − γ`` at or below this (relative to the largest) gives a zero column instead of
@@ -133,7 +133,6 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
         raise ValueError(f"transfer_cut: k must be an integer >= 1, got {k!r}")
     B = _check_B(B)
     n, p = B.shape
-    dx = np.asarray(B.sum(axis=1)).ravel()
     dy = np.asarray(B.sum(axis=0)).ravel()
     active = dy > 0
     cols = np.flatnonzero(active)
@@ -143,9 +142,31 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
         return TcutResult(z, np.zeros((p, 1)), np.zeros((p, 1)), np.zeros(1), np.zeros(1),
                           active)
     Ba = B[:, cols] if cols.size < p else B
-    dx_inv = safe_inverse(dx)
-    PX = sp.csr_array(sp.dia_array((dx_inv[None, :], [0]), shape=(n, n)) @ Ba)  # D_X⁻¹ B
+    PX = point_transfer(B, cols)  # D_X⁻¹ B on the active columns
     E = sp.csr_array(Ba.T @ PX)
+    rep, v, lam, gamma = representative_side(E, dy, cols, k_eff, random_state=random_state,
+                                             dense_below=dense_below)
+    point = np.asarray(PX @ rep[cols])
+    return TcutResult(point, rep, v, lam, gamma, active)
+
+
+def point_transfer(B, cols: np.ndarray) -> sp.csr_array:
+    """``D_X⁻¹ B`` restricted to the columns ``cols`` (the active representatives), for
+    any block of rows of ``B``: ``D_X`` is a per-row quantity."""
+    if not (isinstance(B, sp.csr_array) and B.dtype == np.float64):
+        B = sp.csr_array(B, dtype=np.float64)
+    n, p = B.shape
+    dx = np.asarray(B.sum(axis=1)).ravel()
+    Ba = B[:, cols] if cols.size < p else B
+    return sp.csr_array(sp.dia_array((safe_inverse(dx)[None, :], [0]), shape=(n, n)) @ Ba)
+
+
+def representative_side(E, dy: np.ndarray, cols: np.ndarray, k_eff: int, *,
+                        random_state=None, dense_below: int | None = None):
+    """The ``p``-side of :func:`transfer_cut`: from ``E = Bᵀ D_X⁻¹ B`` (active columns)
+    and ``D_Y``, return ``(rep_embedding, v, λ, γ)``. ``E`` is a sum over row blocks of
+    ``B``, so the chunked execution sums it and calls this."""
+    p = dy.size
     s = safe_inverse(dy[cols], 0.5)
     S = sp.dia_array((s[None, :], [0]), shape=(cols.size, cols.size))
     M = sp.csr_array(S @ E @ S)
@@ -166,5 +187,4 @@ def transfer_cut(B, k: int, *, random_state: int | np.random.Generator | None = 
     v = np.zeros((p, k_eff))
     v[cols] = Va
     rep = v * inv_gain[None, :]
-    point = np.asarray(PX @ rep[cols])
-    return TcutResult(point, rep, v, lam, gamma, active)
+    return rep, v, lam, gamma

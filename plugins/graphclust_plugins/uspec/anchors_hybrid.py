@@ -39,6 +39,7 @@ class HybridAnchors(graphclust.AnchorSelector):
     """
 
     name = "hybrid"
+    chunkwise = True  # select() runs on a uniform row sample
 
     n_anchors: int = graphclust.param(1000, doc="Number of representatives p (U-SPEC: 1000).",
                                       check=graphclust.integer(1))

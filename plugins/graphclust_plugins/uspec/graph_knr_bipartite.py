@@ -75,6 +75,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
     name = "knr-bipartite"
     produces = "anchor"
     needs_anchors = True
+    chunkwise = True  # σ is a sum over row blocks; rows are transform()
 
     n_neighbors: int = graphclust.param(
         5, doc="Nearest representatives K per point (U-SPEC: 5).", check=graphclust.integer(1))
@@ -134,3 +135,37 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         X_new, U = self._features(X_new, graph.anchors.points)
         idx, dist = self._search(X_new, U, state.n_neighbors, state.index)
         return rows_to_csr(idx, gaussian_weights(dist, state.sigma), U.shape[0])
+
+    def prepare_chunked(self, anchors, chunks, ctx) -> graphclust.AnchorGraph:
+        """The fitted graph without rows (chunked runs): the same search structure as
+        :meth:`build` (same seed), and ``σ`` = the mean of the ``n·K`` distances as a sum
+        over the blocks, so every block's :meth:`transform` rows are :meth:`build`'s (up
+        to the order of the sum of ``σ``)."""
+        U = np.asarray(anchors.points)
+        p = U.shape[0]
+        k = int(min(self.n_neighbors, p))
+        index = None
+        if self.search == "approx":
+            kprime = int(min(p - 1, int(self.candidates) * k))
+            if kprime + 1 < p:
+                index = build_index(U, kprime, n_groups=self.n_groups,
+                                    seed=ctx.seed_for("graph.knr-bipartite"))
+        if self.sigma is not None:
+            sigma = float(self.sigma)
+        else:
+            total, count = chunks.sum(_distance_sum, self, U, k, index)
+            sigma = float(total / count) if count else 0.0
+        info = {"search": self.search}
+        if index is not None:
+            info["n_groups"] = index.n_groups
+        state = KnrBipartiteState(sigma=sigma, n_neighbors=k, index=index)
+        return graphclust.AnchorGraph(np.zeros((0, p)), anchors=anchors, info=info,
+                                      state=state)
+
+
+def _distance_sum(block, builder, U, k, index):
+    """``(Σ d, count)`` of the ``K`` nearest-representative distances of one block
+    (chunk function of ``σ``)."""
+    X, U = builder._features(block.X, U)
+    _, dist = builder._search(X, U, k, index)
+    return float(dist.sum(dtype=np.float64)), int(dist.size)

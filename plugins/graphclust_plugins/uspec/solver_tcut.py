@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+import scipy.sparse as sp
+
 import graphclust
-from graphclust_plugins.uspec._tcut import transfer_cut
+from graphclust_plugins.uspec._tcut import point_transfer, representative_side, transfer_cut
 
 
 @graphclust.part
@@ -54,3 +57,54 @@ class TransferCut(graphclust.Solver):
             embedding=res.point_embedding, anchor_embedding=res.rep_embedding,
             info={"eigenvalues": res.eigenvalues, "gamma": res.gamma,
                   "unused_representatives": int((~res.active).sum())})
+
+    # -- chunked execution (graphclust._chunked) -------------------------------------
+    chunkwise = True  # D_Y and E = Bᵀ D_X⁻¹ B are sums over row blocks
+
+    def solve_chunked(self, chunks, n_clusters, ctx) -> graphclust.Solution:
+        """The transfer cut from sums over row blocks (the chunked execution).
+
+        ``D_X`` is per row, so ``D_Y = Σ B_bᵀ1`` (pass 1) and ``E = Σ B_bᵀ D_{X,b}⁻¹ B_b``
+        (pass 2) are sums over the blocks; the ``p x p`` problem is then
+        :func:`~graphclust_plugins.uspec._tcut.representative_side`, as in :meth:`solve`,
+        and :meth:`lift_rows` gives a block ``D_{X,b}⁻¹ B_b rep``. Equal to :meth:`solve`
+        up to the order of the block sums.
+        """
+        k = int(self.n_components or n_clusters)
+        dy = chunks.sum(_column_sums)
+        cols = np.flatnonzero(dy > 0)
+        k_eff = int(min(k, cols.size))
+        if k_eff == 0:
+            rep = np.zeros((dy.size, 1))
+            info = {"eigenvalues": np.zeros(1), "gamma": np.zeros(1),
+                    "unused_representatives": int(dy.size)}
+        else:
+            E = chunks.sum(_transfer_gram, cols)
+            rep, v, lam, gamma = representative_side(E, dy, cols, k_eff,
+                                                     random_state=ctx.seed_for("solver.tcut"))
+            info = {"eigenvalues": lam, "gamma": gamma,
+                    "unused_representatives": int(dy.size - cols.size)}
+        info["chunked"] = {"cols": cols}
+        return graphclust.Solution(embedding=np.zeros((0, rep.shape[1])),
+                                   anchor_embedding=rep, info=info)
+
+    def lift_rows(self, solution, block) -> graphclust.Solution:
+        """The embedding rows of one block, ``D_{X,b}⁻¹ B_b rep`` (:meth:`solve_chunked`)."""
+        cols = solution.info["chunked"]["cols"]
+        rep = solution.anchor_embedding
+        if cols.size == 0:
+            return graphclust.Solution(embedding=np.zeros((block.Z.shape[0], rep.shape[1])))
+        PX = point_transfer(block.Z, cols)
+        return graphclust.Solution(embedding=np.asarray(PX @ rep[cols]))
+
+
+def _column_sums(block):
+    """``B_bᵀ1`` of one block in float64 (chunk function)."""
+    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
+
+
+def _transfer_gram(block, cols):
+    """``B_bᵀ D_{X,b}⁻¹ B_b`` on the active columns (chunk function)."""
+    B = sp.csr_array(block.Z, dtype=np.float64)
+    Ba = B[:, cols] if cols.size < B.shape[1] else B
+    return sp.csr_array(Ba.T @ point_transfer(B, cols))
