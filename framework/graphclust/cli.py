@@ -260,6 +260,38 @@ def _n_classes(y) -> int:
     return int(np.unique(y).size)
 
 
+def chunked_scores(metrics, labels, y) -> tuple[dict[str, float], list[str]]:
+    """The truth metrics of a chunked run, and the names of the metrics skipped.
+
+    The ``k x c`` contingency table of ``labels`` against ``y`` is summed over the row
+    blocks (one pass; only the table reaches this process); each metric part then scores
+    the table's cells expanded back into label pairs, ``n_ij`` copies of ``(i, j)``. A
+    truth metric compares two partitions, so it depends only on that table (ACC, NMI,
+    ARI, purity do), and the value is the in-memory one. Metrics that need the graph
+    are skipped (the chunked run keeps no n-sized graph here).
+    """
+    import dask
+    import dask.array as da
+
+    if not _is_dask(y):
+        y = da.from_array(np.asarray(y), chunks=(labels.chunks[0],))
+    y = y.rechunk((labels.chunks[0],)).astype(np.int64)
+    kmax, cmax = dask.compute(labels.max(), y.max())
+    k, c = int(kmax) + 1, int(cmax) + 1
+    table = da.bincount(labels.astype(np.int64) * c + y, minlength=k * c).compute()
+    cells = np.flatnonzero(table)
+    counts = table[cells]
+    pred = np.repeat((cells // c).astype(np.int32), counts)
+    true = np.repeat((cells % c).astype(np.int32), counts)
+    scores, skipped = {}, []
+    for metric in metrics:
+        if not metric.needs_truth:
+            skipped.append(metric.name)
+            continue
+        scores[metric.name] = float(metric.score(pred, true, None))
+    return scores, skipped
+
+
 def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
     from graphclust import GraphClustering, io
     from graphclust._plugins import get_registry
@@ -281,10 +313,14 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
             model.set_params(n_clusters=_n_classes(y))
     model.fit(X, y)
     labels = model.labels_
+    scores, skipped = model.scores_, []
     if _is_dask(labels):
         import dask.array as da
 
         sizes = da.bincount(labels, minlength=int(model.n_clusters_)).compute()
+        if not scores and y is not None:
+            metrics = getattr(model.pipeline_, "metrics", [])
+            scores, skipped = chunked_scores(metrics, labels, y)
     else:
         sizes = np.bincount(labels)
     result = {
@@ -295,10 +331,12 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
         "n_clusters": int(model.n_clusters_),
         "seed": args.seed,
         "cluster_sizes": sizes.tolist(),
-        "scores": model.scores_,
+        "scores": scores,
         "timings": model.timings_,
         "resolved_spec": _json_safe(model.resolved_spec_),
     }
+    if skipped:
+        result["metrics_skipped"] = skipped
     if args.scheduler:
         result["scheduler"] = args.scheduler
         result["n_chunks"] = int(X.numblocks[0])
@@ -329,7 +367,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
     print(f"{result['dataset']}: {X.shape[0]} samples x {X.shape[1]} features, "
           f"{model.n_clusters_} clusters, {model.pipeline_!r}")
     print(f"cluster sizes: {' '.join(map(str, sizes))}")
-    for name, value in model.scores_.items():
+    for name, value in scores.items():
         print(f"{name.upper():>8}: {value:.4f}")
     print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if args.output:

@@ -14,7 +14,9 @@ pytest.importorskip("distributed", reason="--scheduler needs dask.distributed")
 from sklearn.datasets import make_blobs  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
-from graphclust.cli import main, parse_scheduler  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from graphclust.cli import chunked_scores, main, parse_scheduler  # noqa: E402
 
 
 def run(capsys, *argv):
@@ -160,3 +162,21 @@ def test_attach_to_a_running_scheduler(capsys, tmp_path, parquet_file):
 
         with Client(cluster) as client:
             assert len(client.scheduler_info()["workers"]) == 1
+
+
+@given(labels=st.lists(st.integers(0, 4), min_size=2, max_size=60),
+       data=st.data(), chunk=st.integers(1, 25))
+@settings(max_examples=40, deadline=None)
+def test_chunked_scores_equal_the_metric_parts_on_the_labels(labels, data, chunk):
+    """Scoring the contingency table's expansion gives what each part gives in memory."""
+    from graphclust import get_registry
+
+    registry = get_registry()
+    labels = np.array(labels)
+    y = np.array(data.draw(st.lists(st.integers(0, 3), min_size=len(labels),
+                                    max_size=len(labels))))
+    metrics = [registry.metrics.get(m)() for m in ("acc", "nmi", "ari", "purity")]
+    scores, skipped = chunked_scores(metrics, da.from_array(labels, chunks=chunk), y)
+    assert skipped == []
+    for m in metrics:
+        assert scores[m.name] == pytest.approx(m.score(labels, y), abs=1e-12)
