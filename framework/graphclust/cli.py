@@ -489,7 +489,7 @@ def _describe_part(record) -> dict:
     info = {"kind": record.kind, "name": record.name, "bundle": record.provider.bundle,
             "summary": record.summary, "parameters": params}
     for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
-                 "needs_truth", "provides_features", "out_of_sample"):
+                 "needs_truth", "provides_features", "out_of_sample", "chunkwise"):
         if hasattr(cls, attr) and not isinstance(getattr(cls, attr), property):
             value = getattr(cls, attr)
             info[attr] = sorted(value) if isinstance(value, frozenset) else value
@@ -527,7 +527,7 @@ def _cmd_describe(args) -> int:
             continue
         print(f"{info['kind']} {info['name']} ({info['bundle']}): {info['summary']}")
         for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
-                     "provides_features", "out_of_sample"):
+                     "provides_features", "out_of_sample", "chunkwise"):
             if attr in info:
                 print(f"  {attr}: {info[attr]}")
         rows = [[p["name"], repr(p["default"]), p["type"], p["doc"]] for p in info["parameters"]]

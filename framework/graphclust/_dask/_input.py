@@ -26,10 +26,11 @@ def as_row_chunked(X, n_clusters: int | None = None, *, what: str = "X"):
         if not hasattr(X, "to_dask_array"):
             raise InputError(f"{what} is a Dask collection of type {type(X).__name__}; give a "
                              "dask.array.Array or a dask DataFrame of numeric columns")
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
         dtypes = getattr(X, "dtypes", None)
         bad = [str(c) for c, t in dict(dtypes.items()).items()
-               if not (np.issubdtype(t, np.number) or np.issubdtype(t, np.bool_))] \
-            if dtypes is not None else []
+               if not (is_numeric_dtype(t) or is_bool_dtype(t))] if dtypes is not None else []
         if bad:
             raise InputError(f"{what}: a dask DataFrame must have numeric columns only; "
                              f"not numeric: {', '.join(bad)}")

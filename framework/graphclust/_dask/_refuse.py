@@ -8,10 +8,12 @@ __all__ = ["check_chunkwise"]
 
 #: What each kind needs in the chunked execution, for the refusal message.
 _WHY = {
-    "anchors": "it cannot select anchors from a row sample",
+    "anchors": "it is not declared to select its anchors from a row sample",
     "graph": "it needs all points at once (only anchor graphs are built per chunk)",
+    "anchor-graph": "it has no chunk-wise form (prepare_chunked: its fitted state from sums "
+                    "over chunks, rows per chunk by transform)",
     "solver": "it has no chunk-wise solve (m-sized sums over chunks, rows lifted per chunk)",
-    "rounding": "it cannot be fitted on a row sample and applied per chunk",
+    "rounding": "it is not declared to be fitted on a row sample and applied per chunk",
 }
 
 
@@ -67,11 +69,14 @@ def check_chunkwise(pipe) -> None:
             problems.append(Problem("graph", "a precomputed graph cannot be split into "
                                     "chunks; give the features as a dask array instead"))
             continue
+        why = _WHY[section]
+        if section == "graph" and getattr(part, "produces", "") == "anchor":
+            why = _WHY["anchor-graph"]
         extra = None
         if section == "solver":
             extra = lambda cls: "anchor" in cls.accepts  # noqa: E731
         problems.append(Problem(section, f"{section} {part.name!r} does not run on row "
-                                f"chunks: {_WHY[section]}; chunk-wise {section} parts: "
+                                f"chunks: {why}; chunk-wise {section} parts: "
                                 f"{_alternatives(section, extra)}"))
     if not problems and pipe.graph.produces != "anchor":  # pragma: no cover - defensive
         problems.append(Problem("graph", "the chunked execution needs an anchor graph"))

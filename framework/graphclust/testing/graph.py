@@ -5,7 +5,9 @@ bool; only anchor-graph builders implement ``transform``. ``build(X, anchors, ct
 returns the declared graph with ``n`` rows: an affinity graph symmetric with edges on
 the fixture blobs, an anchor graph with one column of ``Z`` per anchor (when it
 takes anchors) and entries. Own check: ``transform`` — builders implementing
-``transform(X_new, graph)`` return finite nonnegative rows of shape ``(n_new, m)``.
+``transform(X_new, graph)`` return finite nonnegative rows of shape ``(n_new, m)``; and
+``chunked`` — a ``chunkwise`` builder's ``prepare_chunked`` over three row blocks then
+``transform`` per block gives the rows of ``build``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,34 @@ def _check_transform(session: Session) -> None:
            f"transform() must return rows of shape (n_new, m) = (7, {m}), got {R.shape}")
     ensure(np.all(np.isfinite(R)) and R.min() >= 0, cls, c,
            "transform() rows must be finite and nonnegative")
+
+
+def _check_chunked(session: Session) -> None:
+    """``prepare_chunked`` over three row blocks, then ``transform`` per block, gives the
+    rows of ``build`` (the chunked execution's graph, :mod:`graphclust._chunked`)."""
+    from graphclust._chunked import InMemoryChunks
+
+    cls, c = session.cls, "chunked"
+    fx = session.fixture()
+    p = session.instance(c)
+    ensure(p.produces == "anchor" and cls.can_transform(), cls, c,
+           "declares chunkwise=True, which needs an anchor graph builder with transform()")
+    rows = -(-fx.X.shape[0] // 3)
+    with guard(cls, c, "build(), then prepare_chunked() and transform() per block"):
+        graph = p.build(fx.X.copy(), fx.anchors, Context(seed=0))
+        template = p.prepare_chunked(fx.anchors, InMemoryChunks(fx.X.copy(), block_rows=rows),
+                                     Context(seed=0))
+        blocks = [p.transform(fx.X[i:i + rows], template)
+                  for i in range(0, fx.X.shape[0], rows)]
+    ensure(isinstance(template, AnchorGraph) and template.n == 0, cls, c,
+           "prepare_chunked() must return an AnchorGraph with zero rows, got "
+           f"{type(template).__name__}" + (f" with {template.n} rows"
+                                           if isinstance(template, AnchorGraph) else ""))
+    Z = sp.vstack([sp.csr_array(b) for b in blocks]).toarray()
+    ref = graph.Z.toarray()
+    ensure(Z.shape == ref.shape and np.allclose(Z, ref, rtol=1e-8, atol=1e-12), cls, c,
+           "the rows of transform() per block after prepare_chunked() differ from build()'s"
+           + ("" if Z.shape != ref.shape else f" (largest difference {abs(Z - ref).max():.3g})"))
 
 
 class GraphContract(KindContract):
@@ -101,10 +131,15 @@ class GraphContract(KindContract):
         ensure(out.nnz > 0, cls, c, "Z has no entries")
 
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
+        checks = []
         if cls.can_transform():
-            return [KindCheck("transform", "transform() rows for new points: (n_new, m), "
-                              "finite, nonnegative.", _check_transform)]
-        return []
+            checks.append(KindCheck("transform", "transform() rows for new points: (n_new, "
+                                    "m), finite, nonnegative.", _check_transform))
+        if getattr(cls, "chunkwise", False):
+            checks.append(KindCheck("chunked", "chunkwise: prepare_chunked() over row blocks, "
+                                    "then transform() per block, gives build()'s rows.",
+                                    _check_chunked))
+        return checks
 
     def minimal_spec(self, inst: Part) -> dict:
         spec: dict = {"graph": inst, "solver": KitSolver(), "rounding": KitKMeansRounding()}

@@ -7,7 +7,10 @@ Declarations: ``accepts`` and ``produces`` are non-empty frozensets (of ``"affin
 everything ``produces`` declares (``soft`` nonnegative with at most ``k`` columns;
 per-anchor values of shape ``(m, p)``). Own checks: ``one-cluster`` (``k = 1`` works)
 and ``out-of-sample`` (on an anchor graph, the solution places new points exactly
-when ``out_of_sample`` says so, with every per-anchor value it can set).
+when ``out_of_sample`` says so, with every per-anchor value it can set); ``chunked`` for
+a ``chunkwise`` solver: ``solve_chunked`` over three row blocks then ``lift_rows`` per
+block gives the solution of ``solve`` (compared through the Gram matrix of its rows, which
+a rotation of a repeated eigenspace or a sign does not change).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context, Part
 from graphclust._solution import Solution
 from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure
+from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
 from graphclust.testing._fixture import (
     Fixture,
     KitAnchorGraph,
@@ -70,6 +73,40 @@ def _check_out_of_sample(session: Session) -> None:
                f"the solution sets per-anchor values for new points but not anchor_"
                f"{' / anchor_'.join(partial)}, although it holds that too: predict() would "
                "fail with a rounding that reads it (set every anchor_* value it can)")
+
+
+def _check_chunked(session: Session) -> None:
+    """``solve_chunked`` + ``lift_rows`` over three row blocks equals ``solve``."""
+    from graphclust._chunked import InMemoryChunks
+
+    cls, c = session.cls, "chunked"
+    fx = session.fixture()
+    ensure("anchor" in cls.accepts, cls, c, "declares chunkwise=True, which needs a solver "
+           "that accepts anchor graphs")
+    p = session.instance(c)
+    graph, k = fx.anchor_graph, fx.n_clusters
+    rows = -(-fx.X.shape[0] // 3)
+    chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=rows)
+    with guard(cls, c, "solve(), then solve_chunked() and lift_rows() per block"):
+        ref = p.solve(graph, fx.X.copy(), k, Context(seed=0))
+        sol = session.instance(c).solve_chunked(chunks, k, Context(seed=0))
+        parts = [p.lift_rows(sol, b) for b in chunks.blocks()]
+    ensure(isinstance(sol, Solution) and sol.n == 0, cls, c,
+           "solve_chunked() must return a Solution with zero rows")
+    for attr in _OUTPUTS:
+        want = getattr(ref, attr)
+        if want is None:
+            continue
+        got = [getattr(q, attr) for q in parts]
+        ensure(all(g is not None for g in got), cls, c, f"lift_rows() gives no {attr}")
+        got = np.vstack(got)
+        ensure(got.shape == want.shape, cls, c, f"lift_rows() {attr} has shape {got.shape}, "
+               f"solve() {want.shape}")
+        G, R = got @ got.T, want @ want.T
+        scale = max(float(np.abs(R).max()), 1e-12)
+        ensure(np.allclose(G, R, atol=1e-6 * scale), cls, c,
+               f"the chunked {attr} differs from solve()'s (Gram matrices differ by "
+               f"{float(np.abs(G - R).max()) / scale:.3g} relative)")
 
 
 class SolverContract(KindContract):
@@ -150,6 +187,10 @@ class SolverContract(KindContract):
             on_anchor = "anchor" in cls.accepts
         except TypeError:  # malformed accepts: 'declarations' reports it
             on_anchor = False
+        if on_anchor and getattr(cls, "chunkwise", False):
+            checks.append(KindCheck("chunked", "chunkwise: solve_chunked() over row blocks "
+                                    "and lift_rows() per block equal solve().",
+                                    _check_chunked))
         if on_anchor:
             checks.append(KindCheck("out-of-sample", "out_of_sample matches what an "
                                     "anchor-graph solution offers to place new points.",

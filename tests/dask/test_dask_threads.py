@@ -1,0 +1,77 @@
+"""The chunked execution with no distributed client: Dask's local threads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import graphclust as gc
+
+da = pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install "
+                         "'graphclust[dask]'")
+
+
+def test_no_client_runs_on_threads(digits):
+    """Without a distributed Client, Dask's threaded scheduler runs the same chunked fit
+    (no client exists in this module: the cluster fixture lives in another one)."""
+    from distributed import default_client
+
+    with pytest.raises(ValueError):
+        default_client()  # no client is active here
+    X, _ = digits
+    kw = dict(n_clusters=10, random_state=0, anchors={"n_anchors": 150})
+    mem = gc.GraphClustering("anchor-spectral", **kw).fit(X)
+    chunked = gc.GraphClustering("anchor-spectral", **kw).fit(da.from_array(X, chunks=400))
+    assert isinstance(chunked.labels_, da.Array)
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
+def test_sampled_anchors_are_a_uniform_subset(monkeypatch, digits):
+    """Above the sample rule, the selector sees a uniform sample of rows drawn from the
+    run's seed, and the fit still labels every row (lower the rule's floor to see it)."""
+    import graphclust._dask._run as run
+
+    monkeypatch.setattr(run, "ANCHOR_SAMPLE_MIN", 500)
+    monkeypatch.setattr(run, "ANCHOR_SAMPLE_PER_ANCHOR", 5)
+    monkeypatch.setattr(run, "ROUNDING_SAMPLE_MIN", 600)
+    X, y = digits
+    Xd = da.from_array(X, chunks=300)
+    model = gc.GraphClustering("uspec", n_clusters=10, random_state=0,
+                               anchors={"n_anchors": 80}).fit(Xd)
+    assert model.anchors_.info["sample_size"] == 500
+    labels = model.labels_.compute()
+    assert labels.shape == (X.shape[0],) and set(np.unique(labels)) == set(range(10))
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(y, labels) > 0.5  # digits: ~0.7 in memory
+    again = gc.GraphClustering("uspec", n_clusters=10, random_state=0,
+                               anchors={"n_anchors": 80}).fit(Xd)
+    np.testing.assert_array_equal(again.labels_.compute(), labels)
+
+
+def test_graphclust_works_without_dask(tmp_path):
+    """With Dask absent, graphclust imports and fits NumPy input; a dask input would
+    need the extra, and ``require_dask`` names it."""
+    code = textwrap.dedent("""
+        import sys
+        for name in ("dask", "dask.array", "distributed"):
+            sys.modules[name] = None  # import fails as if not installed
+        import numpy as np
+        import graphclust as gc
+        from graphclust._dask import require_dask
+        X = np.random.default_rng(0).normal(size=(60, 3))
+        gc.GraphClustering("anchor-spectral", n_clusters=2, random_state=0,
+                           anchors={"n_anchors": 10}).fit(X)
+        try:
+            require_dask()
+        except ImportError as exc:
+            print("IMPORTERROR", exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert 'IMPORTERROR' in out.stdout and 'pip install "graphclust[dask]"' in out.stdout
