@@ -1,7 +1,7 @@
 """Chunked anchor pipelines on a Dask LocalCluster (issue 17): scaling in n, dask-ml, MNIST.
 
 ``python -m benchmarks.dask_scaling --out DIR [--sizes 1e6,5e6,2e7] [--methods uspec,...]
-[--peer] [--mnist] [--workers 2] [--memory-limit 3GB]``
+[--peer] [--workers 2] [--memory-limit 3GB]``
 
 * a generated mixture of 10-D Gaussians and 2-D shapes (two moons, two circles, each pair
   on a random plane of the 10-D space with noise in every direction), made chunk by chunk
@@ -9,9 +9,9 @@
 * per size and method: ARI and ACC (from the contingency table summed over the chunks),
   time per stage, peak resident memory of every worker (psutil, sampled on the workers by
   ``client.run`` every 0.5 s) and worker restarts (workers that appeared during the fit);
-* ``--peer``: dask-ml's Nyström ``SpectralClustering`` on the same arrays, same cluster;
-* ``--mnist``: MNIST-70k as an 8-chunk dask array, ``ulge``, ``anchor-spectral`` and
-  ``uspec`` chunked against in memory with the same seed.
+* ``--peer``: dask-ml's Nyström ``SpectralClustering`` on the same arrays, same cluster.
+
+MNIST-70k chunked against in memory: :mod:`benchmarks.dask_equivalence`.
 
 Every record goes to ``DIR/dask-scaling.jsonl`` as it finishes; ``DIR/dask-scaling.png``
 plots time against n (log-log) with the fitted slopes.
@@ -155,30 +155,6 @@ def run_method(client, method: str, X, y, seed: int = 0) -> dict:
     return rec
 
 
-def mnist_case(client, method: str, data_dir, seed: int = 0) -> dict:
-    """MNIST-70k in memory and as an 8-chunk dask array, same preset and seed."""
-    import dask.array as da
-    from sklearn.metrics import adjusted_rand_score
-
-    from graphclust import GraphClustering, get_registry
-    from graphclust.data import load_dataset
-
-    X, y = load_dataset("mnist", data_dir)
-    acc = get_registry().metrics.get("acc")()
-    t0 = time.perf_counter()
-    mem = GraphClustering(method, n_clusters=10, random_state=seed).fit(X).labels_
-    t_mem = time.perf_counter() - t0
-    Xd = da.from_array(X, chunks=(-(-len(X) // 8), X.shape[1]))
-    t0 = time.perf_counter()
-    chk = np.asarray(GraphClustering(method, n_clusters=10, random_state=seed).fit(Xd)
-                     .labels_.compute())
-    return {"method": method, "dataset": "mnist-70k/8 chunks", "time_memory": t_mem,
-            "time_chunked": time.perf_counter() - t0,
-            "labels_equal": bool(np.array_equal(mem, chk)),
-            "acc_memory": acc.score(mem, y), "acc_chunked": acc.score(chk, y),
-            "ari_between": float(adjusted_rand_score(mem, chk)), "status": "ok"}
-
-
 def slopes(records: list[dict]) -> dict[str, float]:
     """Least-squares slope of log(time) against log(n) per method (two sizes or more)."""
     out = {}
@@ -218,9 +194,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default="uspec,anchor-spectral")
     ap.add_argument("--peer", action="store_true", help="dask-ml SpectralClustering too")
     ap.add_argument("--peer-max", type=float, default=5e6, help="largest n for the peer")
-    ap.add_argument("--mnist", action="store_true", help="MNIST-70k chunked vs in memory")
-    ap.add_argument("--mnist-methods", default="ulge,anchor-spectral,uspec")
-    ap.add_argument("--data-dir", default=None)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="3GB")
     ap.add_argument("--seed", type=int, default=0)
@@ -246,8 +219,6 @@ def main(argv: list[str] | None = None) -> int:
                 emit(run_method(client, m, X, y, args.seed))
             if args.peer and n <= args.peer_max:
                 emit(run_method(client, "dask-ml", X, y, args.seed))
-        for m in args.mnist_methods.split(",") if args.mnist else []:
-            emit(mnist_case(client, m, args.data_dir, args.seed))
     summary = {"slopes": slopes(records)}
     if summary["slopes"]:
         summary["plot"] = str(plot(records, out / "dask-scaling.png"))

@@ -215,7 +215,7 @@ def _load_input(args, chunked: bool):
                          "set is sparse (run it without --scheduler)")
     import dask.array as da
 
-    rows = io.chunk_rows(X.shape[1], X.dtype.itemsize, chunk_bytes)
+    rows = io.chunk_rows(X.shape[1], io.computed_itemsize(X.dtype), chunk_bytes)
     return da.from_array(X, chunks=(rows, X.shape[1])), y
 
 

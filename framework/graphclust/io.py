@@ -8,7 +8,9 @@ formats). The in-memory formats (``.npz``, ``.mat``, ``.csv``, LIBSVM) stay in
 Chunk-size rule
 ---------------
 Rows are split into chunks of ``max(1, chunk_bytes // (d * itemsize))`` rows, all
-columns in one chunk (every part works on whole rows), with ``chunk_bytes`` =
+columns in one chunk (every part works on whole rows), where ``itemsize`` is that of the
+float type the rows are computed in (:func:`graphclust.numerics.float_dtype`: 4 for
+float32 and integers of at most 16 bits such as uint8 pixels, else 8), with ``chunk_bytes`` =
 :data:`CHUNK_BYTES` (64 MiB) unless given. That is half Dask's default
 ``array.chunk-size`` (128 MiB): a chunk-wise stage holds its input chunk, the chunk's
 rows of the anchor graph (``s`` entries a row) and of the embedding (``k`` a row) at
@@ -35,8 +37,8 @@ import numpy as np
 
 from graphclust._errors import InputError
 
-__all__ = ["CHUNK_BYTES", "FORMATS", "chunk_rows", "is_large_format", "open_array",
-           "read_npy", "read_parquet", "read_zarr", "write_labels"]
+__all__ = ["CHUNK_BYTES", "FORMATS", "chunk_rows", "computed_itemsize", "is_large_format",
+           "open_array", "read_npy", "read_parquet", "read_zarr", "write_labels"]
 
 #: Bytes of one input chunk (see the module's chunk-size rule).
 CHUNK_BYTES = 64 * 2**20
@@ -61,6 +63,13 @@ def chunk_rows(n_features: int, itemsize: int, chunk_bytes: int | None = None) -
     if size < 1:
         raise InputError(f"chunk_bytes must be a positive number of bytes, got {chunk_bytes}")
     return max(1, size // max(1, int(n_features) * int(itemsize)))
+
+
+def computed_itemsize(dtype) -> int:
+    """Bytes per value once the rows are converted to the float type they are computed in."""
+    from graphclust.numerics import float_dtype
+
+    return np.dtype(float_dtype(dtype)).itemsize
 
 
 def is_large_format(path: str | os.PathLike) -> bool:
@@ -91,7 +100,7 @@ def read_npy(path: str | os.PathLike, chunk_bytes: int | None = None):
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
     _check_2d(mm, path)
-    rows = chunk_rows(mm.shape[1], mm.dtype.itemsize, chunk_bytes)
+    rows = chunk_rows(mm.shape[1], computed_itemsize(mm.dtype), chunk_bytes)
     return da.from_array(mm, chunks=(rows, mm.shape[1])), None
 
 
@@ -123,7 +132,8 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
         X = da.from_zarr(str(path))
     _check_2d(X, path)
     if X.numblocks[1] != 1:
-        X = X.rechunk((chunk_rows(X.shape[1], X.dtype.itemsize, chunk_bytes), X.shape[1]))
+        X = X.rechunk((chunk_rows(X.shape[1], computed_itemsize(X.dtype), chunk_bytes),
+                       X.shape[1]))
     if y is not None:
         if y.shape[0] != X.shape[0]:
             raise InputError(f"{path}: {y.shape[0]} labels for {X.shape[0]} rows")

@@ -150,3 +150,9 @@ def test_parquet_float32_features_keep_their_dtype(tmp_path, X):
     A, y = io.open_array(tmp_path / "f.parquet")
     assert A.dtype == np.float32 and np.array_equal(A.compute(), X.astype(np.float32))
     assert y.dtype == np.int64 and np.array_equal(y.compute(), np.arange(1000) % 2)
+
+
+def test_uint8_rows_are_chunked_by_their_float32_size(tmp_path):
+    np.save(tmp_path / "px.npy", np.zeros((100, 16), np.uint8))
+    A, _ = io.open_array(tmp_path / "px.npy", chunk_bytes=16 * 4 * 30)
+    assert A.chunks[0] == (30, 30, 30, 10)  # 30 rows of 16 float32 values, not 120 bytes
