@@ -116,7 +116,7 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
         raise InputError('reading zarr needs zarr: pip install "graphclust[dask]"') from None
     try:
         node = zarr.open(str(path), mode="r")
-    except Exception as exc:  # zarr raises several types for a non-store
+    except Exception as exc:  # noqa: BLE001 - zarr raises several types for a non-store
         raise InputError(f"cannot read {path} as zarr: {type(exc).__name__}: {exc}") from None
     y = None
     if isinstance(node, zarr.Group):
@@ -154,7 +154,7 @@ def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
                          'pip install "graphclust[dask]"') from None
     try:
         df = dd.read_parquet(str(path))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - pyarrow/fsspec raise many types
         raise InputError(f"cannot read {path} as parquet: {type(exc).__name__}: {exc}") from None
     label = next((c for c in df.columns if str(c).lower() in _Y_KEYS), None)
     numeric = [c for c in df.columns if c != label and df[c].dtype.kind in "biuf"]

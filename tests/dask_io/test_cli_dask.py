@@ -11,12 +11,11 @@ pd = pytest.importorskip("pandas", reason="the parquet format needs pandas")
 pytest.importorskip("pyarrow", reason="the parquet format needs pyarrow")
 pytest.importorskip("distributed", reason="--scheduler needs dask.distributed")
 
-from sklearn.datasets import make_blobs  # noqa: E402
-from sklearn.metrics import adjusted_rand_score  # noqa: E402
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from graphclust.cli import chunked_scores, main, parse_scheduler  # noqa: E402
+from graphclust.cli import chunked_scores, main, parse_scheduler
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
 
 
 def run(capsys, *argv):

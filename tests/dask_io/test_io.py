@@ -11,9 +11,9 @@ zarr = pytest.importorskip("zarr", reason="the zarr format needs zarr")
 pd = pytest.importorskip("pandas", reason="the parquet format needs pandas")
 pytest.importorskip("pyarrow", reason="the parquet format needs pyarrow")
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from graphclust import InputError, io  # noqa: E402
+from graphclust import InputError, io
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.fixture
