@@ -106,7 +106,7 @@ def test_npy_input_runs_chunked_and_writes_zarr_and_report(capsys, tmp_path, blo
     out = tmp_path / "res" / "labels.zarr"
     code, stdout, _ = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "x.npy"),
                           "--n-clusters", "4", "--chunk-mb", "0.01", "--output", str(out),
-                          "--json")
+                          "--set", "anchors.n_anchors=64", "--json")
     assert code == 0
     result = json.loads(stdout)
     labels = da.from_zarr(str(out)).compute()
@@ -131,7 +131,7 @@ def test_local_cluster_end_to_end_matches_in_memory(capsys, tmp_path, blobs, par
     out = tmp_path / "labels.parquet"
     code, stdout, err = run(capsys, "--preset", "ulge", "--dataset", str(parquet_file),
                             "--scheduler", "local:2", "--seed", "3", "--output", str(out),
-                            "--json")
+                            "--set", "anchors.n_anchors=64", "--json")
     assert code == 0, err
     result = json.loads(stdout)
     assert result["scheduler"] == "local:2" and result["n_chunks"] == 3
@@ -139,7 +139,8 @@ def test_local_cluster_end_to_end_matches_in_memory(capsys, tmp_path, blobs, par
     labels = pd.read_parquet(out)["label"].to_numpy()
     from graphclust import GraphClustering
 
-    mem = GraphClustering("ulge", n_clusters=4, random_state=3).fit(X).labels_
+    mem = GraphClustering("ulge", n_clusters=4, random_state=3,
+                          overrides={"anchors": {"n_anchors": 64}}).fit(X).labels_
     assert adjusted_rand_score(mem, labels) == pytest.approx(1.0)
     assert result["scores"]["ari"] == pytest.approx(adjusted_rand_score(y, labels))
 
