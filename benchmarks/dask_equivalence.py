@@ -29,13 +29,13 @@ def _acc(labels, y) -> float:
 
 
 def main(argv=None) -> int:
-    import numpy as np
     import dask.array as da
+    import graphclust as gc
+    import graphclust._dask._run as run
+    import numpy as np
     from distributed import Client, LocalCluster
     from sklearn.metrics import adjusted_rand_score
 
-    import graphclust as gc
-    import graphclust._dask._run as run
     from benchmarks.datasets import load
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -29,15 +29,24 @@ The protocol per part kind (a ``chunkwise = True`` class variable declares it):
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Block", "RowChunks", "InMemoryChunks", "add_sums", "sample_size",
-           "ANCHOR_SAMPLE_MIN", "ANCHOR_SAMPLE_PER_ANCHOR", "ROUNDING_SAMPLE_MIN",
-           "ROUNDING_SAMPLE_PER_CLUSTER"]
+__all__ = [
+    "ANCHOR_SAMPLE_MIN",
+    "ANCHOR_SAMPLE_PER_ANCHOR",
+    "ROUNDING_SAMPLE_MIN",
+    "ROUNDING_SAMPLE_PER_CLUSTER",
+    "Block",
+    "InMemoryChunks",
+    "RowChunks",
+    "add_sums",
+    "sample_size",
+]
 
 #: Anchor selection sees at least this many rows (or all of them, when fewer) ...
 ANCHOR_SAMPLE_MIN = 50_000

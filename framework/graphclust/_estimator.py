@@ -451,8 +451,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             del self.feature_names_in_
         seed = self._seed(pipe)
         ctx = Context(seed=seed, progress=Progress(self._emit()), n_jobs=self.n_jobs)
+        who = f"preset {self.spec!r}" if isinstance(self.spec, str) else repr(pipe)
         with one_warning_per_cause():
-            result = fit_chunked(pipe, X, n_clusters, ctx)
+            result = fit_chunked(pipe, X, n_clusters, ctx, who)
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels

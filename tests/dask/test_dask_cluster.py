@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import graphclust as gc
 import numpy as np
 import pytest
-
-import graphclust as gc
 from graphclust import SpecError
 
 pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
@@ -139,3 +138,22 @@ def test_bad_chunked_input(dask_client):
                                anchors={"n_anchors": 20}).fit(X[:100])
     with pytest.raises(gc.InputError, match="X has 3 features"):
         model.predict(da.from_array(X[:, :3], chunks=50))
+
+
+def test_chunk_progress(digits, as_dask, dask_client, monkeypatch):
+    """verbose: each stage reports one step per finished chunk through the progress
+    protocol (issue 19's 'Dask chunks'), and every stage opens and closes once."""
+    X, _ = digits
+    events = []
+    model = gc.GraphClustering("anchor-spectral", n_clusters=10, random_state=0,
+                               verbose=True, **SMALL)
+    monkeypatch.setattr(gc.GraphClustering, "_emit", lambda self: events.append)
+    model.fit(as_dask(X, 300))
+    for stage in ("anchors", "graph", "solver", "rounding"):
+        kinds = [e.kind for e in events if e.stage == stage]
+        assert kinds.count("open") == 1 and kinds.count("close") == 1, stage
+    for stage in ("graph", "solver", "rounding"):
+        starts = [e for e in events if e.stage == stage and e.kind == "start"]
+        steps = [e for e in events if e.stage == stage and e.kind == "step"]
+        assert starts and all(e.total == 6 for e in starts), stage
+        assert sorted({e.step for e in steps}) == list(range(1, 7)), stage

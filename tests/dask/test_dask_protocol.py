@@ -3,17 +3,16 @@ in-memory form on blocks in memory (:class:`graphclust._chunked.InMemoryChunks`)
 
 from __future__ import annotations
 
+import graphclust as gc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import graphclust as gc
 from graphclust._chunked import InMemoryChunks, add_sums, sample_size
 from graphclust._composer import compose
 from graphclust._parts import Context
 from graphclust._plugins import get_registry
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PRESETS = ["ulge", "oulge", "anchor-spectral", "uspec"]
 

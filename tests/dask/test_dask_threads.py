@@ -6,10 +6,9 @@ import subprocess
 import sys
 import textwrap
 
+import graphclust as gc
 import numpy as np
 import pytest
-
-import graphclust as gc
 
 da = pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install "
                          "'graphclust[dask]'")
@@ -23,7 +22,7 @@ def test_no_client_runs_on_threads(digits):
     with pytest.raises(ValueError):
         default_client()  # no client is active here
     X, _ = digits
-    kw = dict(n_clusters=10, random_state=0, anchors={"n_anchors": 150})
+    kw = {"n_clusters": 10, "random_state": 0, "anchors": {"n_anchors": 150}}
     mem = gc.GraphClustering("anchor-spectral", **kw).fit(X)
     chunked = gc.GraphClustering("anchor-spectral", **kw).fit(da.from_array(X, chunks=400))
     assert isinstance(chunked.labels_, da.Array)
@@ -72,6 +71,32 @@ def test_graphclust_works_without_dask(tmp_path):
             print("IMPORTERROR", exc)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert 'IMPORTERROR' in out.stdout and 'pip install "graphclust[dask]"' in out.stdout
+
+
+def test_fewer_labels_warns_with_counts_from_chunks():
+    """Three distinct points, five clusters asked: the chunked fit warns as the in-memory
+    one does, counting labels with a k-sized sum over the label chunks."""
+    X = np.repeat(np.eye(3), 40, axis=0) + 0.0
+    kw = {"n_clusters": 5, "random_state": 0, "anchors": {"n_anchors": 10}}
+    with pytest.warns(gc.FewerClustersWarning, match=r"returned 3 distinct labels for "
+                      r"n_clusters=5 \(120 points\)"):
+        model = gc.GraphClustering("anchor-spectral", **kw).fit(da.from_array(X, chunks=50))
+    assert np.unique(model.labels_.compute()).size == 3
+
+
+def test_unknown_chunk_sizes_and_integer_pixels(digits):
+    """A filtered dask array (chunk sizes unknown until computed) and 8-bit pixels (kept
+    in float32, as in memory) fit like their in-memory arrays."""
+    X, _ = digits
+    X8 = X.astype(np.uint8)
+    Xd = da.from_array(X8, chunks=500)
+    filtered = Xd[Xd[:, 0] >= 0]  # every row kept, sizes unknown
+    assert np.isnan(filtered.chunks[0][0])
+    kw = {"n_clusters": 10, "random_state": 0, "anchors": {"n_anchors": 100}}
+    mem = gc.GraphClustering("uspec", **kw).fit(X8)
+    chunked = gc.GraphClustering("uspec", **kw).fit(filtered)
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+    assert chunked.anchors_.points.dtype == np.float32

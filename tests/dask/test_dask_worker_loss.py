@@ -10,10 +10,9 @@ import signal
 import threading
 import time
 
+import graphclust as gc
 import numpy as np
 import pytest
-
-import graphclust as gc
 
 pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
 pytest.importorskip("distributed", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
@@ -47,14 +46,14 @@ def _killer(client, cluster, processes: bool, done: dict):
 @pytest.mark.parametrize("processes", [
     False, pytest.param(True, marks=pytest.mark.slow, id="worker-processes")])
 def test_fit_survives_a_killed_worker(processes, digits):
-    from distributed import Client, LocalCluster
     import dask.array as da
+    from distributed import Client, LocalCluster
 
     X, _ = digits
     noise = np.random.default_rng(0).normal(scale=0.5, size=X.shape)
     X = np.vstack([X, X + noise])  # 3 594 rows, 18 chunks
     Xd = da.from_array(X, chunks=(200, 64))
-    kw = dict(n_clusters=10, random_state=3, anchors={"n_anchors": 200})
+    kw = {"n_clusters": 10, "random_state": 3, "anchors": {"n_anchors": 200}}
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
                            dashboard_address=":0")
     client = Client(cluster)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["is_dask_input", "require_dask", "DASK_EXTRA_HINT"]
+__all__ = ["DASK_EXTRA_HINT", "is_dask_input", "require_dask"]
 
 DASK_EXTRA_HINT = 'pip install "graphclust[dask]"'
 

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from graphclust._chunked import Block, RowChunks, add_sums
 
-__all__ = ["DaskChunks", "apply_block"]
+__all__ = ["DaskChunks", "active_client", "apply_block"]
+
+
+def active_client():
+    """The active ``distributed.Client``, or ``None`` (Dask's local threads then)."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:
+        return None
 
 
 def apply_block(fn, X, Z, *args):
@@ -26,10 +38,15 @@ class DaskChunks(RowChunks):
 
     :meth:`sum` builds one task per block and adds the results in a fixed binary tree
     (so the result does not depend on which worker finished first), then computes it on
-    the active scheduler; only the sum reaches the caller.
+    the active scheduler; only the sum reaches the caller. With a distributed client each
+    finished block is reported to ``progress`` (a :class:`~graphclust.Progress`), one
+    step per chunk.
     """
 
-    def __init__(self, X, Z_blocks=None, n_anchors: int | None = None):
+    progress = None
+
+    def __init__(self, X, Z_blocks=None, n_anchors: int | None = None, progress=None):
+        self.progress = progress
         self.X = X
         self.X_blocks = list(X.to_delayed().ravel())
         self.Z_blocks = Z_blocks
@@ -51,6 +68,9 @@ class DaskChunks(RowChunks):
         import dask
 
         level = self.block_tasks(fn, *args)
+        client = active_client()
+        if client is not None:
+            return self._sum_futures(client, level, getattr(fn, "__name__", "sum"))
         add = dask.delayed(add_sums, pure=True)
         while len(level) > 1:
             nxt = [add(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
@@ -58,3 +78,22 @@ class DaskChunks(RowChunks):
                 nxt.append(level[-1])
             level = nxt
         return level[0].compute()
+
+    def _sum_futures(self, client, tasks, what: str):
+        """The same tree of sums on futures, reporting each finished block."""
+        from distributed import as_completed
+
+        futures = client.compute(tasks)
+        if self.progress is not None:
+            self.progress.start(len(futures), f"{what}: {len(futures)} chunks")
+            for i, _ in enumerate(as_completed(futures), 1):
+                self.progress.step(i, len(futures))
+            self.progress.end()
+        level = futures
+        while len(level) > 1:
+            nxt = [client.submit(add_sums, level[i], level[i + 1], pure=False)
+                   for i in range(0, len(level) - 1, 2)]
+            if len(level) % 2:
+                nxt.append(level[-1])
+            level = nxt
+        return level[0].result()

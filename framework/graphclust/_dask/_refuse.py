@@ -74,7 +74,7 @@ def check_chunkwise(pipe) -> None:
             why = _WHY["anchor-graph"]
         extra = None
         if section == "solver":
-            extra = lambda cls: "anchor" in cls.accepts  # noqa: E731
+            extra = lambda cls: "anchor" in cls.accepts
         problems.append(Problem(section, f"{section} {part.name!r} does not run on row "
                                 f"chunks: {why}; chunk-wise {section} parts: "
                                 f"{_alternatives(section, extra)}"))

@@ -26,10 +26,16 @@ from typing import Any
 import attrs
 import numpy as np
 
-from graphclust._chunked import (ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR,
-                                 ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER, Block,
-                                 sample_size)
+from graphclust._chunked import (
+    ANCHOR_SAMPLE_MIN,
+    ANCHOR_SAMPLE_PER_ANCHOR,
+    ROUNDING_SAMPLE_MIN,
+    ROUNDING_SAMPLE_PER_CLUSTER,
+    Block,
+    sample_size,
+)
 from graphclust._dask._chunks import DaskChunks
+from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
 from graphclust._pipeline import FitResult
@@ -37,7 +43,7 @@ from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import Scaling
 
-__all__ = ["fit_chunked", "predict_chunked", "embed_chunked", "slim_result"]
+__all__ = ["embed_chunked", "fit_chunked", "predict_chunked", "slim_result"]
 
 
 def _quiet(ctx: Context) -> Context:
@@ -69,10 +75,6 @@ def _graph_rows(builder, X, template):
     return sp.csr_array(builder.transform(X, template))
 
 
-def _lift(solver, solution, X, Z):
-    return solver.lift_rows(solution, Block(X, Z))
-
-
 def _sample_rows(solver, solution, X, Z, local):
     """The solution rows of the sampled rows ``local`` of one block."""
     sol = solver.lift_rows(solution, Block(X[local], Z[local]))
@@ -87,8 +89,14 @@ def _concat_solution(parts) -> Solution:
 
 
 def _round(rounding, parts, n_clusters, ctx):
+    """Fit the rounding on the sample's rows; return it and the sample's label count."""
     labels = rounding.round(_concat_solution(parts), n_clusters, ctx)
-    return rounding, np.asarray(labels)
+    return rounding, int(np.unique(np.asarray(labels)).size)
+
+
+def _label_counts(labels, k):
+    return np.bincount(np.asarray(labels, dtype=np.int64), minlength=k)[:max(k, 1)] \
+        if labels.size else np.zeros(max(k, 1), dtype=np.int64)
 
 
 def _assign(rounding, solver, solution, X, Z):
@@ -99,15 +107,21 @@ def _scale_rows(X, kind):
     return Scaling(kind).transform(X)
 
 
-def _wait(collection):
+def _wait(collection, progress=None, what: str = "chunks"):
     """Block until a persisted collection is in memory on the workers (a distributed
-    ``persist`` returns at once), so ``fit`` returns a finished fit."""
+    ``persist`` returns at once), so ``fit`` returns a finished fit; each finished chunk
+    is a progress step."""
     try:
-        from distributed import futures_of, wait
+        from distributed import as_completed, futures_of, wait
     except ImportError:  # threads: persist has computed already
         return collection
     futures = futures_of(collection)
     if futures:
+        if progress is not None:
+            progress.start(len(futures), f"{what}: {len(futures)} chunks")
+            for i, _ in enumerate(as_completed(futures), 1):
+                progress.step(i, len(futures))
+            progress.end()
         wait(futures)
         bad = [f for f in futures if f.status == "error"]
         if bad:
@@ -137,7 +151,8 @@ def _n_anchors_asked(selector, n: int) -> int:
     return int(m) if m is not None else n
 
 
-def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
+def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline"
+                ) -> FitResult:
     """Fit an anchor pipeline on a row-chunked dask array; returns a :class:`FitResult`
     whose ``labels`` is a persisted dask array chunked like the rows of ``X``, whose
     ``graph`` has zero rows (anchors and fitted state) and whose ``solution`` is the
@@ -177,12 +192,12 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     t0 = time.perf_counter()
     sctx = stage("graph", pipe.graph)
     sctx.progress.open()
-    template = pipe.graph.prepare_chunked(anchors, DaskChunks(X), sctx)
+    template = pipe.graph.prepare_chunked(anchors, DaskChunks(X, progress=sctx.progress), sctx)
     rows = dask.delayed(_graph_rows, pure=True)
     shipped_template = dask.delayed(template)
     Z_blocks = [rows(pipe.graph, xb, shipped_template) for xb in X.to_delayed().ravel()]
     Z_blocks = list(dask.persist(*Z_blocks))
-    _wait(Z_blocks)  # so the stage's time is the graph's, not the solver's first pass
+    _wait(Z_blocks, sctx.progress, "rows of Z")  # the stage's time is the graph's
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
     sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
     timings["graph"] = time.perf_counter() - t0
@@ -191,6 +206,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     t0 = time.perf_counter()
     sctx = stage("solver", pipe.solver)
     sctx.progress.open()
+    chunks.progress = sctx.progress
     solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
     sctx.progress.close("")
     timings["solver"] = time.perf_counter() - t0
@@ -207,7 +223,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     parts = [lift(pipe.solver, shipped_solution, xb, zb, local)
              for xb, zb, local in zip(chunks.X_blocks, Z_blocks,
                                       _split_by_block(r_idx, X.chunks[0]))]
-    (fitted, sample_labels), caught = dask.delayed(_capturing)(
+    (fitted, sample_found), caught = dask.delayed(_capturing)(
         _round, pipe.rounding, parts, n_clusters, quiet).compute()
     _reissue(caught)
     pipe.rounding = fitted
@@ -216,8 +232,17 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context) -> FitResult:
     blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb),
                               shape=(c,), dtype=np.int64)
               for xb, zb, c in zip(chunks.X_blocks, Z_blocks, X.chunks[0])]
-    labels = _wait(da.concatenate(blocks).persist())
-    sctx.progress.close(f"{len(np.unique(sample_labels))} clusters on {r_size} sampled rows")
+    labels = _wait(da.concatenate(blocks).persist(), sctx.progress, "labels")
+    counts = labels.map_blocks(_label_counts, n_clusters, chunks=(n_clusters,),
+                               dtype=np.int64).reshape((-1, n_clusters)).sum(axis=0)
+    sizes = np.asarray(counts.compute())
+    found = int((sizes > 0).sum())
+    if found < n_clusters:
+        warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
+                      f"n_clusters={n_clusters} ({n} points)", FewerClustersWarning,
+                      stacklevel=3)
+    sctx.progress.close(f"{found} clusters (rounding fitted on {r_size} sampled rows, "
+                        f"{sample_found} clusters there)")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
     return FitResult(labels, template, solution, anchors, timings, {}, None, scaling)
