@@ -1,20 +1,13 @@
-"""Chunked anchor pipelines on a Dask LocalCluster (issue 17): scaling in n, dask-ml, MNIST.
+"""Chunked anchor pipelines on a Dask LocalCluster (issue 17): time, quality and memory
+against n, beside dask-ml. Usage in ``benchmarks/README.md`` ("On Dask").
 
-``python -m benchmarks.dask_scaling --out DIR [--sizes 1e6,5e6,2e7] [--methods uspec,...]
-[--workers 2] [--memory-limit 3GB]``
-
-* a generated mixture of 10-D Gaussians and 2-D shapes (two moons, two circles, each pair
-  on a random plane of the 10-D space with noise in every direction), made chunk by chunk
-  (:func:`synthetic`), never whole in one process;
-* per size and method: ARI and ACC (from the contingency table summed over the chunks),
-  time per stage, peak resident memory of every worker (psutil, sampled on the workers by
-  ``client.run`` every 0.5 s) and worker restarts (workers that appeared during the fit);
-* method ``dask-ml``: dask-ml's Nyström ``SpectralClustering``, same arrays and cluster.
-
-MNIST-70k chunked against in memory: :mod:`benchmarks.dask_equivalence`.
-
-Every record goes to ``DIR/dask-scaling.jsonl`` as it finishes; ``DIR/dask-scaling.png``
-plots time against n (log-log) with the fitted slopes.
+Data: a mixture of 10-D Gaussians and 2-D shapes (two moons, two circles, each pair on a
+random plane of the 10-D space, noise in every direction), made chunk by chunk
+(:func:`synthetic`), never whole in one process. Per size and method, on freshly
+restarted workers: ARI and ACC (contingency table summed over chunks), time per stage,
+peak RSS of every worker (psutil via ``client.run`` every 0.5 s), worker restarts. Records
+are appended to ``OUT/dask-scaling.jsonl``; ``OUT/dask-scaling.png`` plots time against n
+(log-log) with the slopes. MNIST chunked against in memory: ``benchmarks.dask_equivalence``.
 """
 
 from __future__ import annotations
@@ -86,22 +79,19 @@ class WorkerMemory:
     (a worker the nanny restarts comes back under a new address)."""
 
     def __init__(self, client, every: float = 0.5):
-        self.client, self.every = client, every
-        self.peak: dict[str, int] = {}
+        self.client, self.every, self.peak = client, every, {}
         self.start = set(client.scheduler_info()["workers"])
-        self.seen = set(self.start)
-        self._stop = threading.Event()
+        self.seen, self._stop = set(self.start), threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
-        while not self._stop.is_set():
+        while not self._stop.wait(self.every):
             try:
                 for addr, rss in self.client.run(_rss).items():
                     self.peak[addr] = max(self.peak.get(addr, 0), rss)
                     self.seen.add(addr)
-            except Exception:  # noqa: BLE001, S110 - a worker going away mid-call: sample again
+            except Exception:  # noqa: BLE001, S110 - a worker going away mid-call
                 pass
-            self._stop.wait(self.every)
 
     def __enter__(self):
         self._thread.start()
