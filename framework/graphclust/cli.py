@@ -216,7 +216,8 @@ def _load_input(args, chunked: bool):
     import dask.array as da
 
     rows = io.chunk_rows(X.shape[1], io.computed_itemsize(X.dtype), chunk_bytes)
-    return da.from_array(X, chunks=(rows, X.shape[1])), y
+    # persisted: the rows travel to the workers once, not with every pass of the fit
+    return da.from_array(X, chunks=(rows, X.shape[1])).persist(), y
 
 
 def _check_output(args, chunked: bool) -> None:
