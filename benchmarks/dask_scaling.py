@@ -121,7 +121,12 @@ def run_method(client, method: str, X, y, seed: int = 0) -> dict:
     ``gamma = 1 / (d var(X))``, scikit-learn's ``"scale"`` rule)."""
     from graphclust import GraphClustering
 
-    client.restart()
+    for attempt in range(20):  # the previous case's results are released asynchronously
+        try:
+            client.restart()
+            break
+        except AssertionError:  # the scheduler still holds tasks
+            time.sleep(1.0)
     rec = {"method": method, "n": int(X.shape[0]), "chunks": int(X.numblocks[0])}
     with WorkerMemory(client) as mem:
         t0 = time.perf_counter()
