@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 N_GAUSS, D, SPREAD = 6, 10, 10.0
 K = N_GAUSS + 4  # six Gaussians, two moons, two circles
@@ -115,6 +116,22 @@ def _scores(labels, y) -> dict:
     return chunked_scores(metrics, labels, y)[0]
 
 
+class _KMeansPredict(BaseEstimator):
+    """dask-ml's ``KMeans`` whose ``labels_`` are its ``predict`` on the embedding: with
+    dask 2026.8 and dask-ml 2025.1 the ``labels_`` of ``KMeans.fit`` cannot be computed
+    (``FutureCancelledError: lost dependencies``); ``predict`` (one task per chunk) can."""
+
+    def __init__(self, n_clusters: int, random_state: int):
+        self.n_clusters, self.random_state = n_clusters, random_state
+
+    def fit(self, U):
+        from dask_ml.cluster import KMeans
+
+        self.km_ = KMeans(n_clusters=self.n_clusters, random_state=self.random_state).fit(U)
+        self.labels_ = self.km_.predict(U).persist()
+        return self
+
+
 def run_method(client, method: str, X, y, seed: int = 0) -> dict:
     """One fit on freshly restarted workers (so each peak is the case's own): a graphclust
     preset, or ``dask-ml`` (Nyström spectral, 100 components, RBF width
@@ -136,8 +153,9 @@ def run_method(client, method: str, X, y, seed: int = 0) -> dict:
 
                 gamma = 1.0 / (D * float(X.var().compute()))
                 model = SpectralClustering(n_clusters=K, gamma=gamma, random_state=seed,
-                                           n_components=100, persist_embedding=True)
-                labels, rec["timings"] = model.fit(X).labels_.persist(), {}
+                                           n_components=100, persist_embedding=True,
+                                           assign_labels=_KMeansPredict(K, seed))
+                labels, rec["timings"] = model.fit(X).labels_, {}
             else:
                 model = GraphClustering(method, n_clusters=K, random_state=seed).fit(X)
                 labels, rec["timings"] = model.labels_, dict(model.timings_)
