@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: Anchor selection sees at least this many rows (or all of them, when fewer) ...
-ANCHOR_SAMPLE_MIN = 50_000
+ANCHOR_SAMPLE_MIN = 100_000
 #: ... and at least this many rows per anchor.
 ANCHOR_SAMPLE_PER_ANCHOR = 20
 #: k-means rounding sees at least this many embedding rows (or all, when fewer) ...
@@ -62,10 +62,12 @@ def sample_size(n: int, units: int, *, per_unit: int, minimum: int) -> int:
     """Rows of the uniform sample a global-small stage runs on: ``min(n, max(per_unit·units,
     minimum))``.
 
-    For anchors ``units = m`` (``20 m``, at least 50 000): every anchor selector here is a
-    k-means-like summary whose centres need tens of points each, and 50 000 rows keep the
-    selection's cost independent of ``n`` while leaving the in-memory result unchanged for
-    every set up to that size (the sample is then all rows, in order). For k-means
+    For anchors ``units = m`` (``20 m``, at least 100 000): every anchor selector here is
+    a k-means-like summary whose centres need tens of points each; the floor keeps the
+    selection's cost and the sample's memory on one worker (``100 000 x d``) independent
+    of ``n`` while leaving the in-memory result unchanged for every set up to that size
+    (the sample is then all rows, in order). Both samples share the floor, so a set of up
+    to 100 000 rows is clustered exactly as in memory. For k-means
     rounding ``units = k`` (``1000 k``, at least 100 000) on a ``k``-dimensional
     embedding: the centres' sampling error shrinks as ``1/√(rows per cluster)``.
     """

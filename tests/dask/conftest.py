@@ -5,8 +5,8 @@ installed; the protocol tests (``test_dask_protocol.py``) need no Dask and alway
 A real ``distributed.LocalCluster`` (2 workers, 1 thread each) is started in-process per
 module that asks for it and torn down after. In-process workers (``processes=False``)
 start in well under a second where worker processes took ~9 s here, and run the same
-tasks (the data are pickled between client and workers either way is *not* true of
-in-process workers, so the worker-kill test uses worker processes).
+tasks; they do not pickle data between client and workers, so the worker-loss test also
+runs (in the slow tier) on worker processes, one of which it kills with SIGKILL.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def _pair(preset, X, Xd, seed=0, **kw):
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_chunked_labels_equal_in_memory(preset, digits, as_dask, dask_client):
-    """Same seed, same labels. The anchors see every row (n < the sample rule's 50 000)
+    """Same seed, same labels. The anchors see every row (n < the sample rule's 100 000)
     and the k-means rounding every embedding row (n < 100 000), so the only difference is
     the order of the block sums: embeddings agree to round-off and the labels exactly."""
     import dask.array as da

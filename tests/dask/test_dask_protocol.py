@@ -7,7 +7,8 @@ import graphclust as gc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graphclust._chunked import InMemoryChunks, add_sums, sample_size
+from graphclust._chunked import (ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR, InMemoryChunks,
+                                 add_sums, sample_size)
 from graphclust._composer import compose
 from graphclust._parts import Context
 from graphclust._plugins import get_registry
@@ -110,6 +111,10 @@ def test_sample_size_rule():
     assert sample_size(70_000, 1000, per_unit=20, minimum=50_000) == 50_000
     assert sample_size(10**7, 4000, per_unit=20, minimum=50_000) == 80_000
     assert sample_size(10**7, 10, per_unit=1000, minimum=100_000) == 100_000
+    anchors = {"per_unit": ANCHOR_SAMPLE_PER_ANCHOR, "minimum": ANCHOR_SAMPLE_MIN}
+    assert sample_size(70_000, 1000, **anchors) == 70_000  # MNIST-70k: every row
+    assert sample_size(2 * 10**7, 1000, **anchors) == 100_000
+    assert sample_size(2 * 10**7, 8000, **anchors) == 160_000
 
 
 def test_kinds_declare_chunkwise():
