@@ -92,16 +92,33 @@ def _recode(y):
                         dtype=np.int64)
 
 
+def _npy_rows(path: str, start: int, stop: int) -> np.ndarray:
+    """Rows ``start:stop`` of a ``.npy`` file, read through a memory map where the task runs."""
+    return np.array(np.load(path, mmap_mode="r", allow_pickle=False)[start:stop])
+
+
 def read_npy(path: str | os.PathLike, chunk_bytes: int | None = None):
-    """``(X, None)``: a ``.npy`` file memory-mapped, then chunked by rows."""
+    """``(X, None)``: a ``.npy`` file memory-mapped, then chunked by rows.
+
+    Each chunk is one task that memory-maps the file and copies its rows, so a task
+    carries the path, never the data (``da.from_array`` on the memory map would pickle
+    the whole array into the graph sent to a distributed scheduler). The workers must
+    see the same path (a local cluster, or a shared file system)."""
+    import dask
+
     da = _dask()
     try:
         mm = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
     _check_2d(mm, path)
-    rows = chunk_rows(mm.shape[1], computed_itemsize(mm.dtype), chunk_bytes)
-    return da.from_array(mm, chunks=(rows, mm.shape[1])), None
+    n, d = mm.shape
+    rows = chunk_rows(d, computed_itemsize(mm.dtype), chunk_bytes)
+    read = dask.delayed(_npy_rows, pure=True)
+    where = str(Path(path).resolve())
+    blocks = [da.from_delayed(read(where, s, min(s + rows, n)), (min(rows, n - s), d), mm.dtype)
+              for s in range(0, n, rows)]
+    return da.concatenate(blocks), None
 
 
 def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
