@@ -9,7 +9,9 @@ no output file is written unless the run succeeded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import re
 import sys
@@ -145,14 +147,157 @@ def _load(name: str, data_dir: str | None):
         raise InputError(f"cannot read dataset {name!r}: {type(exc).__name__}: {exc}") from None
 
 
+_SCHEDULER_HELP = "local (one worker per core), local:N (N workers) or tcp://HOST:PORT"
+_TCP = re.compile(r"^tcp://[A-Za-z0-9_.\-]+:[0-9]{1,5}$")
+
+
+def parse_scheduler(text: str) -> tuple[str, int | str]:
+    """``("local", n_workers)`` or ``("tcp", address)`` from a ``--scheduler`` string;
+    :class:`~graphclust.InputError` naming the accepted forms otherwise."""
+    value = text.strip()
+    if value == "local":
+        return "local", max(1, os.cpu_count() or 1)
+    if value.startswith("local:") and value[6:].isdigit() and int(value[6:]) >= 1:
+        return "local", int(value[6:])
+    if _TCP.match(value):
+        return "tcp", value
+    raise InputError(f"--scheduler {text!r}: expected {_SCHEDULER_HELP}")
+
+
+@contextlib.contextmanager
+def dask_client(text: str, timeout: float = 10.0):
+    """A ``distributed.Client`` for a ``--scheduler`` string, closed (with its
+    ``LocalCluster``, for ``local[:N]``: N worker processes of one thread each) on exit.
+    An unreachable address is an :class:`~graphclust.InputError` after ``timeout`` s."""
+    kind, value = parse_scheduler(text)
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError('--scheduler needs dask and distributed: '
+                         'pip install "graphclust[dask]"') from None
+    cluster = None
+    if kind == "local":
+        cluster = LocalCluster(n_workers=int(value), threads_per_worker=1,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(value, timeout=f"{timeout}s")
+        except (OSError, TimeoutError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"cannot reach the Dask scheduler at {value} "
+                             f"within {timeout:g} s ({first})") from None
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _is_dask(a) -> bool:
+    return type(a).__module__.startswith("dask.")
+
+
+def _load_input(args, chunked: bool):
+    """``(X, y)``: a ``.npy``/zarr/parquet path as Dask arrays (:mod:`graphclust.io`), any
+    other data set in memory, turned into row chunks when ``chunked`` (``--scheduler``)."""
+    from graphclust import io
+
+    chunk_bytes = None if args.chunk_mb is None else int(args.chunk_mb * 2**20)
+    if io.is_large_format(args.dataset):
+        return io.open_array(args.dataset, chunk_bytes)
+    X, y = _load(args.dataset, args.data_dir)
+    if not chunked:
+        return X, y
+    if not isinstance(X, np.ndarray):
+        raise InputError(f"{args.dataset}: --scheduler runs dense features only; this data "
+                         "set is sparse (run it without --scheduler)")
+    import dask.array as da
+
+    rows = io.chunk_rows(X.shape[1], io.computed_itemsize(X.dtype), chunk_bytes)
+    # persisted: the rows travel to the workers once, not with every pass of the fit
+    return da.from_array(X, chunks=(rows, X.shape[1])).persist(), y
+
+
+def _check_output(args, chunked: bool) -> None:
+    """Refuse, before any work, an output the run cannot write."""
+    from graphclust import io
+
+    if not args.output:
+        return
+    if io.is_large_format(args.output):
+        if Path(args.output).suffix.lower() != ".npy" or chunked:
+            io._dask()
+    elif chunked:
+        raise InputError(f"--output {args.output!r}: a chunked run writes its labels as "
+                         f"{', '.join(io.FORMATS)} (by the file's suffix)")
+
+
 def _cmd_run(args) -> int:
-    from graphclust import GraphClustering
-    from graphclust._plugins import get_registry
+    from graphclust import io
 
     if args.preset and args.spec:
         raise SystemExit("error: give at most one of --preset NAME or --spec FILE")
+    chunked = bool(args.scheduler) or io.is_large_format(args.dataset)
+    if args.scheduler:
+        parse_scheduler(args.scheduler)
+    if chunked and args.plot:
+        raise InputError("--plot draws the data in memory; it is not available for a "
+                         "chunked run (--scheduler or a .npy/zarr/parquet input)")
     plot_path = _check_plot_path(args.plot) if args.plot else None
-    X, y = _load(args.dataset, args.data_dir)
+    _check_output(args, chunked)
+    if not args.scheduler:
+        return _run_model(args, chunked, plot_path)
+    with dask_client(args.scheduler, args.connect_timeout):
+        return _run_model(args, chunked, plot_path)
+
+
+def _n_classes(y) -> int:
+    if _is_dask(y):
+        import dask.array as da
+
+        return int(da.unique(y).compute().size)
+    return int(np.unique(y).size)
+
+
+def chunked_scores(metrics, labels, y) -> tuple[dict[str, float], list[str]]:
+    """The truth metrics of a chunked run, and the names of the metrics skipped.
+
+    The ``k x c`` contingency table of ``labels`` against ``y`` is summed over the row
+    blocks (one pass; only the table reaches this process); each metric part then scores
+    the table's cells expanded back into label pairs, ``n_ij`` copies of ``(i, j)``. A
+    truth metric compares two partitions, so it depends only on that table (ACC, NMI,
+    ARI, purity do), and the value is the in-memory one. Metrics that need the graph
+    are skipped (the chunked run keeps no n-sized graph here).
+    """
+    import dask
+    import dask.array as da
+
+    if not _is_dask(y):
+        y = da.from_array(np.asarray(y), chunks=(labels.chunks[0],))
+    y = y.rechunk((labels.chunks[0],)).astype(np.int64)
+    kmax, cmax = dask.compute(labels.max(), y.max())
+    k, c = int(kmax) + 1, int(cmax) + 1
+    table = da.bincount(labels.astype(np.int64) * c + y, minlength=k * c).compute()
+    cells = np.flatnonzero(table)
+    counts = table[cells]
+    pred = np.repeat((cells // c).astype(np.int32), counts)
+    true = np.repeat((cells % c).astype(np.int32), counts)
+    scores, skipped = {}, []
+    for metric in metrics:
+        if not metric.needs_truth:
+            skipped.append(metric.name)
+            continue
+        scores[metric.name] = float(metric.score(pred, true, None))
+    return scores, skipped
+
+
+def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
+    from graphclust import GraphClustering, io
+    from graphclust._plugins import get_registry
+
+    X, y = _load_input(args, chunked)
     spec = args.preset or args.spec or "auto"
     overrides = _overrides(args.set or [])
     if args.metrics is not None:
@@ -166,10 +311,19 @@ def _cmd_run(args) -> int:
     if model.n_clusters is None and y is not None:
         spec_k = None if model._rule() is not None else model._compose().n_clusters
         if spec_k is None:
-            model.set_params(n_clusters=int(np.unique(y).size))
+            model.set_params(n_clusters=_n_classes(y))
     model.fit(X, y)
     labels = model.labels_
-    sizes = np.bincount(labels)
+    scores, skipped = model.scores_, []
+    if _is_dask(labels):
+        import dask.array as da
+
+        sizes = da.bincount(labels, minlength=int(model.n_clusters_)).compute()
+        if not scores and y is not None:
+            metrics = getattr(model.pipeline_, "metrics", [])
+            scores, skipped = chunked_scores(metrics, labels, y)
+    else:
+        sizes = np.bincount(labels)
     result = {
         "dataset": str(args.dataset),
         "spec": spec if isinstance(spec, str) else "<spec>",
@@ -178,14 +332,19 @@ def _cmd_run(args) -> int:
         "n_clusters": int(model.n_clusters_),
         "seed": args.seed,
         "cluster_sizes": sizes.tolist(),
-        "scores": model.scores_,
+        "scores": scores,
         "timings": model.timings_,
         "resolved_spec": _json_safe(model.resolved_spec_),
     }
-    if model.solution_ is not None:
+    if skipped:
+        result["metrics_skipped"] = skipped
+    if args.scheduler:
+        result["scheduler"] = args.scheduler
+        result["n_chunks"] = int(X.numblocks[0])
+    if getattr(model, "solution_", None) is not None:
         result["n_iter"] = int(model.solution_.n_iter)
         result["converged"] = bool(model.solution_.converged)
-    else:  # an ensemble: one entry per member
+    elif getattr(model, "result_", None) is not None and hasattr(model.result_, "members"):
         res = model.result_
         result["members"] = [
             {"member": m.label, "n_clusters": int(k), "seed": int(s), "scores": r.scores,
@@ -193,7 +352,14 @@ def _cmd_run(args) -> int:
             for m, r, k, s in zip(model.pipeline_.members, res.members, res.member_n_clusters,
                                   res.member_seeds)]
     if args.output:
-        result["output"] = str(write_labels(args.output, labels))
+        if _is_dask(labels) or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
+            result["output"] = str(io.write_labels(args.output, labels))
+        else:
+            result["output"] = str(write_labels(args.output, labels))
+        if chunked or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
+            report = Path(args.output).with_suffix(".json")
+            result["report"] = str(report)
+            _write_text(report, json.dumps(result, indent=2) + "\n")
     if plot_path is not None:
         result["plot"] = str(_write_plot(plot_path, model, X, y))
     if args.json:
@@ -202,14 +368,32 @@ def _cmd_run(args) -> int:
     print(f"{result['dataset']}: {X.shape[0]} samples x {X.shape[1]} features, "
           f"{model.n_clusters_} clusters, {model.pipeline_!r}")
     print(f"cluster sizes: {' '.join(map(str, sizes))}")
-    for name, value in model.scores_.items():
+    for name, value in scores.items():
         print(f"{name.upper():>8}: {value:.4f}")
     print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if args.output:
         print(f"labels written to {args.output}")
+        if "report" in result:
+            print(f"JSON report written to {result['report']}")
     if plot_path is not None:
         print(f"report written to {plot_path}")
     return 0
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``text`` under a temporary name, then rename (never half-written)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 _PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -480,7 +664,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "default: auto)")
     run.add_argument("--spec", help="spec file (.toml or .json)")
     run.add_argument("--dataset", required=True,
-                     help="bundled name (digits), data-folder name (usps) or file path")
+                     help="bundled name (digits), data-folder name (usps) or file path; "
+                          ".npy, .zarr and .parquet are read in chunks (Dask)")
     run.add_argument("--data-dir", help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
     run.add_argument("--n-clusters", type=int, help="default: the spec's, else the number of "
                      "classes in the labels")
@@ -488,8 +673,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", metavar="SECTION.PARAM=VALUE",
                      help="override a parameter, e.g. --set graph.n_neighbors=15")
     run.add_argument("--metrics", help="comma-separated metrics (default acc,nmi,ari,purity)")
-    run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary) "
-                     "or text, one label a line (.csv, .txt)")
+    run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary), "
+                     ".zarr or .parquet (written chunk by chunk, the JSON report beside "
+                     "it as <name>.json) or text, one label a line (.csv, .txt)")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     run.add_argument("--plot", metavar="FILE",
                      help="write a picture of the result (.png, .pdf or .svg; needs the plot "
@@ -497,6 +683,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     run.add_argument("--n-jobs", type=int, default=None,
                      help="processes for an ensemble's members (default 1; -1: all cores)")
+    run.add_argument("--scheduler", metavar="local[:N]|tcp://HOST:PORT",
+                     help="run chunk-wise on Dask (needs the dask extra): a LocalCluster of N "
+                          "one-thread workers (default one per core) or a running scheduler")
+    run.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                     help="how long to try reaching a tcp:// scheduler (default 10)")
+    run.add_argument("--chunk-mb", type=float, default=None, metavar="MB",
+                     help="rows per chunk hold about this many MB of features (default 64; "
+                          "zarr keeps its stored row chunks, parquet its partitions)")
     run.set_defaults(func=_cmd_run)
 
     plugins = sub.add_parser("plugins", help="list plugins, parts and presets")
