@@ -3,11 +3,10 @@
 A PCA to a few dozen dimensions before a graph is built makes the neighbour search
 cheap (``d`` 784 → 50 on MNIST) and, on image data, cleans the kNN graph: measured on
 MNIST-70k (pixels/255, self-tuning 10-NN graph, Ncut, k-means), ACC/NMI .821/.803 on
-the raw pixels and .839/.825 on 50 components (issue 16 study,
-``/work/briefs/auto-study-findings.md``).
+the raw pixels and .839/.825 on 50 components (issue 16 study).
 
-Method
-------
+The method
+----------
 Two passes over row blocks, both row-local (sums over blocks, so they can later run
 chunk by chunk):
 
