@@ -11,6 +11,8 @@ module                    what it holds
 :mod:`.rows`              row normalisation (unit length, unit sum)
 :mod:`.scaling`           the ``scale`` stage: blocked column statistics, fitted
                           :class:`Scaling` reapplied at predict
+:mod:`.pca`               principal-component reduction through the blocked
+                          ``d x d`` covariance (:class:`Projection`)
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
 ========================  ==========================================================
@@ -49,6 +51,7 @@ from graphclust.numerics.eigen import (
 from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
 from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
+from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
@@ -57,6 +60,8 @@ __all__ = [
     "ColumnStats",
     "Scaling",
     "fit_scaling",
+    "Projection",
+    "fit_pca",
     "adaptive_anchor_rows",
     "adaptive_weights",
     "as_dense_float",
