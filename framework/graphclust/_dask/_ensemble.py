@@ -43,7 +43,6 @@ from graphclust._chunked import (
 )
 from graphclust._dask._chunks import DaskChunks
 from graphclust._dask._run import (
-    _apply_scaling,
     _capturing,
     _label_counts,
     _reissue,
@@ -51,7 +50,7 @@ from graphclust._dask._run import (
     _split_by_block,
     _wait,
     fit_chunked,
-    fit_scaling_chunked,
+    scale_stage,
     slim_result,
 )
 from graphclust._ensemble import EnsembleResult
@@ -60,7 +59,6 @@ from graphclust._membership import Memberships
 from graphclust._parts import Context
 from graphclust._progress import Progress
 from graphclust._solution import Solution
-from graphclust.numerics.scaling import Scaling
 
 __all__ = ["fit_ensemble_chunked", "predict_ensemble_chunked"]
 
@@ -117,15 +115,7 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     progress = ctx.progress
     timings: dict[str, float] = {}
     n = int(X.shape[0])
-    scaling = Scaling("none")
-    if ens.scale != "none":
-        t0 = time.perf_counter()
-        bar = progress.for_stage("scale", ens.scale)
-        bar.open()
-        scaling = fit_scaling_chunked(ens.scale, X, bar)
-        X = X.map_blocks(_apply_scaling, scaling, dtype=X.dtype)
-        bar.close(f"{X.shape[1]} columns")
-        timings["scale"] = time.perf_counter() - t0
+    scaling, X = scale_stage(ens.scale, X, progress, timings)
 
     ks, seeds = ens.plan(n, n_clusters, ctx)
     bar = progress.for_stage("ensemble", f"{len(ens.members)} members")

@@ -240,15 +240,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
         return Context(ctx.seed, progress.for_stage(name, part.name), ctx.n_jobs)
 
     # scale: column statistics as sums over chunks (l2 is row-local), applied per chunk
-    scaling = Scaling("none")
-    if pipe.scale != "none":
-        t0 = time.perf_counter()
-        bar = progress.for_stage("scale", pipe.scale)
-        bar.open()
-        scaling = fit_scaling_chunked(pipe.scale, X, bar)
-        X = X.map_blocks(_apply_scaling, scaling, dtype=X.dtype)
-        bar.close(f"{X.shape[1]} columns")
-        timings["scale"] = time.perf_counter() - t0
+    scaling, X = scale_stage(pipe.scale, X, progress, timings)
 
     # anchors: the selector, unchanged, on a uniform row sample (one task)
     t0 = time.perf_counter()
@@ -391,3 +383,18 @@ def _train_rows(X, builder, template, solver, solution):
     Z = builder.transform(X, template)
     lifted = solver.lift_rows(solution, Block(X, Z))
     return lifted.embedding if lifted.embedding is not None else lifted.soft
+
+
+def scale_stage(kind: str, X, progress, timings: dict):
+    """The chunked ``scale`` stage: ``(scaling, scaled X)``; statistics summed over the
+    chunks (l2 is row-local), applied per chunk, timed into ``timings["scale"]``."""
+    if kind == "none":
+        return Scaling("none"), X
+    t0 = time.perf_counter()
+    bar = progress.for_stage("scale", kind)
+    bar.open()
+    scaling = fit_scaling_chunked(kind, X, bar)
+    X = X.map_blocks(_apply_scaling, scaling, dtype=X.dtype)
+    bar.close(f"{X.shape[1]} columns")
+    timings["scale"] = time.perf_counter() - t0
+    return scaling, X

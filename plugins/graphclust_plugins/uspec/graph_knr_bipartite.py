@@ -137,9 +137,10 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         return rows_to_csr(idx, gaussian_weights(dist, state.sigma), U.shape[0])
 
     # -- one search per chunk (the chunked execution's single-pass form) -------------
-    def prepare_search(self, anchors, ctx) -> graphclust.AnchorGraph:
-        """The graph without rows and without ``σ`` (``nan`` until :meth:`finish_search`):
-        anchors and the search structure of :meth:`build` (same seed)."""
+    def _search_structure(self, anchors, ctx):
+        """``(U, p, K, index)`` of the chunked runs: the representatives, their number, the
+        neighbours per point and :meth:`build`'s coarse-to-fine index (same seed; ``None``
+        for exact search or when the candidates cover every representative)."""
         U = np.asarray(anchors.points)
         p = U.shape[0]
         k = int(min(self.n_neighbors, p))
@@ -149,6 +150,12 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
             if kprime + 1 < p:
                 index = build_index(U, kprime, n_groups=self.n_groups,
                                     seed=ctx.seed_for("graph.knr-bipartite"))
+        return U, p, k, index
+
+    def prepare_search(self, anchors, ctx) -> graphclust.AnchorGraph:
+        """The graph without rows and without ``σ`` (``nan`` until :meth:`finish_search`):
+        anchors and the search structure of :meth:`build` (same seed)."""
+        _, p, k, index = self._search_structure(anchors, ctx)
         info = {"search": self.search}
         if index is not None:
             info["n_groups"] = index.n_groups
@@ -187,15 +194,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         :meth:`build` (same seed), and ``σ`` = the mean of the ``n·K`` distances as a sum
         over the blocks, so every block's :meth:`transform` rows are :meth:`build`'s (up
         to the order of the sum of ``σ``)."""
-        U = np.asarray(anchors.points)
-        p = U.shape[0]
-        k = int(min(self.n_neighbors, p))
-        index = None
-        if self.search == "approx":
-            kprime = int(min(p - 1, int(self.candidates) * k))
-            if kprime + 1 < p:
-                index = build_index(U, kprime, n_groups=self.n_groups,
-                                    seed=ctx.seed_for("graph.knr-bipartite"))
+        U, p, k, index = self._search_structure(anchors, ctx)
         if self.sigma is not None:
             sigma = float(self.sigma)
         else:
