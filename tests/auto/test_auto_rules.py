@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 import graphclust as gc
 from graphclust._rules import DataProfile
-from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EXACT_BUDGET, MAX_ANCHORS,
+from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EIG_TOL, EXACT_BUDGET,
+                                               HIGH_DIM, MAX_ANCHORS, PCA_COMPONENTS,
                                                EXACT_MAX_N, MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
                                                auto_rule, n_anchors)
 
@@ -33,15 +34,29 @@ def test_small_work_runs_the_exact_knn_graph(n, d):
                               "normalize_rows": True}
 
 
-@pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (200_000, 8),
-                                 (SAMPLED_ANCHORS_N, 50), (EXACT_MAX_N + 1, 2),
-                                 (20_000, 2), (9_298, 256), (10_000, 784)])
-def test_large_work_runs_the_anchor_pipeline(n, d):
-    spec = auto_rule(profile(n, d, k=10))
+@pytest.mark.parametrize("n,d,sparse", [(200_000, 8, False), (SAMPLED_ANCHORS_N, HIGH_DIM, False),
+                                        (EXACT_MAX_N + 1, 2, False), (20_000, 2, False),
+                                        (20_000, 10_000, True)])
+def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, sparse):
+    spec = auto_rule(profile(n, d, k=10, sparse=sparse))
     assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
                                "max_iter": 10, "n_init": 1}
     assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
     assert spec["solver"]["name"] == "spectral"
+
+
+@pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (9_298, 256), (10_000, 784),
+                                 (EXACT_MAX_N + 1, HIGH_DIM + 1), (SAMPLED_ANCHORS_N, 51),
+                                 (4_000, 20_000)])
+def test_large_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(n, d):
+    spec = auto_rule(profile(n, d, k=10))
+    assert "anchors" not in spec
+    graph = spec["graph"]
+    assert graph["name"] == "knn" and graph["pca_components"] == PCA_COMPONENTS
+    assert graph["n_neighbors"] == 7 and graph["weight"] == "gaussian"
+    assert graph["symmetrize"] == "mean" and graph["method"] in ("approx", "auto")
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
+                              "normalize_rows": True, "eig_tol": EIG_TOL}
 
 
 @pytest.mark.parametrize("n,d", [(SAMPLED_ANCHORS_N + 1, 50), (1_000_000, 50),
@@ -55,17 +70,20 @@ def test_very_large_n_samples_its_anchors(n, d):
 
 
 @pytest.mark.parametrize("n", [500, 70_000, 1_000_000])
-def test_chunked_input_takes_the_chunkwise_sampled_recipe_unscaled(n):
+def test_chunked_input_takes_the_chunkwise_sampled_recipe_scaled_by_the_same_rule(n):
     spec = auto_rule(profile(n, 20, k=5, chunked=True, range_spread=100.0))
     assert spec["anchors"]["name"] == "hybrid" and spec["solver"]["name"] == "tcut"
-    assert spec["scale"] == "none" and "chunked" in spec["summary"]
+    assert spec["scale"] == "standard" and "chunked" in spec["summary"]
+    assert auto_rule(profile(n, 20, k=5, chunked=True))["scale"] == "none"
 
 
 def test_budget_boundary_is_n_squared_d():
     n = EXACT_MAX_N
     d_at = int(EXACT_BUDGET // (n * n))
     assert auto_rule(profile(n, d_at))["graph"]["name"] == "knn"
-    assert auto_rule(profile(n, d_at + 1))["graph"]["name"] == "gaussian-anchor"
+    above = auto_rule(profile(n, d_at + 1))["graph"]
+    assert above["name"] == "knn" and above["pca_components"] == PCA_COMPONENTS
+    assert auto_rule(profile(n + 1, HIGH_DIM))["graph"]["name"] == "gaussian-anchor"
 
 
 @pytest.mark.parametrize("spread,kind", [(1.0, "none"), (2.7, "none"), (UNIT_SPREAD, "none"),

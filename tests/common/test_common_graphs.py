@@ -159,3 +159,20 @@ def test_kmeans_anchors_assignment_and_clamp(blobs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         KMeansAnchors(n_anchors=5).select(np.zeros((10, 2)), graphclust.Context())
+
+
+def test_knn_pca_components_equals_the_graph_of_the_projected_data():
+    """``pca_components = p`` is the kNN graph of the data's ``p`` leading principal
+    components (the slow obvious reference: project first, then build)."""
+    from graphclust.numerics import fit_pca
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 40)) @ rng.normal(size=(40, 40))
+    ctx = graphclust.Context(seed=0)
+    on_pcs = KNNGraph(n_neighbors=6, pca_components=8, method="exact").build(X, None, ctx)
+    Y = fit_pca(X, 8).transform(X)
+    ref = KNNGraph(n_neighbors=6, method="exact").build(Y, None, ctx)
+    assert abs(on_pcs.adjacency - ref.adjacency).max() < 1e-10
+    full = KNNGraph(n_neighbors=6, pca_components=40, method="exact").build(X, None, ctx)
+    plain = KNNGraph(n_neighbors=6, method="exact").build(X, None, ctx)
+    assert abs(full.adjacency - plain.adjacency).max() == 0  # p >= d: the data as given

@@ -238,3 +238,22 @@ def test_drop_trivial_connected_drops_only_on_a_connected_graph():
         assert auto.info["drop_trivial"] is dropped
         np.testing.assert_allclose(auto.embedding, fixed.embedding, atol=1e-8)
     assert SpectralEmbedding(drop_trivial="sometimes").check_params()
+
+
+def test_eig_tol_keeps_the_embedding_of_a_clustered_graph():
+    """A loose ARPACK tolerance (``eig_tol``) gives the labels of the exact solve and an
+    embedding whose span is that of the dense eigenvectors to the tolerance's order."""
+    from sklearn.datasets import make_blobs
+
+
+    X, _ = make_blobs(3000, 8, centers=5, cluster_std=2.5, random_state=1)
+    ctx = graphclust.Context(seed=0)
+    g = KNNGraph(n_neighbors=10, method="exact").build(X, None, ctx)
+    tight = SpectralEmbedding(eig_tol=0.0).solve(g, None, 5, ctx)
+    loose = SpectralEmbedding(eig_tol=1e-5).solve(g, None, 5, ctx)
+    # same subspace: the singular values of the cross product are all ~1
+    s = np.linalg.svd(tight.embedding.T @ loose.embedding / 3000, compute_uv=False)
+    assert np.allclose(np.linalg.svd(tight.embedding.T @ tight.embedding / 3000,
+                                     compute_uv=False), s, atol=1e-3)
+    with pytest.raises(graphclust.SpecError):
+        graphclust.GraphClustering("ncut", overrides={"solver": {"eig_tol": -1.0}}).fit(X[:50])

@@ -69,7 +69,8 @@ def _dense(M) -> np.ndarray:
 
 
 def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
-                         method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+                         method: str = "auto",
+                         tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` largest (algebraic) eigenpairs of a symmetric matrix or operator.
 
     Parameters
@@ -85,6 +86,9 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
         ``"auto"`` applies the rule of this module; the others force a path
         (``"arpack"`` still falls back to dense when ``k >= n - 1``, which ARPACK
         cannot do).
+    tol : float, default=0.0
+        ARPACK's relative accuracy of the Ritz values (0 = machine precision). The dense
+        path is exact whatever ``tol``.
 
     Returns
     -------
@@ -109,7 +113,7 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
             raise ValueError("leading_eigenvectors: the iterative path needs rng (a seeded "
                              "numpy Generator) for its start vector")
         try:
-            vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(rng, n), tol=0.0,
+            vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(rng, n), tol=tol,
                                maxiter=max(1000, 50 * n))
         except ArpackNoConvergence as exc:
             # clustered eigenvalues (e.g. a graph of many components, where the leading

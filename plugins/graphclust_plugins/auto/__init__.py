@@ -17,6 +17,7 @@ def graphclust_register_components(registry):
 
     registry.rules.add("auto", auto_rule,
                        summary="Decided from the data: exact kNN spectral up to 5000 points and an n²·d "
-                               "budget, k-means-anchor spectral above; standardised when the "
+                               "budget, kNN on 50 principal components for dense d > 50, "
+                               "k-means-anchor spectral otherwise; standardised when the "
                                "columns are in different units",
                        description=DESCRIPTION)

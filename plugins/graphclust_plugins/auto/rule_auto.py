@@ -17,7 +17,17 @@ The rules, argued in ``docs/auto.rst``:
    its 5 nearest anchors by a Gaussian weight, the spectral embedding of
    ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
-4. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
+4. **High dimension.** With ``d > HIGH_DIM`` dense features and
+   ``EXACT_MAX_N < n <= SAMPLED_ANCHORS_N``, the kNN graph is searched and weighed on
+   the :data:`PCA_COMPONENTS` leading principal components (7 neighbours, self-tuning
+   Gaussian, symmetrised by averaging; faiss HNSW when installed), spectral embedding
+   with ARPACK tolerance :data:`EIG_TOL`, k-means. In many dimensions anchors average
+   points that are far apart along the data's manifold (k-means centres of pixel images
+   are blurs), while the nearest neighbours of a point in the leading components stay on
+   it; the "too local" failure of rule 2 is a low-dimensional one (a large noisy 2-d
+   sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
+   ``n log n`` search; memory ``O(n·(PCA_COMPONENTS + neighbours))``.
+5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
    cut, k-means.
@@ -29,7 +39,7 @@ import math
 
 from graphclust._rules import DataProfile
 
-__all__ = ["EXACT_BUDGET", "EXACT_MAX_N", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
+__all__ = ["EIG_TOL", "EXACT_BUDGET", "EXACT_MAX_N", "HIGH_DIM", "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
            "DESCRIPTION", "choose_scale"]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
@@ -44,6 +54,16 @@ UNIT_SPREAD = 10.0
 #: representatives: k-means of 10·m random candidates) and each point's nearest ones
 #: from the coarse-to-fine approximate search, so no step costs n·m·d per iteration.
 SAMPLED_ANCHORS_N = 200_000
+#: Dense data with more features than this (and more than EXACT_MAX_N points) get the
+#: kNN graph on their leading principal components.
+HIGH_DIM = 50
+#: Principal components of that graph's search.
+PCA_COMPONENTS = 50
+#: Its neighbours per point.
+HIGH_DIM_NEIGHBORS = 7
+#: ARPACK tolerance of its spectral solve: the eigenvectors only feed k-means; 1e-3 was
+#: measured to change labels, 1e-5 not (docs/auto.rst).
+EIG_TOL = 1e-5
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -91,6 +111,25 @@ def _anchor(p: DataProfile) -> dict:
     }
 
 
+def _have_faiss() -> bool:
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _high_dim(p: DataProfile) -> dict:
+    return {
+        "graph": {"name": "knn", "n_neighbors": HIGH_DIM_NEIGHBORS, "weight": "gaussian",
+                  "symmetrize": "mean", "method": "approx" if _have_faiss() else "auto",
+                  "pca_components": PCA_COMPONENTS},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
+                   "eig_tol": EIG_TOL},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+
+
 def _sampled(p: DataProfile) -> dict:
     m = n_anchors(p)
     return {
@@ -105,9 +144,6 @@ def _sampled(p: DataProfile) -> dict:
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
-    if p.chunked and scale != "none":  # column statistics are not fitted chunk-wise
-        scale, why_scale = "none", why_scale.replace("standardised", "left unscaled "
-                                                     "(chunked input: scale the array first)")
     if p.exact_work <= EXACT_BUDGET and p.n <= EXACT_MAX_N and not p.chunked:
         spec = _exact(p)
         why = (f"n = {p.n} <= {EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
@@ -119,6 +155,11 @@ def auto_rule(p: DataProfile) -> dict:
                + ": "
                f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
                "K-nearest-representative graph, transfer cut")
+    elif p.d > HIGH_DIM and not p.sparse:
+        spec = _high_dim(p)
+        why = (f"n = {p.n} > {EXACT_MAX_N}, d = {p.d} > {HIGH_DIM}, dense: "
+               f"{HIGH_DIM_NEIGHBORS}-NN graph on {PCA_COMPONENTS} principal components, "
+               "spectral embedding")
     else:
         spec = _anchor(p)
         why = (f"n = {p.n} > {EXACT_MAX_N} or n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
@@ -145,12 +186,17 @@ never from labels or per-data-set values:
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
+- but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}): the kNN graph instead,
+  searched on the {PCA_COMPONENTS} leading principal components ({HIGH_DIM_NEIGHBORS} neighbours,
+  self-tuning Gaussian, averaged; approximate search when faiss is installed), spectral
+  embedding (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average
+  points far apart on the data's manifold; neighbours in the leading components stay on it.
 - n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
-- Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise),
-  unscaled (column statistics are not fitted chunk-wise).
+- Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
+  the scale rule as for data in memory (column statistics are sums over chunks).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust.numerics import resolve_knn_method
-from graphclust.numerics import as_dense_float, knn
+from graphclust.numerics import as_dense_float, fit_pca, knn
 
 
 def local_scale_sigma(dist_sq: np.ndarray, local_scale: int) -> np.ndarray:
@@ -82,9 +82,16 @@ class KNNGraph(graphclust.GraphBuilder):
     method: str = graphclust.param("auto", doc="Neighbour search: exact brute force, "
                                    "approximate faiss HNSW, or auto (exact up to n²·d = 1e13).",
                                    check=graphclust.one_of("auto", "exact", "approx"))
+    pca_components: int | None = graphclust.param(
+        None, doc="Search and weigh the neighbours on this many leading principal "
+        "components (graphclust.numerics.fit_pca) instead of all d features; None = all.",
+        check=graphclust.optional(graphclust.integer(1)))
 
     def build(self, X, anchors, ctx):
         X = as_dense_float(X)
+        if self.pca_components is not None and self.pca_components < X.shape[1] \
+                and X.shape[0] > self.pca_components:
+            X = fit_pca(X, int(self.pca_components)).transform(X)
         n = X.shape[0]
         if n < 2:
             return graphclust.AffinityGraph(sp.csr_array((n, n)),
