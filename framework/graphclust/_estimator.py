@@ -473,14 +473,19 @@ class GraphClustering(ClusterMixin, BaseEstimator):
                 return self
             result = pipe.run(X, y_arr, n_clusters=n_clusters, ctx=ctx)
             warn_fewer_labels(result.labels, n_clusters, who)
+        sol = result.solution
+        return self._keep_pipeline(pipe, result, n_clusters, seed,
+                                   sol.embedding if sol.embedding is not None else sol.soft)
+
+    def _keep_pipeline(self, pipe: Pipeline, result, n_clusters: int, seed: int, embedding):
+        """Keep a pipeline run's result as the fitted attributes (in memory or chunked)."""
         self.pipeline_ = pipe
         self.result_ = result
         self.labels_ = result.labels
         self.graph_ = result.graph
         self.solution_ = result.solution
         self.anchors_ = result.anchors
-        sol = result.solution
-        self.embedding_ = sol.embedding if sol.embedding is not None else sol.soft
+        self.embedding_ = embedding
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
         self.scaling_ = result.scaling
@@ -535,20 +540,8 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             return self
         with one_warning_per_cause():
             result = fit_chunked(pipe, X, n_clusters, ctx, who)
-        self.pipeline_ = pipe
-        self.result_ = result
-        self.labels_ = result.labels
-        self.graph_ = result.graph
-        self.solution_ = result.solution
-        self.anchors_ = result.anchors
-        self.embedding_ = training_embedding(pipe, result, X)
-        self.timings_ = dict(result.timings)
-        self.scores_ = {}
-        self.scaling_ = result.scaling
-        self.n_clusters_ = n_clusters
-        self.resolved_spec_ = self._with_summary(
-            resolved_spec(pipe, result.graph, n_clusters, seed))
-        return self
+        return self._keep_pipeline(pipe, result, n_clusters, seed,
+                                   training_embedding(pipe, result, X))
 
     def _chunked_input(self, X):
         from graphclust._dask import require_dask

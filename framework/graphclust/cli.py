@@ -18,6 +18,7 @@ import sys
 import tempfile
 import tomllib
 import warnings
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -107,27 +108,36 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
-    """Write labels atomically: ``.npy`` as NumPy binary, anything else (``.csv``,
-    ``.txt``) as text, one label a line. The file gets the user's usual mode
-    (``0o666`` minus the umask), not the ``0o600`` of a temporary file."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` under a temporary name, then rename (never half-written). The file
+    gets the user's usual mode (``0o666`` minus the umask), not the ``0o600`` of a
+    temporary file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            if out.suffix.lower() == ".npy":
-                np.save(fh, labels)
-            else:
-                fh.write("".join(f"{int(v)}\n" for v in labels).encode())
+            fh.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
+        os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
+    """Write labels atomically (:func:`_atomic_write`): ``.npy`` as NumPy binary, anything
+    else (``.csv``, ``.txt``) as text, one label a line."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".npy":
+        buf = BytesIO()
+        np.save(buf, labels)
+        data = buf.getvalue()
+    else:
+        data = "".join(f"{int(v)}\n" for v in labels).encode()
+    _atomic_write(out, data)
     return out
 
 
@@ -381,19 +391,8 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
 
 
 def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` under a temporary name, then rename (never half-written)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` atomically (:func:`_atomic_write`)."""
+    _atomic_write(path, text.encode())
 
 
 _PLOT_FORMATS = (".png", ".pdf", ".svg")
