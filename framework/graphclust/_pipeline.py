@@ -58,6 +58,14 @@ def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np
     return arr
 
 
+def given_in_scaled_units(anchors, scaling):
+    """User-given anchors are in the units of the raw ``X``: bring them into the units of
+    the scaled data (any other anchors were selected on the scaled data already)."""
+    if anchors.info.get("given") and not scaling.is_identity:
+        return attrs.evolve(anchors, points=scaling.transform(anchors.points))
+    return anchors
+
+
 @attrs.define
 class FitResult:
     """What one pipeline run produced."""
@@ -178,10 +186,7 @@ class Pipeline:
                 t0 = time.perf_counter()
                 sctx = stage("anchors", self.anchors)
                 sctx.progress.open()
-                anchors = self.anchors.select(X, sctx)
-                if anchors.info.get("given") and not scaling.is_identity:
-                    # user-given anchors are in the units of the raw X
-                    anchors = attrs.evolve(anchors, points=scaling.transform(anchors.points))
+                anchors = given_in_scaled_units(self.anchors.select(X, sctx), scaling)
                 sctx.progress.close(f"{anchors.n_anchors} anchors")
                 timings["anchors"] = time.perf_counter() - t0
             t0 = time.perf_counter()

@@ -18,22 +18,11 @@ from graphclust.numerics import clamp_neighbors, normalize_rows, same_partition
 from graphclust_plugins.ongr import PRESETS
 from graphclust_plugins.ongr._start import drop_trivial, indicator_start, spectral_kmeans_start
 from graphclust_plugins.ongr.anchors_capped import CappedAnchors
-from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
-from graphclust_plugins.ongr.solver_ongr import OngrOperator, OngrSolver
+from graphclust_plugins.ongr.solver_ongr import OngrOperator
+
+from test_ongr_solver import _anchor_graph, _solve  # the solver tests' helpers
 
 _PRESETS = tomllib.loads(Path(PRESETS, "ongr.toml").read_text())
-
-
-def _anchor_graph(X, m, s=3, seed=0):
-    rng = np.random.default_rng(seed)
-    U = X[rng.choice(len(X), m, replace=False)]
-    return OngrAnchorGraph(n_neighbors=s).build(X, graphclust.Anchors(U), graphclust.Context())
-
-
-def _solve(graph, k, seed=0, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", graphclust.ConvergenceWarning)
-        return OngrSolver(**kw).solve(graph, None, k, graphclust.Context(seed=seed))
 
 
 def _preset_values(name):

@@ -38,7 +38,7 @@ from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
-from graphclust._pipeline import FitResult
+from graphclust._pipeline import FitResult, given_in_scaled_units
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import (
@@ -256,9 +256,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     _reissue(caught)
     anchors = attrs.evolve(anchors, assignment=None,
                            info={**anchors.info, "sample_size": int(size)})
-    if anchors.info.get("given") and not scaling.is_identity:
-        # user-given anchors are in the units of the raw X (as in memory)
-        anchors = attrs.evolve(anchors, points=scaling.transform(anchors.points))
+    anchors = given_in_scaled_units(anchors, scaling)
     sctx.progress.close(f"{anchors.n_anchors} anchors from {size} sampled rows")
     timings["anchors"] = time.perf_counter() - t0
 
