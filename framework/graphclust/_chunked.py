@@ -36,6 +36,33 @@ from the search that also gives its rows has ``prepare_search`` / ``search_block
 ``finish_search`` / ``rows_from_search`` (each block searched once, see
 :mod:`graphclust._dask._run`). The ``scale`` stage's column statistics are
 :class:`~graphclust.numerics.scaling.ColumnStats`, which add like any chunk sum.
+
+**Per-block state** (iterative solvers such as ONGR, whose ``n x k`` iterates must stay
+with their rows between iterations). Besides :meth:`RowChunks.sum`:
+
+* ``chunks.map(fn, *args, state=None)`` runs ``fn(block, *args)`` on every block and
+  returns a :class:`BlockState`, a handle to the per-block results **kept where the
+  blocks live** (a list in memory, persisted chunks on the Dask workers); nothing of them
+  reaches the caller;
+* ``chunks.map_sum(fn, *args, state=None)`` does the same with ``fn`` returning
+  ``(value, summand)``: the values are kept as the new state, the summands added as by
+  :meth:`RowChunks.sum`, in one pass;
+* ``sum``, ``map`` and ``map_sum`` take ``state=`` a handle: each block then sees its
+  value as ``block.state``;
+* ``chunks.on_sample(fn, reduce, rows, *args, state=None)`` runs ``fn(block, local,
+  *args)`` on every block (``local``: the block's positions of the sorted global row
+  indices ``rows``, all rows when ``None``) and ``reduce(parts)`` on the list of results
+  in **one** task (a k-means on a row sample); only ``reduce``'s result reaches the caller;
+* ``state.release()`` frees the kept values (do it as soon as a newer state exists);
+* ``block.start`` is the block's first row in the whole data, for row-keyed random
+  numbers that do not depend on the cut (:func:`graphclust.numerics.random_block_rows`).
+
+A solver whose chunked solution's rows live in such a state (ONGR's ``F`` and ``G``)
+returns it under ``Solution.info[KEPT_ROWS]``, each block's value being a
+:class:`~graphclust.Solution` of the block's rows; the execution takes it out of the
+solution (:func:`split_kept`) before shipping the solution to the blocks and hands
+``lift_rows`` each block's rows as ``block.state`` (:meth:`Block.take` restricts a block
+and its state to some of its rows).
 """
 
 from __future__ import annotations
@@ -52,12 +79,19 @@ __all__ = [
     "ANCHOR_SAMPLE_PER_ANCHOR",
     "ROUNDING_SAMPLE_MIN",
     "ROUNDING_SAMPLE_PER_CLUSTER",
+    "KEPT_ROWS",
     "Block",
+    "BlockState",
     "InMemoryChunks",
     "RowChunks",
     "add_sums",
     "sample_size",
+    "split_by_block",
+    "split_kept",
 ]
+
+#: ``Solution.info`` key of a chunked solution's rows kept per block (a :class:`BlockState`).
+KEPT_ROWS = "kept_rows"
 
 #: Anchor selection sees at least this many rows (or all of them, when fewer) ...
 ANCHOR_SAMPLE_MIN = 100_000
@@ -95,10 +129,80 @@ class Block:
         The features of the block (scaled, in the run's dtype).
     Z : scipy.sparse.csr_array of shape (b, m) or None
         The block's rows of the anchor graph (``None`` before the graph exists).
+    start : int
+        The block's first row within all rows of the run (0 outside a pass over
+        :class:`RowChunks`, e.g. when predicting new points).
+    state : object or None
+        The block's value of the :class:`BlockState` the pass was given, else ``None``.
     """
 
     X: np.ndarray
     Z: sp.csr_array | None = None
+    start: int = 0
+    state: Any = None
+
+    def take(self, local: np.ndarray) -> "Block":
+        """The block restricted to its rows ``local``; a state that is a
+        :class:`~graphclust.Solution` of the block's rows is restricted too."""
+        return Block(self.X[local], None if self.Z is None else self.Z[local],
+                     self.start, take_rows(self.state, local))
+
+
+def take_rows(value: Any, local: np.ndarray) -> Any:
+    """Rows ``local`` of a kept per-block value: a :class:`~graphclust.Solution` (its
+    row fields), an array, or ``None``."""
+    from graphclust._solution import Solution
+
+    if value is None:
+        return None
+    if isinstance(value, Solution):
+        return Solution(embedding=None if value.embedding is None else value.embedding[local],
+                        soft=None if value.soft is None else value.soft[local])
+    return value[local]
+
+
+class BlockState:
+    """A handle to one value per row block, kept where the blocks live.
+
+    Returned by :meth:`RowChunks.map` / :meth:`RowChunks.map_sum`; pass it back as
+    ``state=`` so each block sees its value as ``block.state``. :meth:`release` drops the
+    values (in memory: the list; on Dask: the persisted chunks on the workers).
+
+    Attributes
+    ----------
+    values : list
+        One entry per block (in-memory objects, or the engine's handles).
+    """
+
+    def __init__(self, values: list):
+        self.values = list(values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def release(self) -> None:
+        """Forget the per-block values (a released state cannot be used again)."""
+        self.values = []
+
+
+def split_kept(solution):
+    """``(solution without info[KEPT_ROWS], the kept BlockState or None)``."""
+    import attrs as _attrs
+
+    if KEPT_ROWS not in solution.info:
+        return solution, None
+    info = {k: v for k, v in solution.info.items() if k != KEPT_ROWS}
+    return _attrs.evolve(solution, info=info), solution.info[KEPT_ROWS]
+
+
+def split_by_block(idx: np.ndarray | None, sizes) -> list[np.ndarray]:
+    """Per row block of ``sizes`` rows, the block-local positions of the sorted global row
+    indices ``idx`` (all rows of every block when ``idx`` is ``None``)."""
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    if idx is None:
+        return [np.arange(c) for c in sizes]
+    idx = np.asarray(idx)
+    return [idx[(idx >= lo) & (idx < hi)] - lo for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def add_sums(a: Any, b: Any) -> Any:
@@ -125,19 +229,43 @@ class RowChunks:
     n_anchors : int or None
         Columns of ``Z`` (``None`` before the graph exists).
     n_blocks : int
+    sizes : tuple of int
+        Rows of each block, in order.
     """
 
     n: int
     n_features: int
     n_anchors: int | None
     n_blocks: int
+    sizes: tuple[int, ...]
 
-    def sum(self, fn: Callable[..., Any], *args: Any) -> Any:  # pragma: no cover - interface
+    def sum(self, fn: Callable[..., Any], *args: Any,
+            state: BlockState | None = None) -> Any:  # pragma: no cover - interface
         """``Σ_blocks fn(block, *args)``, added with :func:`add_sums` in a fixed order.
 
         ``fn`` must be a module-level function (it is shipped to workers) and should
-        return ``m``-sized values; ``args`` are shipped once, not once per block.
+        return ``m``-sized values; ``args`` are shipped once, not once per block. With
+        ``state``, each block sees its value as ``block.state``.
         """
+        raise NotImplementedError
+
+    def map(self, fn: Callable[..., Any], *args: Any,
+            state: BlockState | None = None) -> BlockState:  # pragma: no cover - interface
+        """Keep ``fn(block, *args)`` per block (where the block lives); returns the handle."""
+        raise NotImplementedError
+
+    def map_sum(self, fn: Callable[..., Any], *args: Any,
+                state: BlockState | None = None
+                ) -> tuple[BlockState, Any]:  # pragma: no cover - interface
+        """``fn(block, *args) = (value, summand)``: keep the values, add the summands;
+        returns ``(handle, Σ summand)`` after one pass."""
+        raise NotImplementedError
+
+    def on_sample(self, fn: Callable[..., Any], reduce: Callable[[list], Any],
+                  rows: np.ndarray | None, *args: Any,
+                  state: BlockState | None = None) -> Any:  # pragma: no cover - interface
+        """``reduce([fn(block, local_b, *args) for each block])`` in one task, ``local_b``
+        the block's positions of the sorted global rows ``rows`` (all when ``None``)."""
         raise NotImplementedError
 
 
@@ -161,16 +289,39 @@ class InMemoryChunks(RowChunks):
         self.n_anchors = None if Z is None else int(Z.shape[1])
         self.block_rows = int(block_rows)
         self.n_blocks = -(-self.n // self.block_rows)
+        self.sizes = tuple(min(self.block_rows, self.n - s)
+                           for s in range(0, self.n, self.block_rows))
 
-    def blocks(self):
-        """The :class:`Block` objects in row order."""
-        for start in range(0, self.n, self.block_rows):
+    def blocks(self, state: BlockState | None = None):
+        """The :class:`Block` objects in row order (with their ``state`` values)."""
+        values = [None] * self.n_blocks if state is None else state.values
+        if len(values) != self.n_blocks:
+            raise ValueError(f"a state of {len(values)} blocks for {self.n_blocks} blocks "
+                             "(released, or of other chunks)")
+        for i, start in enumerate(range(0, self.n, self.block_rows)):
             stop = start + self.block_rows
-            yield Block(self.X[start:stop], None if self.Z is None else self.Z[start:stop])
+            yield Block(self.X[start:stop], None if self.Z is None else self.Z[start:stop],
+                        start, values[i])
 
-    def sum(self, fn, *args):
+    def sum(self, fn, *args, state=None):
         total = None
-        for block in self.blocks():
+        for block in self.blocks(state):
             value = fn(block, *args)
             total = value if total is None else add_sums(total, value)
         return total
+
+    def map(self, fn, *args, state=None):
+        return BlockState([fn(block, *args) for block in self.blocks(state)])
+
+    def map_sum(self, fn, *args, state=None):
+        values, total = [], None
+        for block in self.blocks(state):
+            value, summand = fn(block, *args)
+            values.append(value)
+            total = summand if total is None else add_sums(total, summand)
+        return BlockState(values), total
+
+    def on_sample(self, fn, reduce, rows, *args, state=None):
+        locals_ = split_by_block(rows, self.sizes)
+        return reduce([fn(block, local, *args)
+                       for block, local in zip(self.blocks(state), locals_)])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from graphclust._chunked import Block, RowChunks, add_sums
+import numpy as np
 
-__all__ = ["DaskChunks", "active_client", "apply_block"]
+from graphclust._chunked import Block, BlockState, RowChunks, add_sums, split_by_block
+
+__all__ = ["DaskChunks", "active_client", "apply_block", "apply_block_at"]
 
 
 def active_client():
@@ -24,6 +26,24 @@ def apply_block(fn, X, Z, *args):
     return fn(Block(X, Z), *args)
 
 
+def apply_block_at(fn, X, Z, start, state, *args):
+    """``fn(Block(X, Z, start, state), *args)``: a block task that knows its first row and
+    sees its value of a kept state."""
+    return fn(Block(X, Z, start, state), *args)
+
+
+def _first(pair):
+    return pair[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
+def _reduce_parts(reduce, *parts):
+    return reduce(list(parts))
+
+
 class DaskChunks(RowChunks):
     """Row blocks of a dask array (and, once built, the matching blocks of ``Z``).
 
@@ -41,6 +61,13 @@ class DaskChunks(RowChunks):
     the active scheduler; only the sum reaches the caller. With a distributed client each
     finished block is reported to ``progress`` (a :class:`~graphclust.Progress`), one
     step per chunk.
+
+    :meth:`map` / :meth:`map_sum` persist one task per block (``dask.persist``: on a
+    distributed client the values stay in the workers' memory, held by the returned
+    :class:`~graphclust._chunked.BlockState`, and are recomputed from their lineage if a
+    worker is lost); ``release()`` drops the handle's references so the scheduler frees
+    them. ``map_sum`` persists the ``(value, summand)`` pairs and adds the summands as
+    :meth:`sum` does; the kept value is the pair's first item, taken on the worker.
     """
 
     progress = None
@@ -53,24 +80,81 @@ class DaskChunks(RowChunks):
         self.n, self.n_features = int(X.shape[0]), int(X.shape[1])
         self.n_anchors = n_anchors
         self.n_blocks = len(self.X_blocks)
+        self.sizes = tuple(int(c) for c in X.chunks[0])
 
-    def block_tasks(self, fn, *args) -> list:
-        """One delayed ``fn(block, *args)`` per block (``args`` shipped once)."""
+    def block_tasks(self, fn, *args, state: BlockState | None = None) -> list:
+        """One delayed ``fn(block, *args)`` per block (``args`` shipped once); with
+        ``state``, each block's value of it as ``block.state``."""
         import dask
 
         shipped = [dask.delayed(a) if not isinstance(a, (int, float, str, bool, type(None)))
                    else a for a in args]
         Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
-        task = dask.delayed(apply_block, pure=True)
-        return [task(fn, xb, zb, *shipped) for xb, zb in zip(self.X_blocks, Zs)]
+        if state is None:
+            task = dask.delayed(apply_block, pure=True)
+            return [task(fn, xb, zb, *shipped) for xb, zb in zip(self.X_blocks, Zs)]
+        if len(state) != self.n_blocks:
+            raise ValueError(f"a state of {len(state)} blocks for {self.n_blocks} blocks "
+                             "(released, or of other chunks)")
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
+        task = dask.delayed(apply_block_at, pure=True)
+        return [task(fn, xb, zb, st, sb, *shipped)
+                for xb, zb, st, sb in zip(self.X_blocks, Zs, starts, state.values)]
 
-    def sum(self, fn, *args):
+    def _with_start(self, fn, *args, state=None) -> list:
+        """Block tasks that always know their first row (``state`` may be ``None``)."""
+        return self.block_tasks(fn, *args, state=state if state is not None
+                                else BlockState([None] * self.n_blocks))
+
+    def _persist(self, tasks, what: str) -> list:
         import dask
 
-        level = self.block_tasks(fn, *args)
+        from graphclust._dask._run import _wait
+
+        kept = list(dask.persist(*tasks))
+        _wait(kept)
+        return kept
+
+    def map(self, fn, *args, state=None):
+        return BlockState(self._persist(self._with_start(fn, *args, state=state),
+                                        getattr(fn, "__name__", "map")))
+
+    def map_sum(self, fn, *args, state=None):
+        import dask
+
+        pairs = self._persist(self._with_start(fn, *args, state=state),
+                              getattr(fn, "__name__", "map"))
+        first = dask.delayed(_first, pure=True)
+        second = dask.delayed(_second, pure=True)
+        values = self._persist([first(p) for p in pairs], "kept")
+        total = self._tree_sum([second(p) for p in pairs], getattr(fn, "__name__", "sum"))
+        del pairs  # the persisted pairs are freed once the values are taken
+        return BlockState(values), total
+
+    def on_sample(self, fn, reduce, rows, *args, state=None):
+        import dask
+
+        locals_ = split_by_block(rows, self.sizes)
+        shipped = [dask.delayed(a) if not isinstance(a, (int, float, str, bool, type(None)))
+                   else a for a in args]
+        task = dask.delayed(apply_block_at, pure=True)
+        values = state.values if state is not None else [None] * self.n_blocks
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
+        Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
+        parts = [task(fn, xb, zb, st, sb, local, *shipped)
+                 for xb, zb, st, sb, local in zip(self.X_blocks, Zs, starts, values, locals_)]
+        return dask.delayed(_reduce_parts, pure=True)(reduce, *parts).compute()
+
+    def sum(self, fn, *args, state=None):
+        return self._tree_sum(self.block_tasks(fn, *args, state=state),
+                              getattr(fn, "__name__", "sum"))
+
+    def _tree_sum(self, level: list, what: str):
+        import dask
+
         client = active_client()
         if client is not None:
-            return self._sum_futures(client, level, getattr(fn, "__name__", "sum"))
+            return self._sum_futures(client, level, what)
         add = dask.delayed(add_sums, pure=True)
         while len(level) > 1:
             nxt = [add(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]

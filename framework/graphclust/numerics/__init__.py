@@ -27,6 +27,7 @@ from graphclust.numerics.anchor_rows import (
     gaussian_anchor_rows,
     gaussian_weights,
     rows_to_csr,
+    scaled_anchor_rows,
     self_tuning_sigma,
 )
 from graphclust.numerics.distances import (
@@ -48,7 +49,12 @@ from graphclust.numerics.eigen import (
     singular_values_from_gram,
     use_dense_eigensolver,
 )
-from graphclust.numerics.random import random_orthonormal, sample_rows, start_vector
+from graphclust.numerics.random import (
+    random_block_rows,
+    random_orthonormal,
+    sample_rows,
+    start_vector,
+)
 from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
@@ -72,6 +78,7 @@ __all__ = [
     "default_block_size",
     "float_dtype",
     "gaussian_anchor_rows",
+    "scaled_anchor_rows",
     "gaussian_weights",
     "grouped_nearest",
     "knn",
@@ -82,6 +89,7 @@ __all__ = [
     "same_partition",
     "exact_knn_seconds",
     "resolve_knn_method",
+    "random_block_rows",
     "random_orthonormal",
     "row_norms",
     "rows_to_csr",

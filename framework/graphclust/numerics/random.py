@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["start_vector", "sample_rows", "random_orthonormal"]
+__all__ = ["start_vector", "sample_rows", "random_orthonormal", "random_block_rows"]
+
+#: Rows drawn per seed of :func:`random_block_rows` (one generator per tile of rows).
+ROW_TILE = 1024
 
 
 def start_vector(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -34,3 +37,23 @@ def random_orthonormal(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
     """An ``n × k`` matrix with orthonormal columns spanning a uniformly random subspace
     (QR of a standard normal matrix), ``k <= n``."""
     return np.linalg.qr(rng.standard_normal((int(n), int(k))))[0]
+
+
+def random_block_rows(seed: int, start: int, stop: int, columns: int) -> np.ndarray:
+    """Rows ``start..stop-1`` of an endless standard normal matrix with ``columns``
+    columns determined by ``seed`` alone.
+
+    The rows come in tiles of :data:`ROW_TILE`; tile ``j`` is drawn by its own generator
+    ``default_rng([seed, j])``, so any row block is computed without the rows before it
+    and the matrix does not depend on how the rows are cut (the chunked execution draws
+    each chunk's rows where the chunk lives). Cost: the tiles overlapping the block.
+    """
+    start, stop, columns = int(start), int(stop), int(columns)
+    if stop <= start:
+        return np.zeros((0, columns))
+    first, last = start // ROW_TILE, (stop - 1) // ROW_TILE
+    tiles = [np.random.default_rng([int(seed), j]).standard_normal((ROW_TILE, columns))
+             for j in range(first, last + 1)]
+    out = np.vstack(tiles)
+    offset = start - first * ROW_TILE
+    return out[offset:offset + (stop - start)]

@@ -9,8 +9,14 @@ from threadpoolctl import threadpool_limits
 
 import graphclust
 from graphclust import safe_inverse
-from graphclust.numerics import leading_eigenvectors, random_orthonormal
-from graphclust_plugins.ongr._start import spectral_kmeans_start
+from graphclust._chunked import InMemoryChunks
+from graphclust.numerics import leading_eigenvectors
+from graphclust_plugins.ongr._start import (
+    complete_orthonormal,
+    one_block,
+    random_start,
+    spectral_kmeans_start,
+)
 
 __all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
 
@@ -79,21 +85,11 @@ class OngrOperator:
         keep = np.zeros(k, dtype=bool)
         keep[: Y.shape[1]] = ok
         if not keep.all():
-            U[:, ~keep] = rng.standard_normal((self.n, int((~keep).sum())))
-            U = _complete_orthonormal(U, keep)
+            chunks, state = one_block(U)
+            U = complete_orthonormal(chunks, state, keep, int(rng.integers(2**31))).values[0]
         eig = np.zeros(k)
         eig[: len(vals)] = vals
         return U, eig
-
-
-def _complete_orthonormal(U: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Orthonormalise the columns ``~keep`` of ``U`` against the (orthonormal) ``keep`` ones."""
-    order = np.concatenate([np.flatnonzero(keep), np.flatnonzero(~keep)])
-    Q, R = np.linalg.qr(U[:, order])
-    Q *= np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))[None, :]
-    out = np.empty_like(U)
-    out[:, order] = Q
-    return out
 
 
 def _flip_signs(F: np.ndarray) -> np.ndarray:
@@ -276,7 +272,8 @@ class OngrSolver(graphclust.Solver):
                                          ctx.seed_for("ongr-init.kmeans"),
                                          int(self.init_restarts), rng)
         else:
-            F = random_orthonormal(rng, op.n, k)
+            F = random_start(InMemoryChunks(np.zeros((op.n, 0)), block_rows=op.n), k,
+                             int(rng.integers(2**31))).values[0]
             eig = None
         positive = (lambda M: np.maximum(M, 0.0)) if self.positive_part == "max" else np.abs
 
@@ -329,6 +326,35 @@ class OngrSolver(graphclust.Solver):
                      "label_change": np.asarray(change)},
             info={"n_zero_rows": n_zero, "lam": lam, "positive_part": self.positive_part,
                   "init_eigenvalues": eig, "labels": labels})
+
+    # -- chunked execution (graphclust._chunked) -------------------------------------
+    chunkwise = True  # anchor graphs: m x k sums per pass, F and G kept per block
+
+    def solve_chunked(self, chunks, n_clusters, ctx):
+        """Algorithm 1 on row chunks (anchor graphs): the same iterations as
+        :meth:`solve`, each three passes over the blocks whose sums are ``m x k``
+        (``BᵀF``, ``BᵀG``) or ``k x k`` (the Gram of Eq. 11's ``Y``); the ``n x k``
+        iterates ``F`` and ``G`` stay with their blocks as a per-block state
+        (:mod:`graphclust_plugins.ongr._chunkwise`). The start is :meth:`solve`'s, its
+        k-means (``spectral-kmeans``) fitted on the rounding's row sample
+        (:func:`graphclust._chunked.sample_size`: all rows up to 100 000) and applied per
+        block. Returns a zero-row solution whose ``info["kept_rows"]`` holds each block's
+        rows of ``G`` (``soft``) and ``F`` (``embedding``) for :meth:`lift_rows`; the
+        per-anchor values are those of :meth:`solve`."""
+        from graphclust_plugins.ongr._chunkwise import solve_chunked
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return solve_chunked(self, chunks, n_clusters, ctx)
+
+    def lift_rows(self, solution, block):
+        """A block's rows of ``G`` (``soft``) and ``F`` (``embedding``): the kept rows of
+        :meth:`solve_chunked` (``block.state``), else — points the fit did not see — their
+        rows of ``W G`` and ``W F`` through the per-anchor values, as ``predict`` gives."""
+        if isinstance(block.state, graphclust.Solution):
+            return block.state
+        Z = block.Z
+        return graphclust.Solution(embedding=np.asarray(Z @ solution.anchor_embedding),
+                                   soft=np.asarray(Z @ solution.anchor_soft))
 
     def _labels(self, M: np.ndarray) -> np.ndarray:
         """Argmax labels of G; for ``max`` these equal the argmax of the unclipped ``M``
