@@ -14,6 +14,7 @@ from graphclust_plugins.ongr.solver_ongr import OngrSolver
     (OngrAnchorGraph, {}),
     (OngrSolver, {}),
     (OngrSolver, {"positive_part": "abs", "init": "random"}),
+    (OngrSolver, {"init": "spectral-kmeans"}),
 ])
 def test_contract(cls, params):
     check_part(cls, **params)

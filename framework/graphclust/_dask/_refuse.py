@@ -18,13 +18,7 @@ _WHY = {
 
 
 #: Part-specific reasons, where the general one would mislead.
-_WHY_PART = {
-    ("solver", "ongr"): "its m-sized sums per iteration (BᵀF, BᵀG, a k x k Gram) need the "
-                        "n x k iterates F and G kept per chunk between iterations, which "
-                        "the chunk protocol does not hold yet (docs: dask, 'ONGR's solver'); "
-                        "its anchors ('capped') and graph ('ongr-anchor') do run chunk-wise "
-                        "with another solver",
-}
+_WHY_PART: dict[tuple[str, str], str] = {}
 
 
 def _alternatives(kind: str, extra=None) -> str:

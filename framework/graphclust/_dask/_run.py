@@ -33,6 +33,8 @@ from graphclust._chunked import (
     ROUNDING_SAMPLE_PER_CLUSTER,
     Block,
     sample_size,
+    split_by_block,
+    split_kept,
 )
 from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
@@ -114,9 +116,10 @@ def _graph_one_search(builder, anchors, X, ctx):
     return template, [rows(builder, f, shipped) for f in found]
 
 
-def _sample_rows(solver, solution, X, Z, local):
-    """The solution rows of the sampled rows ``local`` of one block."""
-    sol = solver.lift_rows(solution, Block(X[local], Z[local]))
+def _sample_rows(solver, solution, X, Z, local, kept=None):
+    """The solution rows of the sampled rows ``local`` of one block (``kept``: the
+    block's rows kept by the solver, :data:`graphclust._chunked.KEPT_ROWS`)."""
+    sol = solver.lift_rows(solution, Block(X, Z, state=kept).take(local))
     return sol.embedding, sol.soft
 
 
@@ -138,8 +141,9 @@ def _label_counts(labels, k):
         if labels.size else np.zeros(max(k, 1), dtype=np.int64)
 
 
-def _assign(rounding, solver, solution, X, Z):
-    return np.asarray(rounding.assign(solver.lift_rows(solution, Block(X, Z))), dtype=np.int64)
+def _assign(rounding, solver, solution, X, Z, kept=None):
+    return np.asarray(rounding.assign(solver.lift_rows(solution, Block(X, Z, state=kept))),
+                      dtype=np.int64)
 
 
 def _scale_rows(X, kind):
@@ -199,19 +203,14 @@ def _wait(collection, progress=None, what: str = "chunks"):
     return collection
 
 
+_split_by_block = split_by_block  # the ensemble's name for it
+
+
 def _sorted_sample(rng: np.random.Generator, n: int, size: int) -> np.ndarray | None:
     """Sorted row indices of a uniform sample without replacement; ``None`` for all rows."""
     if size >= n:
         return None
     return np.sort(rng.choice(n, size=size, replace=False))
-
-
-def _split_by_block(idx: np.ndarray | None, chunks: tuple[int, ...]) -> list[np.ndarray]:
-    """Per row block, the block-local positions of the sampled rows ``idx``."""
-    bounds = np.concatenate([[0], np.cumsum(chunks)])
-    if idx is None:
-        return [np.arange(c) for c in chunks]
-    return [idx[(idx >= lo) & (idx < hi)] - lo for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def _n_anchors_asked(selector, n: int) -> int:
@@ -285,6 +284,9 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     sctx.progress.open()
     chunks.progress = sctx.progress
     solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
+    # rows a solver keeps per block (ONGR's F and G) stay on the workers, never shipped
+    shipped, kept = split_kept(solution)
+    kept = kept.values if kept is not None else [None] * chunks.n_blocks
     sctx.progress.close("")
     timings["solver"] = time.perf_counter() - t0
 
@@ -295,20 +297,20 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     r_size = sample_size(n, n_clusters, per_unit=ROUNDING_SAMPLE_PER_CLUSTER,
                          minimum=ROUNDING_SAMPLE_MIN)
     r_idx = _sorted_sample(ctx.rng("chunked.rounding-sample"), n, r_size)
-    shipped_solution = dask.delayed(solution)
+    shipped_solution = dask.delayed(shipped)
     lift = dask.delayed(_sample_rows, pure=True)
-    parts = [lift(pipe.solver, shipped_solution, xb, zb, local)
-             for xb, zb, local in zip(chunks.X_blocks, Z_blocks,
-                                      _split_by_block(r_idx, X.chunks[0]))]
+    parts = [lift(pipe.solver, shipped_solution, xb, zb, local, kb)
+             for xb, zb, local, kb in zip(chunks.X_blocks, Z_blocks,
+                                          split_by_block(r_idx, X.chunks[0]), kept)]
     (fitted, sample_found), caught = dask.delayed(_capturing)(
         _round, pipe.rounding, parts, n_clusters, quiet).compute()
     _reissue(caught)
     pipe.rounding = fitted
     assign = dask.delayed(_assign, pure=True)
     shipped_rounding = dask.delayed(fitted)
-    blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb),
-                              shape=(c,), dtype=np.int64)
-              for xb, zb, c in zip(chunks.X_blocks, Z_blocks, X.chunks[0])]
+    blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb,
+                                     kb), shape=(c,), dtype=np.int64)
+              for xb, zb, c, kb in zip(chunks.X_blocks, Z_blocks, X.chunks[0], kept)]
     labels = _wait(da.concatenate(blocks).persist(), sctx.progress, "labels")
     counts = labels.map_blocks(_label_counts, n_clusters, chunks=(n_clusters,),
                                dtype=np.int64).reshape((-1, n_clusters)).sum(axis=0)
@@ -369,12 +371,24 @@ def embed_chunked(pipe, result: FitResult, X, width: int):
 
 def training_embedding(pipe, result: FitResult, X) -> Any:
     """The training rows' solution (the in-memory ``embedding_``), lazily per block:
-    ``transform`` then ``lift_rows``; nothing is computed until asked."""
-    sol = result.solution
+    ``transform`` then ``lift_rows``; nothing is computed until asked. Rows the solver
+    kept per block (:data:`graphclust._chunked.KEPT_ROWS`) are taken from the workers."""
+    sol, kept = split_kept(result.solution)
     width = (sol.embedding if sol.embedding is not None else sol.soft).shape[1]
+    if kept is not None:
+        import dask
+        import dask.array as da
+
+        rows = dask.delayed(_kept_rows, pure=True)
+        return da.concatenate([da.from_delayed(rows(kb), shape=(c, width), dtype=np.float64)
+                               for kb, c in zip(kept.values, X.chunks[0])])
     return X.map_blocks(_train_rows, pipe.graph, result.graph, pipe.solver, sol,
                         chunks=(X.chunks[0], (width,)), dtype=np.float64,
                         meta=np.empty((0, 0), dtype=np.float64))  # no search on a 0-row probe
+
+
+def _kept_rows(kept):
+    return kept.embedding if kept.embedding is not None else kept.soft
 
 
 def _train_rows(X, builder, template, solver, solution):

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 import graphclust
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
-from graphclust_plugins.ongr._start import complete_orthonormal, gram_polar
+from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar
 
 __all__ = ["Extreme", "Minimum", "RFactor", "flip_signs", "leading_rows", "polar_step",
            "setup_sums", "solve_chunked"]
@@ -130,6 +130,7 @@ def leading_rows(chunks, lam, gram, q: int, rng, sd2: float | None = None):
     is ``{"U": U_b, "t": t_b}`` with the unit trivial direction ``t = √d/‖√d‖`` (``t``
     omitted when ``d = 0``). Returns ``(state, eigenvalues padded to q, has_t)``."""
     vals, vecs = leading_eigenvectors(gram, q, rng=rng)
+    vecs = canonical_eigenbasis(vals, vecs)
     p = vecs.shape[1]
     ok = vals > max(vals[0], 0.0) * 1e-10
     coef = np.zeros((gram.shape[0], q))

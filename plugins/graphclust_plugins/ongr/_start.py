@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from graphclust._chunked import BlockState, InMemoryChunks
 from graphclust.numerics import normalize_rows, random_block_rows
 
-__all__ = ["complete_orthonormal", "drop_trivial", "gram_polar", "indicator_start",
+__all__ = ["canonical_eigenbasis", "complete_orthonormal", "drop_trivial", "gram_polar", "indicator_start",
            "kmeans_start", "one_block", "random_start", "spectral_kmeans_start"]
 
 
@@ -39,6 +39,36 @@ def gram_polar(C: np.ndarray) -> np.ndarray:
     w, V = np.linalg.eigh(C)
     w = np.maximum(w, np.finfo(float).tiny)
     return (V / np.sqrt(w)[None, :]) @ V.T
+
+
+def canonical_eigenbasis(vals: np.ndarray, V: np.ndarray, rtol: float = 1e-8) -> np.ndarray:
+    """``V`` with the basis of every repeated eigenvalue (a run of ``vals`` closer than
+    ``rtol·max|vals|``; e.g. eigenvalue 1 once per connected component) rotated to a
+    canonical one, so it no longer depends on round-off in the matrix.
+
+    For a run's columns ``V_c`` the pivoted QR ``V_cᵀ Π = Q R`` picks rows by the
+    basis-free norms of the projector ``V_c V_cᵀ``; ``V_c Q`` (with ``diag R > 0``) is
+    then lower triangular with a positive diagonal on the pivot rows, whatever basis the
+    eigensolver returned. Used by the ``svd`` start, whose ``F`` (not only its span)
+    depends on the basis: without it the in-memory and the chunked Gram (summed in
+    another order) gave two different starts on a graph with several components.
+    """
+    from scipy.linalg import qr
+
+    V = np.array(V, dtype=np.float64)
+    scale = max(float(np.max(np.abs(vals))) if len(vals) else 0.0, np.finfo(float).tiny)
+    i = 0
+    while i < len(vals):
+        j = i + 1
+        while j < len(vals) and abs(vals[j - 1] - vals[j]) <= rtol * scale:
+            j += 1
+        if j - i > 1:
+            Q, R, _ = qr(V[:, i:j].T, pivoting=True, mode="economic")
+            sign = np.sign(np.diag(R))
+            sign[sign == 0] = 1.0
+            V[:, i:j] = V[:, i:j] @ (Q * sign[None, :])
+        i = j
+    return V
 
 
 # -- orthonormal completion (random directions orthogonal to kept columns) ------------

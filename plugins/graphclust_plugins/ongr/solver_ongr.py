@@ -12,6 +12,7 @@ from graphclust import safe_inverse
 from graphclust._chunked import InMemoryChunks
 from graphclust.numerics import leading_eigenvectors
 from graphclust_plugins.ongr._start import (
+    canonical_eigenbasis,
     complete_orthonormal,
     one_block,
     random_start,
@@ -67,13 +68,17 @@ class OngrOperator:
         """The ``k`` leading eigenvectors of ``W`` (left singular vectors of ``B``), orthonormal.
 
         For an anchor graph: eigenvectors ``V`` of the ``m × m`` Gram ``BᵀB`` give
-        ``U = B V Λ^{-1/2}`` (Section 3.2, Initialization). Directions with a (numerically)
-        zero eigenvalue are filled with random vectors orthogonalised against the rest.
+        ``U = B V Λ^{-1/2}`` (Section 3.2, Initialization); the basis of a repeated
+        eigenvalue is made canonical (``_start.canonical_eigenbasis``). Directions with a
+        (numerically) zero eigenvalue are filled with random vectors orthogonalised
+        against the rest (``_start.complete_orthonormal``: row-keyed draws seeded from
+        ``rng``, so the chunked solve fills them identically).
         Dense or Lanczos by the rule of :func:`graphclust.numerics.leading_eigenvectors`
         (the Lanczos start vector comes from ``rng``, the run's seed).
         """
         if self.kind == "anchor":
             vals, vecs = leading_eigenvectors(self.gram, k, rng=rng)
+            vecs = canonical_eigenbasis(vals, vecs)
             Y = np.asarray(self.graph.B() @ vecs)
             ok = vals > max(vals[0], 0.0) * 1e-10
             Y[:, ok] *= safe_inverse(vals[ok], 0.5)[None, :]
