@@ -77,9 +77,9 @@ import scipy.sparse as sp
 __all__ = [
     "ANCHOR_SAMPLE_MIN",
     "ANCHOR_SAMPLE_PER_ANCHOR",
+    "KEPT_ROWS",
     "ROUNDING_SAMPLE_MIN",
     "ROUNDING_SAMPLE_PER_CLUSTER",
-    "KEPT_ROWS",
     "Block",
     "BlockState",
     "InMemoryChunks",
@@ -141,7 +141,7 @@ class Block:
     start: int = 0
     state: Any = None
 
-    def take(self, local: np.ndarray) -> "Block":
+    def take(self, local: np.ndarray) -> Block:
         """The block restricted to its rows ``local``; a state that is a
         :class:`~graphclust.Solution` of the block's rows is restricted too."""
         return Block(self.X[local], None if self.Z is None else self.Z[local],

@@ -116,8 +116,8 @@ def test_refused_before_anything_runs(digits, dask_client):
     msg = str(err.value)
     assert "graph 'knn' does not run on row chunks" in msg
     assert "gaussian-anchor" in msg and "knr-bipartite" in msg and "adaptive-anchor" in msg
-    with pytest.raises(SpecError, match="solver 'ongr' does not run on row chunks"):
-        gc.GraphClustering("ongr-k", n_clusters=10).fit(Xd)
+    with pytest.raises(SpecError, match="solver 'dlc' does not run on row chunks"):
+        gc.GraphClustering("dlc", n_clusters=10).fit(Xd)
 
 
 def test_bad_chunked_input(dask_client):

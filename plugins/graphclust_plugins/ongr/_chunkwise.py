@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import warnings
 
+import graphclust
 import numpy as np
 import scipy.sparse as sp
-
-import graphclust
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
+
 from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar
 
 __all__ = ["Extreme", "Minimum", "RFactor", "flip_signs", "leading_rows", "polar_step",
@@ -47,7 +47,7 @@ class Minimum:
     def __init__(self, value: float):
         self.value = float(value)
 
-    def __add__(self, other: "Minimum") -> "Minimum":
+    def __add__(self, other: Minimum) -> Minimum:
         return Minimum(min(self.value, other.value))
 
 
@@ -59,7 +59,7 @@ class Extreme:
         self.magnitude, self.value, self.row = (np.asarray(magnitude), np.asarray(value),
                                                 np.asarray(row))
 
-    def __add__(self, other: "Extreme") -> "Extreme":
+    def __add__(self, other: Extreme) -> Extreme:
         take = (other.magnitude > self.magnitude) | (
             (other.magnitude == self.magnitude) & (other.row < self.row))
         return Extreme(np.where(take, other.magnitude, self.magnitude),
@@ -76,10 +76,10 @@ class RFactor:
         self.R = R
 
     @classmethod
-    def of(cls, Y: np.ndarray) -> "RFactor":
+    def of(cls, Y: np.ndarray) -> RFactor:
         return cls(np.linalg.qr(Y, mode="r"))
 
-    def __add__(self, other: "RFactor") -> "RFactor":
+    def __add__(self, other: RFactor) -> RFactor:
         return RFactor.of(np.vstack([self.R, other.R]))
 
 
@@ -258,7 +258,7 @@ def _range_basis(block, lam, Q, reg, coef, k):
 def polar_step(chunks, state, lam, Q, reg, C, track, seed):
     """Pass 3 (the F-step, Eq. 11) from the ``k x k`` Gram ``C``; the ill-conditioned
     case through the TSQR ``R`` (module docstring). Returns ``(state, sums)``."""
-    w, V = np.linalg.eigh(C)
+    w = np.linalg.eigvalsh(C)
     k = C.shape[0]
     if w[0] > 1e-10 * w[-1] and w[-1] > 0:
         return chunks.map_sum(_f_step, lam, Q, reg, gram_polar(C), track, False, state=state)
@@ -299,8 +299,8 @@ def _finish(block, fill):
 
 def _start(solver, chunks, k, ctx, lam, gram, sd2):
     """The initial ``F`` per block, drawing from ``ctx`` exactly as :meth:`solve` does."""
-    from graphclust._chunked import (ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER,
-                                     sample_size)
+    from graphclust._chunked import ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER, sample_size
+
     from graphclust_plugins.ongr._start import kmeans_start, random_start
 
     rng = ctx.rng("ongr-init")

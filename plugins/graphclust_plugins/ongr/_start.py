@@ -15,12 +15,11 @@ import functools
 import warnings
 
 import numpy as np
+from graphclust._chunked import BlockState, InMemoryChunks
+from graphclust.numerics import normalize_rows, random_block_rows
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from threadpoolctl import threadpool_limits
-
-from graphclust._chunked import BlockState, InMemoryChunks
-from graphclust.numerics import normalize_rows, random_block_rows
 
 __all__ = ["canonical_eigenbasis", "complete_orthonormal", "drop_trivial", "gram_polar", "indicator_start",
            "kmeans_start", "one_block", "random_start", "spectral_kmeans_start"]
