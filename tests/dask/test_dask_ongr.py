@@ -1,5 +1,5 @@
-"""ONGR's anchor graph (``ongr-anchor``) and ``capped`` anchors run chunk-wise; ONGR's
-solver is still refused (see docs/dask.rst)."""
+"""ONGR on Dask: its anchors (``capped``), graph (``ongr-anchor``) and solver (``F`` and
+``G`` kept per chunk on the workers) run chunk-wise and give the in-memory labels."""
 
 from __future__ import annotations
 
@@ -44,3 +44,71 @@ def test_ongr_graph_with_chunkwise_solver_equals_in_memory(base, digits, as_dask
     np.testing.assert_array_equal(chunked.anchors_.points, mem.anchors_.points)
     assert chunked.graph_.state.sigma == pytest.approx(mem.graph_.state.sigma, rel=1e-12)
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
+def _block_sum(block, shift):
+    return block.X.sum(axis=0) + shift * block.X.shape[0]
+
+
+def _keep_scaled(block, factor):
+    return block.X * factor + block.start
+
+
+def _scaled_sum(block):
+    return block.state.sum(axis=0), block.state.shape[0]
+
+
+def _rows_and_count(block):
+    return block.state[:, :1] * 2, block.state.shape[0]
+
+
+def _pick(block, local):
+    return block.state[local]
+
+
+def test_dask_state_api_equals_in_memory(dask_client):
+    """``map`` / ``map_sum`` keep per-chunk values on the workers (``block.start`` is the
+    chunk's first row), ``sum(state=)`` and ``on_sample`` read them, as
+    :class:`InMemoryChunks` does; a released state refuses to be used."""
+    import dask.array as da
+    from graphclust._chunked import InMemoryChunks
+    from graphclust._dask._chunks import DaskChunks
+
+    X = np.random.default_rng(0).normal(size=(103, 3))
+    rows = np.array([0, 5, 49, 50, 51, 102])
+    out = []
+    for chunks in (InMemoryChunks(X, block_rows=50), DaskChunks(da.from_array(X, chunks=(50, 3)))):
+        assert chunks.sizes == (50, 50, 3)
+        kept = chunks.map(_keep_scaled, 2.0)
+        total = chunks.sum(_scaled_sum, state=kept)
+        again, count = chunks.map_sum(_rows_and_count, state=kept)
+        sample = chunks.on_sample(_pick, np.vstack, rows, state=kept)
+        col = chunks.sum(_scaled_sum, state=again)
+        out.append((total, count, sample, col))
+        kept.release()
+        with pytest.raises(ValueError, match="released"):
+            chunks.sum(_scaled_sum, state=kept)
+    (t0, c0, s0, k0), (t1, c1, s1, k1) = out
+    ref = X * 2.0 + np.repeat([0, 50, 100], [50, 50, 3])[:, None]
+    np.testing.assert_allclose(t0[0], ref.sum(axis=0))
+    np.testing.assert_allclose(t1[0], t0[0])
+    assert c0 == c1 == 103 and t1[1] == 103
+    np.testing.assert_array_equal(s0, ref[rows])
+    np.testing.assert_array_equal(s1, ref[rows])
+    np.testing.assert_allclose(k1[0], k0[0])
+
+
+@pytest.mark.parametrize("preset", ["ongr-k", "ongr-r"])
+def test_ongr_preset_on_a_cluster_equals_in_memory(preset, digits, as_dask, dask_client):
+    """The ONGR presets on a 2-worker cluster: labels equal to the in-memory fit's (the
+    argmax of G, kept on the workers), the training embedding is F, and predict places
+    new points as in memory."""
+    X, _ = digits
+    mem = gc.GraphClustering(preset, n_clusters=10, random_state=0).fit(X)
+    chunked = gc.GraphClustering(preset, n_clusters=10, random_state=0).fit(as_dask(X, 300))
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+    np.testing.assert_allclose(chunked.embedding_.compute(), mem.embedding_, atol=1e-9)
+    assert chunked.solution_.n_iter == mem.solution_.n_iter
+    np.testing.assert_allclose(chunked.solution_.anchor_soft, mem.solution_.anchor_soft,
+                               atol=1e-10)
+    np.testing.assert_array_equal(chunked.predict(X[:200]), mem.predict(X[:200]))
