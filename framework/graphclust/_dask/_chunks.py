@@ -91,22 +91,15 @@ class DaskChunks(RowChunks):
                    else a for a in args]
         Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
         if state is None:
-            task = dask.delayed(apply_block, pure=True)
-            return [task(fn, xb, zb, *shipped) for xb, zb in zip(self.X_blocks, Zs)]
+            state = BlockState([None] * self.n_blocks)
         if len(state) != self.n_blocks:
             raise ValueError(f"a state of {len(state)} blocks for {self.n_blocks} blocks "
                              "(released, or of other chunks)")
-        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
         task = dask.delayed(apply_block_at, pure=True)
         return [task(fn, xb, zb, st, sb, *shipped)
-                for xb, zb, st, sb in zip(self.X_blocks, Zs, starts, state.values)]
+                for xb, zb, st, sb in zip(self.X_blocks, Zs, self._starts(), state.values)]
 
-    def _with_start(self, fn, *args, state=None) -> list:
-        """Block tasks that always know their first row (``state`` may be ``None``)."""
-        return self.block_tasks(fn, *args, state=state if state is not None
-                                else BlockState([None] * self.n_blocks))
-
-    def _persist(self, tasks, what: str) -> list:
+    def _persist(self, tasks) -> list:
         import dask
 
         from graphclust._dask._run import _wait
@@ -116,17 +109,15 @@ class DaskChunks(RowChunks):
         return kept
 
     def map(self, fn, *args, state=None):
-        return BlockState(self._persist(self._with_start(fn, *args, state=state),
-                                        getattr(fn, "__name__", "map")))
+        return BlockState(self._persist(self.block_tasks(fn, *args, state=state)))
 
     def map_sum(self, fn, *args, state=None):
         import dask
 
-        pairs = self._persist(self._with_start(fn, *args, state=state),
-                              getattr(fn, "__name__", "map"))
+        pairs = self._persist(self.block_tasks(fn, *args, state=state))
         first = dask.delayed(_first, pure=True)
         second = dask.delayed(_second, pure=True)
-        values = self._persist([first(p) for p in pairs], "kept")
+        values = self._persist([first(p) for p in pairs])
         total = self._tree_sum([second(p) for p in pairs], getattr(fn, "__name__", "sum"))
         del pairs  # the persisted pairs are freed once the values are taken
         return BlockState(values), total
@@ -134,16 +125,18 @@ class DaskChunks(RowChunks):
     def on_sample(self, fn, reduce, rows, *args, state=None):
         import dask
 
-        locals_ = split_by_block(rows, self.sizes)
         shipped = [dask.delayed(a) if not isinstance(a, (int, float, str, bool, type(None)))
                    else a for a in args]
-        task = dask.delayed(apply_block_at, pure=True)
         values = state.values if state is not None else [None] * self.n_blocks
-        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
         Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
+        task = dask.delayed(apply_block_at, pure=True)
         parts = [task(fn, xb, zb, st, sb, local, *shipped)
-                 for xb, zb, st, sb, local in zip(self.X_blocks, Zs, starts, values, locals_)]
+                 for xb, zb, st, sb, local in zip(self.X_blocks, Zs, self._starts(), values,
+                                                  split_by_block(rows, self.sizes))]
         return dask.delayed(_reduce_parts, pure=True)(reduce, *parts).compute()
+
+    def _starts(self) -> list[int]:
+        return np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
 
     def sum(self, fn, *args, state=None):
         return self._tree_sum(self.block_tasks(fn, *args, state=state),
