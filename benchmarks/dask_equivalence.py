@@ -79,6 +79,7 @@ def main(argv=None) -> int:
                    "equal_labels": float(np.mean(labels == mem.labels_)),
                    "ari_between": float(adjusted_rand_score(mem.labels_, labels)),
                    "seconds_memory": round(t_mem, 2), "seconds_chunked": round(t_chunk, 2),
+                   "memory_stages": {s: round(v, 2) for s, v in mem.timings_.items()},
                    "chunked_stages": {s: round(v, 2) for s, v in chunked.timings_.items()}}
             out.append(row)
             print(json.dumps(row), flush=True)

@@ -109,7 +109,7 @@ def test_block_size_does_not_change_the_result(fitted, rows, seed):
 def test_fewer_anchors_than_directions(fitted):
     """``m = 6 < k + 1``: the eigen directions missing are random orthonormal ones,
     drawn row-keyed, so the chunked start and result equal the in-memory ones."""
-    X, graph, _ = fitted
+    _, graph, _ = fitted
     Z = sp.csr_array(graph.Z[:, :6])
     Z = sp.csr_array(Z[np.flatnonzero(np.diff(Z.indptr))])  # rows that kept an anchor
     from graphclust import AnchorGraph
@@ -176,7 +176,7 @@ def _polar_case(G, rows):
     state = BlockState([{"F": np.zeros((len(g), k)), "G": g, "labels": None}
                         for g in (G[s:s + rows] for s in range(0, n, rows))])
     C = G.T @ G
-    new, sums = polar_step(chunks, state, np.ones(1), np.zeros((1, k)), 1.0, C, False, 5)
+    new, _ = polar_step(chunks, state, np.ones(1), np.zeros((1, k)), 1.0, C, False, 5)
     return np.vstack([v["F"] for v in new.values])
 
 
