@@ -10,7 +10,8 @@ and ``out-of-sample`` (on an anchor graph, the solution places new points exactl
 when ``out_of_sample`` says so, with every per-anchor value it can set); ``chunked`` for
 a ``chunkwise`` solver: ``solve_chunked`` over three row blocks then ``lift_rows`` per
 block gives the solution of ``solve`` (compared through the Gram matrix of its rows, which
-a rotation of a repeated eigenspace or a sign does not change).
+a rotation of a repeated eigenspace or a sign does not change); rows the solver keeps per
+block (``info["kept_rows"]``) reach ``lift_rows`` as ``block.state``.
 """
 
 from __future__ import annotations
