@@ -195,3 +195,28 @@ def test_polar_fallback(rows):
     np.testing.assert_allclose(F.T @ F, np.eye(4), atol=1e-10)
     assert np.trace(F.T @ G) == pytest.approx(np.linalg.svd(G, compute_uv=False).sum(),
                                               rel=1e-10)
+
+
+def test_sampled_kmeans_start_does_not_depend_on_the_cut(fitted, monkeypatch):
+    """Above the rounding sample's floor (lowered here to 300 of 700 rows) the start's
+    k-means is fitted on a uniform row sample and assigned per block: the result then
+    differs from memory as with another seed, but not between cuts of the rows."""
+    import graphclust._chunked as chunked
+
+    X, graph, _ = fitted
+    monkeypatch.setattr(chunked, "ROUNDING_SAMPLE_MIN", 300)
+    monkeypatch.setattr(chunked, "ROUNDING_SAMPLE_PER_CLUSTER", 30)
+    seen = []
+    on_sample = InMemoryChunks.on_sample
+
+    def spy(self, fn, reduce, rows, *args, **kw):
+        seen.append(None if rows is None else len(rows))
+        return on_sample(self, fn, reduce, rows, *args, **kw)
+
+    monkeypatch.setattr(InMemoryChunks, "on_sample", spy)
+    one = _chunked(X, graph, N, init="spectral-kmeans")
+    cut = _chunked(X, graph, 233, init="spectral-kmeans")
+    np.testing.assert_array_equal(cut[1].argmax(axis=1), one[1].argmax(axis=1))
+    np.testing.assert_allclose(cut[2], one[2], atol=1e-10)
+    assert seen == [300, 300]
+    assert len(np.unique(one[1].argmax(axis=1))) >= 8
