@@ -62,12 +62,13 @@ class DaskChunks(RowChunks):
     finished block is reported to ``progress`` (a :class:`~graphclust.Progress`), one
     step per chunk.
 
-    :meth:`map` / :meth:`map_sum` persist one task per block (``dask.persist``: on a
-    distributed client the values stay in the workers' memory, held by the returned
+    :meth:`map` / :meth:`map_sum` keep one task's result per block: on a distributed
+    client as futures (the values stay in the workers' memory, held by the returned
     :class:`~graphclust._chunked.BlockState`, and are recomputed from their lineage if a
-    worker is lost); ``release()`` drops the handle's references so the scheduler frees
-    them. ``map_sum`` persists the ``(value, summand)`` pairs and adds the summands as
-    :meth:`sum` does; the kept value is the pair's first item, taken on the worker.
+    worker is lost), on Dask's threads by ``dask.persist``; ``release()`` drops the
+    handle's references so the scheduler frees them. ``map_sum`` computes the ``(value,
+    summand)`` pairs, keeps the first items and adds the second ones in :meth:`sum`'s
+    tree, all on the workers in one round trip.
     """
 
     progress = None
@@ -100,26 +101,33 @@ class DaskChunks(RowChunks):
                 for xb, zb, st, sb in zip(self.X_blocks, Zs, self._starts(), state.values)]
 
     def _persist(self, tasks) -> list:
+        """Threads: compute and keep the tasks (``dask.persist``)."""
         import dask
 
-        from graphclust._dask._run import _wait
-
-        kept = list(dask.persist(*tasks))
-        _wait(kept)
-        return kept
+        return list(dask.persist(*tasks))
 
     def map(self, fn, *args, state=None):
-        return BlockState(self._persist(self.block_tasks(fn, *args, state=state)))
+        tasks = self.block_tasks(fn, *args, state=state)
+        client = active_client()
+        if client is None:
+            return BlockState(self._persist(tasks))
+        return BlockState(client.compute(tasks))  # futures: kept on the workers
 
     def map_sum(self, fn, *args, state=None):
         import dask
 
-        pairs = self._persist(self.block_tasks(fn, *args, state=state))
-        first = dask.delayed(_first, pure=True)
-        second = dask.delayed(_second, pure=True)
-        values = self._persist([first(p) for p in pairs])
-        total = self._tree_sum([second(p) for p in pairs], getattr(fn, "__name__", "sum"))
-        del pairs  # the persisted pairs are freed once the values are taken
+        tasks = self.block_tasks(fn, *args, state=state)
+        what = getattr(fn, "__name__", "map_sum")
+        client = active_client()
+        if client is None:
+            pairs = self._persist(tasks)
+            values = self._persist([dask.delayed(_first, pure=True)(p) for p in pairs])
+            total = self._tree_sum([dask.delayed(_second, pure=True)(p) for p in pairs], what)
+            return BlockState(values), total
+        # one round trip: the values are taken and the summands added on the workers
+        pairs = client.compute(tasks)
+        values = [client.submit(_first, p) for p in pairs]
+        total = self._tree_futures(client, [client.submit(_second, p) for p in pairs], what)
         return BlockState(values), total
 
     def on_sample(self, fn, reduce, rows, *args, state=None):
@@ -158,9 +166,11 @@ class DaskChunks(RowChunks):
 
     def _sum_futures(self, client, tasks, what: str):
         """The same tree of sums on futures, reporting each finished block."""
+        return self._tree_futures(client, client.compute(tasks), what)
+
+    def _tree_futures(self, client, futures: list, what: str):
         from distributed import as_completed
 
-        futures = client.compute(tasks)
         if self.progress is not None:
             self.progress.start(len(futures), f"{what}: {len(futures)} chunks")
             for i, _ in enumerate(as_completed(futures), 1):
