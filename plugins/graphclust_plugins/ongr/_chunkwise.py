@@ -2,16 +2,16 @@
 
 Private maths of :meth:`OngrSolver.solve_chunked`. With ``W = B Bᵀ``, ``B = Z Σ^{-1/2}``
 and the rows ``F_b``, ``G_b`` of the iterates **kept per block** (a
-:class:`~graphclust._chunked.BlockState`), one iteration is three passes over the blocks:
+:class:`~graphclust._chunked.BlockState`), one iteration is two passes over the blocks:
 
-1. ``P = Σ B_bᵀ F_b`` is at hand (from pass 3); per block ``M_b = (B_b P + λ F_b)/(1+λ)``,
+1. ``P = Σ B_bᵀ F_b`` is at hand (from pass 2); per block ``M_b = (B_b P + λ F_b)/(1+λ)``,
    ``G_b = (M_b)₊`` (Eq. 9) and the argmax labels are kept; summed: ``Q = Σ B_bᵀ G_b``
-   (``m x k``), the changed labels, and the Eq. 7 pieces ``⟨G, WF⟩``, ``FᵀF``, ``GᵀG``,
+   (``m x k``), ``GᵀG``, the changed labels, and the Eq. 7 pieces ``⟨G, WF⟩``, ``FᵀF``,
    ``‖F − G‖²``;
-2. ``C = Σ Y_bᵀ Y_b`` (``k x k``) with ``Y_b = B_b Q + λ G_b``;
-3. ``F_b = Y_b M`` with ``M = V w^{-1/2} Vᵀ`` from ``C = V w Vᵀ`` (Eq. 11, the Gram route
-   of the in-memory ``_polar``); summed: the next ``P`` and ``⟨F, WG⟩``, ``FᵀF``,
-   ``‖F − G‖²``.
+2. ``F_b = Y_b M`` with ``Y_b = B_b Q + λ G_b`` and ``M = V w^{-1/2} Vᵀ`` from
+   ``YᵀY = C = V w Vᵀ`` (Eq. 11, the Gram route of the in-memory ``_polar``), where
+   ``C = Qᵀ(BᵀB)Q + 2λ QᵀQ + λ² GᵀG`` needs no pass (:func:`y_gram`); summed: the next
+   ``P`` and ``⟨F, WG⟩``, ``FᵀF``, ``‖F − G‖²``.
 
 Only ``m x k`` and ``k x k`` values reach the caller. When ``Y`` is ill-conditioned
 (the in-memory solver's QR fallback) the ``k x k`` factor ``R`` of ``Y = QR`` is a
@@ -211,11 +211,11 @@ def _g_step(block, lam, P, reg, positive, track):
         G, labels = np.abs(M), np.abs(M).argmax(axis=1)   # Eq. 9
     changed = 0 if s["labels"] is None else int(np.sum(labels != s["labels"]))
     pos = G[G > 0]
-    out = {"Q": np.asarray(B.T @ G), "changed": changed,
+    out = {"Q": np.asarray(B.T @ G), "GtG": G.T @ G, "changed": changed,
            "zero": int(np.sum(~(G > 0).any(axis=1))),
            "min": Minimum(pos.min() if pos.size else np.inf)}
     if track:
-        out.update(cross=float(np.vdot(G, WF)), FtF=F.T @ F, GtG=G.T @ G,
+        out.update(cross=float(np.vdot(G, WF)), FtF=F.T @ F,
                    gap=float(np.sum((F - G) ** 2)))
     return {"F": F, "G": G, "labels": labels}, out
 
@@ -226,9 +226,13 @@ def _y(block, lam, Q, reg):
     return B, WG, WG + reg * block.state["G"]
 
 
-def _y_gram(block, lam, Q, reg):
-    Y = _y(block, lam, Q, reg)[2]
-    return Y.T @ Y
+def y_gram(gram, Q, GtG, reg):
+    """``C = YᵀY`` of ``Y = B Q + λ G`` without a pass: with ``BᵀG = Q``,
+    ``C = Qᵀ(BᵀB)Q + 2λ QᵀQ + λ² GᵀG`` (``m``- and ``k``-sized; no cancellation: every
+    term is nonnegative since ``B``, ``G`` and ``Q`` are)."""
+    QtQ = Q.T @ Q
+    C = Q.T @ (gram @ Q) + reg * (QtQ + QtQ.T) + reg * reg * GtG
+    return (C + C.T) / 2.0
 
 
 def _y_r(block, lam, Q, reg):
@@ -351,7 +355,7 @@ def solve_chunked(solver, chunks, n_clusters: int, ctx) -> graphclust.Solution:
         if track:
             obj_g.append(norm2 - 2.0 * a["cross"] + float(np.sum(a["FtF"] * a["GtG"]))
                          + reg * a["gap"])
-        C = chunks.sum(_y_gram, lam, a["Q"], reg, state=state)
+        C = y_gram(gram, a["Q"], a["GtG"], reg)
         old, (state, c) = state, polar_step(chunks, state, lam, a["Q"], reg, C, track,
                                             ctx.seed_for(f"ongr.polar.{it}"))
         old.release()

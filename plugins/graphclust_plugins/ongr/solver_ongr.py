@@ -337,8 +337,9 @@ class OngrSolver(graphclust.Solver):
 
     def solve_chunked(self, chunks, n_clusters, ctx):
         """Algorithm 1 on row chunks (anchor graphs): the same iterations as
-        :meth:`solve`, each three passes over the blocks whose sums are ``m x k``
-        (``BᵀF``, ``BᵀG``) or ``k x k`` (the Gram of Eq. 11's ``Y``); the ``n x k``
+        :meth:`solve`, each two passes over the blocks whose sums are ``m x k``
+        (``BᵀF``, ``BᵀG``) or ``k x k`` (``GᵀG``, which with ``BᵀB`` gives the Gram of
+        Eq. 11's ``Y``); the ``n x k``
         iterates ``F`` and ``G`` stay with their blocks as a per-block state
         (:mod:`graphclust_plugins.ongr._chunkwise`). The start is :meth:`solve`'s, its
         k-means (``spectral-kmeans``) fitted on the rounding's row sample
