@@ -112,3 +112,59 @@ def test_ongr_preset_on_a_cluster_equals_in_memory(preset, digits, as_dask, dask
     np.testing.assert_allclose(chunked.solution_.anchor_soft, mem.solution_.anchor_soft,
                                atol=1e-10)
     np.testing.assert_array_equal(chunked.predict(X[:200]), mem.predict(X[:200]))
+
+
+def _kill_when_state_is_kept(client, cluster, done):
+    """Kill a worker once it holds kept ONGR rows (``_first`` keys: per-chunk ``F``/``G``
+    states between iterations)."""
+    import time
+
+    from test_dask_worker_loss import _kill
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not done.get("stop"):
+        for address, keys in client.has_what().items():
+            if sum("_first" in str(k) for k in keys) >= 2:
+                _kill(cluster, address, False)
+                done["killed"] = address
+                done["at"] = time.monotonic()
+                return
+        time.sleep(0.002)
+
+
+@pytest.mark.slow
+def test_ongr_survives_a_lost_worker_mid_iteration(digits):
+    """A worker holding per-chunk states is lost while ONGR iterates: the states are
+    recomputed from their own chain of iterations and the labels are those of an
+    undisturbed run."""
+    import threading
+    import time
+
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    X, _ = digits
+    Xd = da.from_array(X, chunks=(200, 64))
+    kw = {"n_clusters": 10, "random_state": 0, "solver": {"init": "svd"}}
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                           dashboard_address=":0")
+    client = Client(cluster)
+    try:
+        reference = gc.GraphClustering("ongr-k", **kw).fit(Xd).labels_.compute()
+        client.run(lambda: None)
+        done: dict = {}
+        thread = threading.Thread(target=_kill_when_state_is_kept,
+                                  args=(client, cluster, done))
+        thread.start()
+        try:
+            model = gc.GraphClustering("ongr-k", **kw).fit(Xd)
+            fit_end = time.monotonic()
+        finally:
+            done["stop"] = True
+            thread.join()
+        assert "killed" in done, "the worker was not killed during the fit"
+        assert done["at"] < fit_end, "the worker was killed after the fit had finished"
+        np.testing.assert_array_equal(model.labels_.compute(), reference)
+    finally:
+        client.close()
+        cluster.close()
