@@ -42,7 +42,8 @@ def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, spa
     assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
                                "max_iter": 10, "n_init": 1}
     assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
-    assert spec["solver"]["name"] == "spectral"
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
+                              "normalize_rows": True}
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (9_298, 256), (10_000, 784),

@@ -15,7 +15,8 @@ The rules, argued in ``docs/auto.rst``:
 3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
    ``m`` k-means anchors (:func:`n_anchors`, 10 Lloyd iterations), each point linked to
    its 5 nearest anchors by a Gaussian weight, the spectral embedding of
-   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
+   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC; the trivial vector dropped
+   only when the anchors form one component, as in rule 2), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
 4. **High dimension.** With ``d > HIGH_DIM`` dense features and
    ``EXACT_MAX_N < n <= SAMPLED_ANCHORS_N``, the kNN graph is searched and weighed on
@@ -106,7 +107,7 @@ def _anchor(p: DataProfile) -> dict:
     return {
         "anchors": {"name": "kmeans", "n_anchors": m, "max_iter": 10, "n_init": 1},
         "graph": {"name": "gaussian-anchor", "n_neighbors": 5},
-        "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True},
         "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
     }
 
@@ -185,7 +186,8 @@ never from labels or per-data-set values:
   long clusters are cut across; anchors fix the graph's resolution): no n x n step. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
-  (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
+  (m x m Gram matrix; the trivial vector dropped only when the anchors form one
+  component), k-means. Row-local; memory O(n·(d + s + k)).
 - but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}): the kNN graph instead,
   searched on the {PCA_COMPONENTS} leading principal components ({HIGH_DIM_NEIGHBORS} neighbours,
   self-tuning Gaussian, averaged; approximate search when faiss is installed), spectral
