@@ -3,14 +3,13 @@
 import json
 import warnings
 
+import graphclust as gc
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs, make_moons
-
-import graphclust as gc
 from graphclust import GraphClustering, SpecError
 from graphclust.cli import main
 from graphclust_plugins.auto import rule_auto
+from sklearn.datasets import make_blobs, make_moons
 
 
 @pytest.fixture

@@ -1,15 +1,25 @@
 """The auto rule preset: which pipeline for which profile (synthetic profiles, no data)."""
 
 import attrs
-import pytest
-from hypothesis import given, settings, strategies as st
-
 import graphclust as gc
+import pytest
 from graphclust._rules import DataProfile
-from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EIG_TOL, EXACT_BUDGET,
-                                               HIGH_DIM, MAX_ANCHORS, PCA_COMPONENTS,
-                                               EXACT_MAX_N, MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
-                                               auto_rule, n_anchors)
+from graphclust_plugins.auto.rule_auto import (
+    ANCHORS_PER_CLUSTER,
+    EIG_TOL,
+    EXACT_BUDGET,
+    EXACT_MAX_N,
+    HIGH_DIM,
+    MAX_ANCHORS,
+    MIN_ANCHORS,
+    PCA_COMPONENTS,
+    SAMPLED_ANCHORS_N,
+    UNIT_SPREAD,
+    auto_rule,
+    n_anchors,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def profile(n=1000, d=10, k=3, **kw):

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
-
-import graphclust
+from graphclust.numerics import eigen
 from graphclust_plugins.common.anchors_random import RandomAnchors
 from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
 from graphclust_plugins.common.graph_knn import KNNGraph
-from graphclust.numerics import eigen
 from graphclust_plugins.common.solver_spectral import SpectralEmbedding
+from threadpoolctl import threadpool_limits
 
 
 @pytest.fixture(autouse=True)

@@ -36,12 +36,22 @@ The rules, argued in ``docs/auto.rst``:
 
 from __future__ import annotations
 
-import math
-
 from graphclust._rules import DataProfile
 
-__all__ = ["EIG_TOL", "EXACT_BUDGET", "EXACT_MAX_N", "HIGH_DIM", "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
-           "DESCRIPTION", "choose_scale"]
+__all__ = [
+    "DESCRIPTION",
+    "EIG_TOL",
+    "EXACT_BUDGET",
+    "EXACT_MAX_N",
+    "HIGH_DIM",
+    "PCA_COMPONENTS",
+    "SAMPLED_ANCHORS_N",
+    "UNIT_SPREAD",
+    "auto_rule",
+    "choose_scale",
+    "n_anchors",
+    "n_neighbors",
+]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
 #: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).

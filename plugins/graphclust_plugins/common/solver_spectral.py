@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
-
-import graphclust
 from graphclust import safe_inverse
-from graphclust.numerics import (leading_eigenvectors, normalize_rows, sign_flip,
-                                 singular_values_from_gram)
+from graphclust.numerics import (
+    leading_eigenvectors,
+    normalize_rows,
+    sign_flip,
+    singular_values_from_gram,
+)
+from scipy.sparse.linalg import LinearOperator
 
 
 def drop_direction(op, U: np.ndarray, t: np.ndarray):
