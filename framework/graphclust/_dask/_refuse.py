@@ -80,8 +80,7 @@ def check_chunkwise(pipe) -> None:
 def _pipeline_problems(pipe) -> list:
     """The reasons one pipeline cannot run chunk-wise (empty when it can)."""
     problems = []
-    adapted = pipe.adapter is not None and getattr(pipe.adapter, "chunkwise", False)
-    if pipe.adapter is not None and not adapted:
+    if pipe.adapter is not None and not getattr(pipe.adapter, "chunkwise", False):
         problems.append(Problem("adapter", f"adapter {pipe.adapter.name!r} does not run "
                                 "chunk-wise: it has no adapt_chunked (its problem from sums "
                                 "over chunks) and lift_rows (rows lifted per chunk); "
@@ -99,8 +98,10 @@ def _pipeline_problems(pipe) -> list:
             continue
         if getattr(part, "chunkwise", False):
             continue
-        if section == "solver" and adapted:
-            continue  # it solves the adapter's m-sized problem in memory, unchanged
+        if section == "solver" and pipe.adapter is not None:
+            # it solves the adapter's m-sized problem in memory, unchanged: whether that
+            # runs is the adapter's question (named above when it cannot)
+            continue
         if section == "graph" and getattr(part, "name", "") == "precomputed":
             problems.append(Problem("graph", "a precomputed graph cannot be split into "
                                     "chunks; give the features as a dask array instead"))
