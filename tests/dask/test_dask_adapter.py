@@ -201,3 +201,31 @@ def test_small_dcd_with_scale_and_uneven_chunks(scale, digits, dask_client):
     Xd = da.from_array(X, chunks=((1, 700, 96, 1000), (64,)))
     mem, chunked = _pair({**DCD, "scale": scale}, X, Xd)
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
+# -- the contract kit's 'chunked' check --------------------------------------------------
+
+@gc.part
+class _FirstBlockOnly(AnchorLevelAdapter):
+    """An anchor-level adapter whose chunked graph forgets every block but the first."""
+
+    name = "first-block-only"
+
+    def adapt_chunked(self, graph, chunks, n_clusters, ctx):
+        first = next(iter(chunks.blocks()))
+        return super().adapt_chunked(graph, InMemoryChunks(first.X, first.Z,
+                                                           block_rows=first.X.shape[0]),
+                                     n_clusters, ctx)
+
+
+def test_contract_kit_checks_a_chunkwise_adapter():
+    """The kit runs 'chunked' for a chunk-wise adapter: passes for ``anchor-level``, and
+    names the check for one whose block sum is wrong."""
+    from graphclust.testing import ContractViolation, iter_checks
+
+    checks = {c.name: c for c in iter_checks(AnchorLevelAdapter)}
+    assert "chunked" in checks
+    checks["chunked"]()
+    broken = {c.name: c for c in iter_checks(_FirstBlockOnly)}
+    with pytest.raises(ContractViolation, match="adapt_chunked\\(\\) differs from adapt"):
+        broken["chunked"]()
