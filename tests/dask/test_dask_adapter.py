@@ -229,3 +229,19 @@ def test_contract_kit_checks_a_chunkwise_adapter():
     broken = {c.name: c for c in iter_checks(_FirstBlockOnly)}
     with pytest.raises(ContractViolation, match="adapt_chunked\\(\\) differs from adapt"):
         broken["chunked"]()
+
+
+def test_ensemble_of_dcd_on_anchors_members(digits, as_dask, dask_client):
+    """An ensemble whose members are DCD on anchors (the adapter inside each chunked
+    member) under the tcut consensus: every member's labels and the consensus labels
+    equal the in-memory run."""
+    X, _ = digits
+    spec = {"ensemble": {"members": [{"preset": "bkhk-dcd", "count": 2,
+                                      "n_clusters": [8, 14], "metrics": [],
+                                      "anchors": {"n_anchors": 64},
+                                      "solver": {"alphas": [2.0]}}],
+                         "consensus": {"name": "tcut"}}}
+    mem, chunked = _pair(spec, X, as_dask(X, 400))
+    for got, want in zip(chunked.result_.members, mem.result_.members, strict=True):
+        np.testing.assert_array_equal(got.labels.compute(), want.labels)
+    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
