@@ -245,3 +245,17 @@ def test_ensemble_of_dcd_on_anchors_members(digits, as_dask, dask_client):
     for got, want in zip(chunked.result_.members, mem.result_.members, strict=True):
         np.testing.assert_array_equal(got.labels.compute(), want.labels)
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
+def test_precomputed_anchor_graph_with_the_adapter_is_refused(digits, as_dask):
+    """A given ``Z`` cannot be cut into chunks: the graph is named (the adapter and the
+    solver behind it are not), before anything runs."""
+    X, _ = digits
+    Z = _random_Z(np.random.default_rng(0), X.shape[0], 50, 3)
+    model = gc.GraphClustering({"adapter": "anchor-level", "solver": {"name": "dcd"},
+                                "rounding": {"name": "argmax"}}, graph=Z, n_clusters=10)
+    model.fit(X)  # in memory it runs
+    with pytest.raises(SpecError) as err:
+        model.fit(as_dask(X, 300))
+    msg = str(err.value)
+    assert "(1 problem)" in msg and "- graph: a precomputed graph cannot be split" in msg
