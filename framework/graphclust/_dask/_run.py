@@ -5,19 +5,22 @@ Stage by stage (every n-sized step is one task per row block of ``X``):
 ========== ============================================ ==================================
 stage      work                                         what reaches the caller
 ========== ============================================ ==================================
-anchors    ``select`` on a uniform row sample (one task) the ``m x d`` anchors
-graph      ``prepare_chunked`` (global scalars as sums); the fitted state (σ, an index)
-           rows of ``Z`` = ``transform`` per block,
-           persisted on the workers
-solver     ``solve_chunked``: sums over blocks           ``m``-sized sums, the solution's
-                                                         per-anchor values / projection
- or        ``adapt_chunked`` (e.g. ``ZᵀZ`` summed over    the adapted ``m``-sized problem;
-adapter    blocks), then the solver's ``solve`` on it,   the solver's per-anchor values
-           unchanged, here; ``lift`` on the zero-row
-           graph; rows lifted per block (``lift_rows``)
-rounding   ``round`` on the lifted rows of a uniform     the fitted rounding (k centres)
+anchors    ``select`` on a uniform row sample (one      the ``m x d`` anchors
+           task)
+graph      ``prepare_chunked`` (global scalars as       the fitted state (σ, an index)
+           sums); rows of ``Z`` = ``transform`` per
+           block, persisted on the workers
+solver     ``solve_chunked``: sums over blocks          ``m``-sized sums, the solution's
+                                                        per-anchor values / projection
+adapter    instead of ``solve_chunked`` when the spec   the adapted ``m``-sized problem;
+           has one: ``adapt_chunked`` (``ZᵀZ``          the solver's per-anchor values
+           summed over blocks), the solver's
+           ``solve`` on it here, unchanged; ``lift``
+           on the zero-row graph; rows per block by
+           ``lift_rows``
+rounding   ``round`` on the lifted rows of a uniform    the fitted rounding (k centres)
            sample (one task), ``assign`` per block
-labels     one int64 block per row block, persisted      nothing (a dask array)
+labels     one int64 block per row block, persisted     nothing (a dask array)
 ========== ============================================ ==================================
 """
 
