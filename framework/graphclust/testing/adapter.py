@@ -8,7 +8,10 @@ kind, whose features (if any) have one row per vertex (and are present when
 ``provides_features`` and the graph has anchors), and whose ``n_clusters`` lies in
 ``[1, min(k, vertices)]``. Own check: ``lift`` (the kit's solver on the adapted graph,
 lifted back: one row per point of the input graph, the same solution parts, a soft part
-still nonnegative, and extendable when ``out_of_sample``).
+still nonnegative, and extendable when ``out_of_sample``). A ``chunkwise`` adapter (on
+anchor graphs) also gets ``chunked``: ``adapt_chunked`` over three row blocks equals
+``adapt``, ``lift`` on the zero-row graph has zero rows, and ``lift_rows`` per block
+stacks to ``lift``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,57 @@ def _check_lift(session: Session) -> None:
         if cls.out_of_sample:
             ensure(lifted.extendable, cls, c, "declares out_of_sample = True, so the lifted "
                    "solution must place new points (per-anchor values or a projection)")
+
+
+def _check_chunked(session: Session) -> None:
+    """``adapt_chunked`` over three row blocks and ``lift_rows`` per block equal ``adapt``
+    and ``lift`` (the kit's solver in between)."""
+    import scipy.sparse as sp
+
+    from graphclust._chunked import InMemoryChunks
+    from graphclust._graphs import AnchorGraph
+
+    cls, c = session.cls, "chunked"
+    fx = session.fixture()
+    ensure("anchor" in cls.accepts, cls, c, "declares chunkwise=True, which needs an "
+           "adapter that accepts anchor graphs")
+    p = session.instance(c)
+    graph, k = fx.anchor_graph, fx.n_clusters
+    template = AnchorGraph(sp.csr_array((0, graph.n_anchors)), anchors=graph.anchors,
+                           state=graph.state)
+    chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=-(-fx.X.shape[0] // 3))
+    with guard(cls, c, "adapt() and lift(), then adapt_chunked(), lift() on the zero-row "
+               "graph and lift_rows() per block"):
+        ctx = Context(seed=0)
+        ref = p.adapt(graph, fx.X.copy(), k, ctx)
+        got = session.instance(c).adapt_chunked(template, chunks, k, Context(seed=0))
+        sol = KitSolver().solve(ref.graph, ref.X, ref.n_clusters, Context(seed=0))
+        want = p.lift(sol, graph, ref, ctx)
+        zero = p.lift(sol, template, got, Context(seed=0))
+        parts = [p.lift_rows(zero, b) for b in chunks.blocks()]
+    ensure(isinstance(got, Adapted) and got.graph.kind == ref.graph.kind, cls, c,
+           "adapt_chunked() must return graphclust.Adapted with a graph of the kind adapt() "
+           "gives")
+    ensure(got.n_clusters == ref.n_clusters, cls, c, f"adapt_chunked() asks for "
+           f"{got.n_clusters} clusters, adapt() for {ref.n_clusters}")
+    A, B = got.graph.to_dense(), ref.graph.to_dense()
+    scale = max(float(np.abs(B).max()), 1e-12)
+    ensure(A.shape == B.shape and np.allclose(A, B, atol=1e-9 * scale), cls, c,
+           "the graph of adapt_chunked() differs from adapt()'s")
+    ensure((got.X is None) == (ref.X is None) and (got.X is None
+                                                   or np.allclose(got.X, ref.X)), cls, c,
+           "adapt_chunked() hands the solver other features than adapt()")
+    ensure(isinstance(zero, Solution) and zero.n == 0, cls, c,
+           "lift() on the zero-row graph must return a Solution with zero rows")
+    for attr in ("embedding", "soft"):
+        full = getattr(want, attr)
+        if full is None:
+            continue
+        rows = [getattr(q, attr) for q in parts]
+        ensure(all(r is not None for r in rows), cls, c, f"lift_rows() gives no {attr}")
+        rows = np.vstack(rows)
+        ensure(rows.shape == np.shape(full) and np.allclose(rows, full, atol=1e-9), cls, c,
+               f"lift_rows() {attr} per block differs from lift()'s")
 
 
 class AdapterContract(KindContract):
@@ -136,8 +190,17 @@ class AdapterContract(KindContract):
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
         if getattr(cls, "lift", None) is Adapter.lift:
             return []
-        return [KindCheck("lift", "lift() after adapt() and a solver: one row per point, "
-                          "the solver's parts kept.", _check_lift)]
+        checks = [KindCheck("lift", "lift() after adapt() and a solver: one row per point, "
+                            "the solver's parts kept.", _check_lift)]
+        try:
+            on_anchor = "anchor" in cls.accepts
+        except TypeError:  # malformed accepts: 'declarations' reports it
+            on_anchor = False
+        if on_anchor and getattr(cls, "chunkwise", False):
+            checks.append(KindCheck("chunked", "chunkwise: adapt_chunked() over row blocks "
+                                    "and lift_rows() per block equal adapt() and lift().",
+                                    _check_chunked))
+        return checks
 
     def minimal_spec(self, inst: Part) -> dict:
         spec: dict = {"adapter": inst, "solver": KitSolver(), "rounding": KitKMeansRounding()}
