@@ -45,7 +45,7 @@ from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
-from graphclust._pipeline import FitResult, given_in_scaled_units
+from graphclust._pipeline import FitResult, given_in_scaled_units, solve_adapted
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import (
@@ -351,8 +351,6 @@ def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: C
     the zero-row ``template`` (per-anchor values kept, zero rows), as
     :meth:`graphclust.Pipeline._solve` does in memory. Returns the lifted solution and
     the adapter's wall time."""
-    from graphclust._errors import InputError
-
     adapter = pipe.adapter
     actx = stage("adapter", adapter)
     actx.progress.open()
@@ -363,13 +361,8 @@ def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: C
     spent = time.perf_counter() - t0
     actx.progress.close(f"{type(adapted.graph).__name__} n={adapted.graph.n} "
                         f"nnz={adapted.graph.nnz}")
-    if pipe.solver.needs_features and adapted.X is None:
-        raise InputError(f"solver {pipe.solver.name!r} needs features, but adapter "
-                         f"{adapter.name!r} had none to hand it for this graph")
-    sol = pipe.solver.solve(adapted.graph, adapted.X, adapted.n_clusters, sctx)
-    t0 = time.perf_counter()
-    lifted = adapter.lift(sol, template, adapted, actx)
-    return lifted, spent + time.perf_counter() - t0
+    lifted, lift_s = solve_adapted(pipe.solver, adapter, adapted, template, sctx, actx)
+    return lifted, spent + lift_s
 
 
 def slim_result(result: FitResult) -> FitResult:

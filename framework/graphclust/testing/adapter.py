@@ -22,8 +22,9 @@ import numpy as np
 
 from graphclust._parts import Adapted, Adapter, Context, Part
 from graphclust._solution import Solution
-from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
+from graphclust.testing._common import Session, lifted_rows
+from graphclust.testing._contract import (KindCheck, KindContract, Variant, chunked_on_anchors,
+                                          ensure, guard)
 from graphclust.testing._fixture import (
     Fixture,
     KitAnchorGraph,
@@ -76,18 +77,13 @@ def _check_chunked(session: Session) -> None:
     and ``lift`` (the kit's solver in between)."""
     import scipy.sparse as sp
 
-    from graphclust._chunked import InMemoryChunks
     from graphclust._graphs import AnchorGraph
 
     cls, c = session.cls, "chunked"
+    p, graph, k, chunks = session.chunked_case("an adapter")
     fx = session.fixture()
-    ensure("anchor" in cls.accepts, cls, c, "declares chunkwise=True, which needs an "
-           "adapter that accepts anchor graphs")
-    p = session.instance(c)
-    graph, k = fx.anchor_graph, fx.n_clusters
     template = AnchorGraph(sp.csr_array((0, graph.n_anchors)), anchors=graph.anchors,
                            state=graph.state)
-    chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=-(-fx.X.shape[0] // 3))
     with guard(cls, c, "adapt() and lift(), then adapt_chunked(), lift() on the zero-row "
                "graph and lift_rows() per block"):
         ctx = Context(seed=0)
@@ -115,9 +111,7 @@ def _check_chunked(session: Session) -> None:
         full = getattr(want, attr)
         if full is None:
             continue
-        rows = [getattr(q, attr) for q in parts]
-        ensure(all(r is not None for r in rows), cls, c, f"lift_rows() gives no {attr}")
-        rows = np.vstack(rows)
+        rows = lifted_rows(parts, attr, cls)
         ensure(rows.shape == np.shape(full) and np.allclose(rows, full, atol=1e-9), cls, c,
                f"lift_rows() {attr} per block differs from lift()'s")
 
@@ -192,11 +186,7 @@ class AdapterContract(KindContract):
             return []
         checks = [KindCheck("lift", "lift() after adapt() and a solver: one row per point, "
                             "the solver's parts kept.", _check_lift)]
-        try:
-            on_anchor = "anchor" in cls.accepts
-        except TypeError:  # malformed accepts: 'declarations' reports it
-            on_anchor = False
-        if on_anchor and getattr(cls, "chunkwise", False):
+        if chunked_on_anchors(cls):
             checks.append(KindCheck("chunked", "chunkwise: adapt_chunked() over row blocks "
                                     "and lift_rows() per block equal adapt() and lift().",
                                     _check_chunked))
