@@ -1,7 +1,7 @@
 """Chunked (Dask) against in-memory labels of the anchor presets, same seed, same run.
 
     python -m benchmarks.dask_equivalence --data-dir DIR [--dataset mnist] [--chunks 8]
-        [--workers 2] [--presets ulge,anchor-spectral,uspec,ongr-k] [--seed 0] [--full-sample]
+        [--workers 2] [--presets ulge,anchor-spectral,uspec,bkhk-dcd,ongr-k] [--seed 0] [--full-sample]
         [--out FILE.json]
 
 For each preset: one in-memory fit and one fit of the same array as an ``--chunks``-chunk
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dataset", default="mnist")
     ap.add_argument("--chunks", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--presets", default="ulge,anchor-spectral,uspec,ongr-k")
+    ap.add_argument("--presets", default="ulge,anchor-spectral,uspec,bkhk-dcd,ongr-k")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--full-sample", action="store_true")
     ap.add_argument("--out", default=None)

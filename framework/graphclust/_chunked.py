@@ -22,6 +22,13 @@ The protocol per part kind (a ``chunkwise = True`` class variable declares it):
 * **solver** — ``solve_chunked(chunks, n_clusters, ctx)`` returns a
   :class:`~graphclust.Solution` with zero rows holding the per-anchor values (the
   ``m``-sized solve), and ``lift_rows(solution, block)`` the solution rows of one block.
+* **adapter** — ``adapt_chunked(graph, chunks, n_clusters, ctx)`` returns the
+  :class:`~graphclust.Adapted` problem, which must be global-small (``anchor-level``: the
+  ``m x m`` graph ``ZᵀZ = Σ_b Z_bᵀ Z_b``) since the solver then runs on it in the calling
+  process with its in-memory ``solve``, unchanged (it need not be chunk-wise itself);
+  ``graph`` is the run's zero-row anchor graph. The adapter's :meth:`~graphclust.Adapter.lift`
+  on that zero-row graph gives the zero-row solution (the per-anchor values), and
+  ``lift_rows(solution, block)`` the solution rows of one block, as a solver's would.
 * **rounding** — :meth:`~graphclust.Rounding.round` runs on the solution rows of a
   uniform sample (:func:`sample_size`), :meth:`~graphclust.Rounding.assign` labels every
   block.

@@ -285,6 +285,23 @@ class Adapter(Part):
         """
         raise NotImplementedError
 
+    def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
+                      ctx: Context) -> Adapted:
+        """:meth:`adapt` in the chunked execution (``chunkwise``): ``graph`` is the run's
+        zero-row anchor graph (anchors and fitted state) and ``chunks`` a
+        :class:`graphclust._chunked.RowChunks` whose blocks hold rows of ``X`` and ``Z``;
+        the returned problem must be global-small (``m``-sized, built from sums over the
+        blocks), since the solver then runs on it in the calling process, unchanged.
+        :meth:`lift` on the zero-row ``graph`` gives the zero-row solution that
+        :meth:`lift_rows` carries to each block."""
+        raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
+
+    def lift_rows(self, solution: Solution, block) -> Solution:
+        """Rows of the lifted solution for one :class:`graphclust._chunked.Block`, from the
+        zero-row ``solution`` of :meth:`lift`: the rows :meth:`lift` gives those points
+        in memory."""
+        raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
+
 
 class Solver(Part):
     """Turns a graph (and, when ``needs_features``, the data) into a :class:`Solution`.

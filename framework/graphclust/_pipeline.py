@@ -82,6 +82,21 @@ class FitResult:
     scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
 
 
+
+def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context
+                  ) -> tuple[Solution, float]:
+    """The solver on an adapter's problem, then the adapter's ``lift`` back to ``graph``
+    (in memory and in the chunked run, where ``graph`` is the zero-row template); returns
+    the lifted solution and the lift's wall time."""
+    if solver.needs_features and adapted.X is None:
+        raise InputError(f"solver {solver.name!r} needs features, but adapter "
+                         f"{adapter.name!r} had none to hand it for this graph")
+    sol = solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
+    t0 = time.perf_counter()
+    lifted = adapter.lift(sol, graph, adapted, actx)
+    return lifted, time.perf_counter() - t0
+
+
 class Pipeline:
     """Parts in data-flow order, as built by :func:`graphclust.compose`.
 
@@ -141,13 +156,8 @@ class Pipeline:
         t0 = time.perf_counter()
         adapted = adapter.adapt(graph, X, n_clusters, actx)
         spent = time.perf_counter() - t0
-        if self.solver.needs_features and adapted.X is None:
-            raise InputError(f"solver {self.solver.name!r} needs features, but adapter "
-                             f"{adapter.name!r} had none to hand it for this graph")
-        sol = self.solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
-        t0 = time.perf_counter()
-        lifted = adapter.lift(sol, graph, adapted, actx)
-        return lifted, {"adapter": spent + time.perf_counter() - t0}
+        lifted, lift_s = solve_adapted(self.solver, adapter, adapted, graph, ctx, actx)
+        return lifted, {"adapter": spent + lift_s}
 
     def fit_labels(self, graph, X, n_clusters: int, ctx: Context) -> np.ndarray:
         """Labels from this (nested) pipeline's solver and rounding on a given graph."""

@@ -3,14 +3,13 @@
 import json
 import warnings
 
+import graphclust as gc
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs, make_moons
-
-import graphclust as gc
 from graphclust import GraphClustering, SpecError
 from graphclust.cli import main
 from graphclust_plugins.auto import rule_auto
+from sklearn.datasets import make_blobs, make_moons
 
 
 @pytest.fixture
@@ -97,6 +96,21 @@ def test_auto_finds_moons():
 
     labels = GraphClustering(n_clusters=2, random_state=0).fit_predict(X)
     assert adjusted_rand_score(y, labels) > 0.95
+
+
+def test_auto_anchor_branch_finds_separated_blobs_of_unequal_size():
+    """Above the exact size, well-separated blobs of sizes 1:2:4:8:16 make the anchor
+    graph fall apart into components; the anchor rule keeps every component's direction
+    (``drop_trivial = "connected"``) instead of splitting the largest blob."""
+    sizes = [200, 400, 800, 1600, 3200]
+    centres = [[-6, 6], [6, 6], [0, 0], [-6, -6], [6, -6]]
+    X, y = make_blobs(sizes, centers=centres, cluster_std=[0.3, 0.6, 0.9, 1.2, 1.5],
+                      random_state=16)
+    est = GraphClustering(n_clusters=5, random_state=0).fit(X)
+    assert est.resolved_spec_["graph"]["name"] == "gaussian-anchor"
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(y, est.labels_) > 0.99
 
 
 def test_auto_without_data_says_it_needs_data():

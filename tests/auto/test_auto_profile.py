@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
-from hypothesis.extra.numpy import arrays
-
 from graphclust._rules import DataProfile, _trimmed_ratio, profile_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 
 def brute_ratio(values):

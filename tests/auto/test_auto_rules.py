@@ -1,15 +1,25 @@
 """The auto rule preset: which pipeline for which profile (synthetic profiles, no data)."""
 
 import attrs
-import pytest
-from hypothesis import given, settings, strategies as st
-
 import graphclust as gc
+import pytest
 from graphclust._rules import DataProfile
-from graphclust_plugins.auto.rule_auto import (ANCHORS_PER_CLUSTER, EIG_TOL, EXACT_BUDGET,
-                                               HIGH_DIM, MAX_ANCHORS, PCA_COMPONENTS,
-                                               EXACT_MAX_N, MIN_ANCHORS, SAMPLED_ANCHORS_N, UNIT_SPREAD,
-                                               auto_rule, n_anchors)
+from graphclust_plugins.auto.rule_auto import (
+    ANCHORS_PER_CLUSTER,
+    EIG_TOL,
+    EXACT_BUDGET,
+    EXACT_MAX_N,
+    HIGH_DIM,
+    MAX_ANCHORS,
+    MIN_ANCHORS,
+    PCA_COMPONENTS,
+    SAMPLED_ANCHORS_N,
+    UNIT_SPREAD,
+    auto_rule,
+    n_anchors,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def profile(n=1000, d=10, k=3, **kw):
@@ -23,10 +33,11 @@ def test_auto_is_a_registered_rule_preset():
     assert reg.rules.get("auto").provider.bundle == "auto"
 
 
-@pytest.mark.parametrize("n,d", [(150, 4), (1797, 64), (1000, 2), (1440, 1024),
-                                 (EXACT_MAX_N, 2), (5000, 8000)])
-def test_small_work_runs_the_exact_knn_graph(n, d):
-    spec = auto_rule(profile(n, d, k=10))
+@pytest.mark.parametrize("n,d,sparse", [(150, 4, False), (1000, 2, False), (EXACT_MAX_N, 2, False),
+                                        (EXACT_MAX_N, HIGH_DIM, False), (1440, 1024, True),
+                                        (5000, 8000, True)])
+def test_small_low_dimensional_or_sparse_work_runs_the_exact_knn_graph(n, d, sparse):
+    spec = auto_rule(profile(n, d, k=10, sparse=sparse))
     assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
     assert spec["graph"]["weight"] == "binary" and spec["graph"]["symmetrize"] == "mean"
     assert "anchors" not in spec
@@ -42,19 +53,21 @@ def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, spa
     assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
                                "max_iter": 10, "n_init": 1}
     assert spec["graph"] == {"name": "gaussian-anchor", "n_neighbors": 5}
-    assert spec["solver"]["name"] == "spectral"
+    assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
+                              "normalize_rows": True}
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (9_298, 256), (10_000, 784),
                                  (EXACT_MAX_N + 1, HIGH_DIM + 1), (SAMPLED_ANCHORS_N, 51),
-                                 (4_000, 20_000)])
-def test_large_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(n, d):
+                                 (4_000, 20_000), (1797, 64), (1440, 1024), (60, 51)])
+def test_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(n, d):
     spec = auto_rule(profile(n, d, k=10))
     assert "anchors" not in spec
     graph = spec["graph"]
     assert graph["name"] == "knn" and graph["pca_components"] == PCA_COMPONENTS
-    assert graph["n_neighbors"] == 7 and graph["weight"] == "gaussian"
-    assert graph["symmetrize"] == "mean" and graph["method"] in ("approx", "auto")
+    assert graph["n_neighbors"] == min(7, n - 1) and graph["weight"] == "gaussian"
+    assert graph["symmetrize"] == "mean"
+    assert graph["method"] == ("exact" if n <= EXACT_MAX_N else "approx")  # faiss: test extra
     assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
                               "normalize_rows": True, "eig_tol": EIG_TOL}
 
@@ -120,25 +133,29 @@ profiles = st.builds(
     constant_fraction=st.floats(0, 1), nonnegative=st.booleans(), offset=st.floats(0, 1e6))
 
 
-def _exact_steps(spec: dict) -> list[str]:
-    """The sections of a spec that compare every point with every other."""
+def _exact_steps(spec: dict, p: DataProfile) -> list[tuple[str, float]]:
+    """The sections of a spec that compare every point with every other, with their work
+    ``n² · d`` (``d`` the searched dimension: the principal components when projected)."""
     out = []
     members = [m for m in spec.get("ensemble", {}).get("members", []) if isinstance(m, dict)]
     for s in [spec, *members]:
         graph = s.get("graph") or {}
         if graph.get("name") in ("knn", "poly-knn") and graph.get("method", "auto") != "approx":
-            out.append(graph["name"])
+            d = min(p.d, graph.get("pca_components") or p.d)
+            out.append((graph["name"], float(p.n) ** 2 * d))
     return out
 
 
 @settings(max_examples=300, deadline=None)
 @given(profiles)
 def test_no_exact_n_squared_step_above_the_budget(p):
-    spec = auto_rule(p)
-    if p.exact_work > EXACT_BUDGET or p.n > EXACT_MAX_N:
-        assert _exact_steps(spec) == []
-    else:
-        assert _exact_steps(spec) == ["knn"]
+    steps = _exact_steps(auto_rule(p), p)
+    if p.n > EXACT_MAX_N:
+        assert steps == []
+    assert all(work <= EXACT_BUDGET for _, work in steps)
+    if p.n <= EXACT_MAX_N and not p.chunked and (p.exact_work <= EXACT_BUDGET
+                                                or (p.d > HIGH_DIM and not p.sparse)):
+        assert [name for name, _ in steps] == ["knn"]
 
 
 @settings(max_examples=60, deadline=None)

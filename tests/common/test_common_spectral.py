@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
-
-import graphclust
+from graphclust.numerics import eigen
 from graphclust_plugins.common.anchors_random import RandomAnchors
 from graphclust_plugins.common.graph_gaussian_anchor import GaussianAnchorGraph
 from graphclust_plugins.common.graph_knn import KNNGraph
-from graphclust.numerics import eigen
 from graphclust_plugins.common.solver_spectral import SpectralEmbedding
+from threadpoolctl import threadpool_limits
 
 
 @pytest.fixture(autouse=True)
@@ -257,3 +256,73 @@ def test_eig_tol_keeps_the_embedding_of_a_clustered_graph():
                                      compute_uv=False), s, atol=1e-3)
     with pytest.raises(graphclust.SpecError):
         graphclust.GraphClustering("ncut", overrides={"solver": {"eig_tol": -1.0}}).fit(X[:50])
+
+
+def _blob_anchor_graph(sizes, rng, m_per=8):
+    """An anchor graph of well-separated blobs of unequal size: each point linked to its
+    5 nearest of ``m_per`` anchors per blob, so the anchors form one component per blob."""
+    from sklearn.datasets import make_blobs
+
+    centres = [[40.0 * i, 0.0] for i in range(len(sizes))]
+    X, y = make_blobs(list(sizes), centers=centres, cluster_std=1.0, random_state=0)
+    anchors = np.vstack([X[y == c][:m_per] for c in range(len(sizes))])
+    g = GaussianAnchorGraph(n_neighbors=5).build(X, graphclust.Anchors(points=anchors),
+                                                 graphclust.Context())
+    return X, y, g
+
+
+@pytest.mark.parametrize("sizes", [(400, 200, 60), (300, 150, 80, 40, 20)])
+def test_drop_trivial_connected_on_an_anchor_graph_matches_the_dense_affinity(sizes):
+    """``"connected"`` on an anchor graph with several anchor components keeps all
+    eigenvalue-1 directions: the same eigenvalues and subspace as the dense
+    ``W = Z Λ⁻¹ Zᵀ`` solved as an affinity graph with ``"connected"`` (the slow reference),
+    and k-means on it finds every blob, which dropping the trivial vector does not."""
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(0)
+    X, y, g = _blob_anchor_graph(sizes, rng)
+    k = len(sizes)
+    ctx = graphclust.Context(seed=0)
+    sol = SpectralEmbedding(drop_trivial="connected", normalize_rows=False).solve(g, X, k, ctx)
+    assert sol.info["drop_trivial"] is False
+    W = (g.B() @ g.B().T).toarray()
+    ref = SpectralEmbedding(drop_trivial="connected", normalize_rows=False).solve(
+        graphclust.AffinityGraph(sp.csr_array(W)), X, k, ctx)
+    np.testing.assert_allclose(sol.info["eigenvalues"], ref.info["eigenvalues"], atol=1e-8)
+    assert_same_subspace(sol.embedding, ref.embedding)
+    from graphclust_plugins.common.rounding_kmeans import KMeansRounding
+
+    for drop, perfect in (("connected", True), (True, False)):
+        s = SpectralEmbedding(drop_trivial=drop).solve(g, X, k, ctx)
+        labels = KMeansRounding(n_init=10, normalize_rows=True).round(s, k, ctx)
+        assert (adjusted_rand_score(y, labels) == 1.0) is perfect
+
+
+def test_drop_trivial_connected_on_a_connected_anchor_graph_drops():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 2))
+    g = GaussianAnchorGraph(n_neighbors=5).build(X, graphclust.Anchors(points=X[:30]),
+                                                 graphclust.Context())
+    ctx = graphclust.Context(seed=0)
+    auto = SpectralEmbedding(drop_trivial="connected").solve(g, X, 3, ctx)
+    fixed = SpectralEmbedding(drop_trivial=True).solve(g, X, 3, ctx)
+    assert auto.info["drop_trivial"] is True
+    np.testing.assert_allclose(auto.embedding, fixed.embedding, atol=1e-10)
+
+
+def test_drop_trivial_connected_chunked_equals_in_memory():
+    """The chunked LSC (sums over row blocks) decides ``"connected"`` from the summed Gram
+    matrix as the in-memory solve does: the same embedding rows."""
+    from graphclust._chunked import InMemoryChunks
+
+    rng = np.random.default_rng(2)
+    X, _, g = _blob_anchor_graph((200, 90, 30), rng)
+    part = SpectralEmbedding(drop_trivial="connected")
+    ctx = graphclust.Context(seed=0)
+    whole = part.solve(g, X, 3, ctx)
+    for rows in (7, 64, 1000):
+        chunks = InMemoryChunks(X, g.Z, block_rows=rows)
+        sol = part.solve_chunked(chunks, 3, graphclust.Context(seed=0))
+        assert sol.info["drop_trivial"] is False
+        lifted = np.vstack([part.lift_rows(sol, b).embedding for b in chunks.blocks()])
+        np.testing.assert_allclose(lifted, whole.embedding, atol=1e-8)

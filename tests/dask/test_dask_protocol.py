@@ -123,13 +123,13 @@ def test_kinds_declare_chunkwise():
     registry = get_registry()
     declared = {kind: sorted(r.name for r in registry.parts(kind).records()
                              if r.cls.chunkwise)
-                for kind in ("anchors", "graph", "solver", "rounding", "consensus")}
+                for kind in ("anchors", "graph", "adapter", "solver", "rounding", "consensus")}
     assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite",
                                  "ongr-anchor"]
     assert declared["solver"] == ["ongr", "spectral", "tcut", "ulge"]
     assert {"bkhk", "capped", "hybrid", "kmeans", "random"} <= set(declared["anchors"])
     assert {"kmeans", "argmax"} <= set(declared["rounding"])
     assert declared["consensus"] == ["tcut"]
-    for kind in ("adapter", "metric"):
-        assert not any(r.cls.chunkwise for r in registry.parts(kind).records())
+    assert declared["adapter"] == ["anchor-level"]
+    assert not any(r.cls.chunkwise for r in registry.parts("metric").records())
     assert gc.Part.chunkwise is False

@@ -25,7 +25,8 @@ def _alternatives(kind: str, extra=None) -> str:
     from graphclust._plugins import get_registry
 
     catalog = getattr(get_registry(), {"anchors": "anchors", "graph": "graphs",
-                                       "solver": "solvers", "rounding": "roundings",
+                                       "adapter": "adapters", "solver": "solvers",
+                                       "rounding": "roundings",
                                        "consensus": "consensus"}[kind])
     names = []
     for name in sorted(catalog.names()):
@@ -39,7 +40,10 @@ def check_chunkwise(pipe) -> None:
     """Raise :class:`SpecError` unless every stage of ``pipe`` runs chunk-wise.
 
     The message names the part, why it cannot, and the registered chunk-wise parts of the
-    same kind. Adapters and precomputed graphs are refused too (see :doc:`/dask`); every
+    same kind. A chunk-wise adapter (``anchor-level``) lets any solver that accepts its
+    graph kind run, unchanged, on the ``m``-sized problem it builds from sums over the
+    chunks, so the solver itself need not be chunk-wise then; an adapter without a
+    chunk-wise form and precomputed graphs are refused (see :doc:`/dask`); every
     ``scale`` kind runs (column statistics are sums over chunks). An ensemble runs when
     its consensus part and every member's pipeline do.
     """
@@ -70,10 +74,13 @@ def check_chunkwise(pipe) -> None:
 def _pipeline_problems(pipe) -> list:
     """The reasons one pipeline cannot run chunk-wise (empty when it can)."""
     problems = []
-    if pipe.adapter is not None:
+    if pipe.adapter is not None and not getattr(pipe.adapter, "chunkwise", False):
         problems.append(Problem("adapter", f"adapter {pipe.adapter.name!r} does not run "
-                                "chunk-wise; chunk-wise solvers work on the anchor graph "
-                                "directly: " + _alternatives("solver")))
+                                "chunk-wise: it has no adapt_chunked (its problem from sums "
+                                "over chunks) and lift_rows (rows lifted per chunk); "
+                                "chunk-wise adapters: " + _alternatives("adapter") + "; "
+                                "chunk-wise solvers work on the anchor graph directly: "
+                                + _alternatives("solver", lambda cls: "anchor" in cls.accepts)))
     if pipe.anchors is None and pipe.graph is not None and pipe.graph.produces == "anchor":
         pass  # the composer already requires anchors for anchor builders
     for section in ("anchors", "graph", "solver", "rounding"):
@@ -84,6 +91,10 @@ def _pipeline_problems(pipe) -> list:
             problems.append(Problem(section, "the chunked execution needs this stage"))
             continue
         if getattr(part, "chunkwise", False):
+            continue
+        if section == "solver" and pipe.adapter is not None:
+            # it solves the adapter's m-sized problem in memory, unchanged: whether that
+            # runs is the adapter's question (named above when it cannot)
             continue
         if section == "graph" and getattr(part, "name", "") == "precomputed":
             problems.append(Problem("graph", "a precomputed graph cannot be split into "

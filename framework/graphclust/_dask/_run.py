@@ -5,15 +5,22 @@ Stage by stage (every n-sized step is one task per row block of ``X``):
 ========== ============================================ ==================================
 stage      work                                         what reaches the caller
 ========== ============================================ ==================================
-anchors    ``select`` on a uniform row sample (one task) the ``m x d`` anchors
-graph      ``prepare_chunked`` (global scalars as sums); the fitted state (σ, an index)
-           rows of ``Z`` = ``transform`` per block,
-           persisted on the workers
-solver     ``solve_chunked``: sums over blocks           ``m``-sized sums, the solution's
-                                                         per-anchor values / projection
-rounding   ``round`` on the lifted rows of a uniform     the fitted rounding (k centres)
+anchors    ``select`` on a uniform row sample (one      the ``m x d`` anchors
+           task)
+graph      ``prepare_chunked`` (global scalars as       the fitted state (σ, an index)
+           sums); rows of ``Z`` = ``transform`` per
+           block, persisted on the workers
+solver     ``solve_chunked``: sums over blocks          ``m``-sized sums, the solution's
+                                                        per-anchor values / projection
+adapter    instead of ``solve_chunked`` when the spec   the adapted ``m``-sized problem;
+           has one: ``adapt_chunked`` (``ZᵀZ``          the solver's per-anchor values
+           summed over blocks), the solver's
+           ``solve`` on it here, unchanged; ``lift``
+           on the zero-row graph; rows per block by
+           ``lift_rows``
+rounding   ``round`` on the lifted rows of a uniform    the fitted rounding (k centres)
            sample (one task), ``assign`` per block
-labels     one int64 block per row block, persisted      nothing (a dask array)
+labels     one int64 block per row block, persisted     nothing (a dask array)
 ========== ============================================ ==================================
 """
 
@@ -40,7 +47,7 @@ from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context
-from graphclust._pipeline import FitResult, given_in_scaled_units
+from graphclust._pipeline import FitResult, given_in_scaled_units, solve_adapted
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import (
@@ -116,10 +123,16 @@ def _graph_one_search(builder, anchors, X, ctx):
     return template, [rows(builder, f, shipped) for f in found]
 
 
-def _sample_rows(solver, solution, X, Z, local, kept=None):
+def _lifter(pipe):
+    """The part whose ``lift_rows`` gives a block's solution rows: the adapter when there
+    is one (its lifted solution is the pipeline's), else the solver."""
+    return pipe.adapter if pipe.adapter is not None else pipe.solver
+
+
+def _sample_rows(lifter, solution, X, Z, local, kept=None):
     """The solution rows of the sampled rows ``local`` of one block (``kept``: the
     block's rows kept by the solver, :data:`graphclust._chunked.KEPT_ROWS`)."""
-    sol = solver.lift_rows(solution, Block(X, Z, state=kept).take(local))
+    sol = lifter.lift_rows(solution, Block(X, Z, state=kept).take(local))
     return sol.embedding, sol.soft
 
 
@@ -141,8 +154,8 @@ def _label_counts(labels, k):
         if labels.size else np.zeros(max(k, 1), dtype=np.int64)
 
 
-def _assign(rounding, solver, solution, X, Z, kept=None):
-    return np.asarray(rounding.assign(solver.lift_rows(solution, Block(X, Z, state=kept))),
+def _assign(rounding, lifter, solution, X, Z, kept=None):
+    return np.asarray(rounding.assign(lifter.lift_rows(solution, Block(X, Z, state=kept))),
                       dtype=np.int64)
 
 
@@ -278,17 +291,21 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
     timings["graph"] = time.perf_counter() - t0
 
-    # solver: m-sized sums over blocks, m-sized solve here
+    # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any)
     t0 = time.perf_counter()
     sctx = stage("solver", pipe.solver)
     sctx.progress.open()
     chunks.progress = sctx.progress
-    solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
+    if pipe.adapter is None:
+        solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
+    else:
+        solution, timings["adapter"] = _adapted_solve(pipe, template, chunks, n_clusters,
+                                                      sctx, stage)
     # rows a solver keeps per block (ONGR's F and G) stay on the workers, never shipped
     shipped, kept = split_kept(solution)
     kept = kept.values if kept is not None else [None] * chunks.n_blocks
-    sctx.progress.close("")
-    timings["solver"] = time.perf_counter() - t0
+    sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
+    timings["solver"] = time.perf_counter() - t0 - timings.get("adapter", 0.0)
 
     # rounding: fitted on the lifted rows of a uniform sample, applied per block
     t0 = time.perf_counter()
@@ -298,8 +315,9 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
                          minimum=ROUNDING_SAMPLE_MIN)
     r_idx = _sorted_sample(ctx.rng("chunked.rounding-sample"), n, r_size)
     shipped_solution = dask.delayed(shipped)
+    lifter = _lifter(pipe)
     lift = dask.delayed(_sample_rows, pure=True)
-    parts = [lift(pipe.solver, shipped_solution, xb, zb, local, kb)
+    parts = [lift(lifter, shipped_solution, xb, zb, local, kb)
              for xb, zb, local, kb in zip(chunks.X_blocks, Z_blocks,
                                           split_by_block(r_idx, X.chunks[0]), kept)]
     (fitted, sample_found), caught = dask.delayed(_capturing)(
@@ -308,8 +326,8 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     pipe.rounding = fitted
     assign = dask.delayed(_assign, pure=True)
     shipped_rounding = dask.delayed(fitted)
-    blocks = [da.from_delayed(assign(shipped_rounding, pipe.solver, shipped_solution, xb, zb,
-                                     kb), shape=(c,), dtype=np.int64)
+    blocks = [da.from_delayed(assign(shipped_rounding, lifter, shipped_solution, xb, zb, kb),
+                              shape=(c,), dtype=np.int64)
               for xb, zb, c, kb in zip(chunks.X_blocks, Z_blocks, X.chunks[0], kept)]
     labels = _wait(da.concatenate(blocks).persist(), sctx.progress, "labels")
     counts = labels.map_blocks(_label_counts, n_clusters, chunks=(n_clusters,),
@@ -325,6 +343,28 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
     return FitResult(labels, template, solution, anchors, timings, {}, None, scaling)
+
+
+def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: Context,
+                   stage) -> tuple[Solution, float]:
+    """The solver stage through a chunk-wise adapter: ``adapt_chunked`` (its ``m``-sized
+    problem from sums over the blocks), the solver's in-memory ``solve`` on it here,
+    unchanged (any solver accepting the adapted graph kind), and the adapter's ``lift`` on
+    the zero-row ``template`` (per-anchor values kept, zero rows), as
+    :meth:`graphclust.Pipeline._solve` does in memory. Returns the lifted solution and
+    the adapter's wall time."""
+    adapter = pipe.adapter
+    actx = stage("adapter", adapter)
+    actx.progress.open()
+    t0 = time.perf_counter()
+    chunks.progress = actx.progress  # the adapter's sums are its stage's chunk steps
+    adapted = adapter.adapt_chunked(template, chunks, n_clusters, actx)
+    chunks.progress = sctx.progress
+    spent = time.perf_counter() - t0
+    actx.progress.close(f"{type(adapted.graph).__name__} n={adapted.graph.n} "
+                        f"nnz={adapted.graph.nnz}")
+    lifted, lift_s = solve_adapted(pipe.solver, adapter, adapted, template, sctx, actx)
+    return lifted, spent + lift_s
 
 
 def slim_result(result: FitResult) -> FitResult:
@@ -382,7 +422,7 @@ def training_embedding(pipe, result: FitResult, X) -> Any:
         rows = dask.delayed(_kept_rows, pure=True)
         return da.concatenate([da.from_delayed(rows(kb), shape=(c, width), dtype=np.float64)
                                for kb, c in zip(kept.values, X.chunks[0])])
-    return X.map_blocks(_train_rows, pipe.graph, result.graph, pipe.solver, sol,
+    return X.map_blocks(_train_rows, pipe.graph, result.graph, _lifter(pipe), sol,
                         chunks=(X.chunks[0], (width,)), dtype=np.float64,
                         meta=np.empty((0, 0), dtype=np.float64))  # no search on a 0-row probe
 
@@ -391,9 +431,9 @@ def _kept_rows(kept):
     return kept.embedding if kept.embedding is not None else kept.soft
 
 
-def _train_rows(X, builder, template, solver, solution):
+def _train_rows(X, builder, template, lifter, solution):
     Z = builder.transform(X, template)
-    lifted = solver.lift_rows(solution, Block(X, Z))
+    lifted = lifter.lift_rows(solution, Block(X, Z))
     return lifted.embedding if lifted.embedding is not None else lifted.soft
 
 

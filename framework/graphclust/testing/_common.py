@@ -101,6 +101,14 @@ def check_declarations(cls: type, kind: str | None = None) -> None:
 # ----------------------------------------------------------------------------------
 # parameters
 # ----------------------------------------------------------------------------------
+def lifted_rows(parts: list, attr: str, cls: type) -> np.ndarray:
+    """The per-block ``lift_rows()`` solutions' ``attr`` stacked (a ``chunked`` check);
+    a block without it is a violation."""
+    rows = [getattr(q, attr) for q in parts]
+    ensure(all(r is not None for r in rows), cls, "chunked", f"lift_rows() gives no {attr}")
+    return np.vstack(rows)
+
+
 class _Invalid:
     """A value no sensible check accepts."""
 
@@ -291,6 +299,19 @@ class Session:
             run.x_modified = not np.array_equal(X, fx.X)
             self._runs[variant] = run
         return self._runs[variant]
+
+    def chunked_case(self, word: str) -> tuple:
+        """What a ``chunked`` check starts from: ``(part, fixture anchor graph, k,
+        InMemoryChunks of the fixture in three row blocks)``, after ensuring the part
+        (an ``adapter`` or ``solver``, ``word``) accepts anchor graphs."""
+        from graphclust._chunked import InMemoryChunks
+
+        fx = self.fixture()
+        ensure("anchor" in self.cls.accepts, self.cls, "chunked", "declares chunkwise=True, "
+               f"which needs {word} that accepts anchor graphs")
+        graph = fx.anchor_graph
+        chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=-(-fx.X.shape[0] // 3))
+        return self.instance("chunked"), graph, fx.n_clusters, chunks
 
     def first_output(self, check: str, variant: Variant) -> Any:
         """The first run's output, or a violation of ``check`` if it raised."""

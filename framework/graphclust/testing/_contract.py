@@ -93,6 +93,21 @@ def fail(cls: type, check: str, detail: str) -> NoReturn:
     raise violation(cls, check, detail)
 
 
+def accepts_anchor(cls: type) -> bool:
+    """Whether ``cls`` accepts anchor graphs; a malformed ``accepts`` counts as not (its
+    ``declarations`` check reports it)."""
+    try:
+        return "anchor" in cls.accepts
+    except TypeError:
+        return False
+
+
+def chunked_on_anchors(cls: type) -> bool:
+    """Whether ``cls`` accepts anchor graphs and declares ``chunkwise`` (the parts whose
+    ``chunked`` check runs)."""
+    return accepts_anchor(cls) and bool(getattr(cls, "chunkwise", False))
+
+
 def ensure(cond: Any, cls: type, check: str, detail: str) -> None:
     """Raise :func:`violation` unless ``cond``."""
     if not cond:

@@ -8,7 +8,10 @@ kind, whose features (if any) have one row per vertex (and are present when
 ``provides_features`` and the graph has anchors), and whose ``n_clusters`` lies in
 ``[1, min(k, vertices)]``. Own check: ``lift`` (the kit's solver on the adapted graph,
 lifted back: one row per point of the input graph, the same solution parts, a soft part
-still nonnegative, and extendable when ``out_of_sample``).
+still nonnegative, and extendable when ``out_of_sample``). A ``chunkwise`` adapter (on
+anchor graphs) also gets ``chunked``: ``adapt_chunked`` over three row blocks equals
+``adapt``, ``lift`` on the zero-row graph has zero rows, and ``lift_rows`` per block
+stacks to ``lift``.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import numpy as np
 
 from graphclust._parts import Adapted, Adapter, Context, Part
 from graphclust._solution import Solution
-from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
+from graphclust.testing._common import Session, lifted_rows
+from graphclust.testing._contract import (KindCheck, KindContract, Variant, chunked_on_anchors,
+                                          ensure, guard)
 from graphclust.testing._fixture import (
     Fixture,
     KitAnchorGraph,
@@ -66,6 +70,50 @@ def _check_lift(session: Session) -> None:
         if cls.out_of_sample:
             ensure(lifted.extendable, cls, c, "declares out_of_sample = True, so the lifted "
                    "solution must place new points (per-anchor values or a projection)")
+
+
+def _check_chunked(session: Session) -> None:
+    """``adapt_chunked`` over three row blocks and ``lift_rows`` per block equal ``adapt``
+    and ``lift`` (the kit's solver in between)."""
+    import scipy.sparse as sp
+
+    from graphclust._graphs import AnchorGraph
+
+    cls, c = session.cls, "chunked"
+    p, graph, k, chunks = session.chunked_case("an adapter")
+    fx = session.fixture()
+    template = AnchorGraph(sp.csr_array((0, graph.n_anchors)), anchors=graph.anchors,
+                           state=graph.state)
+    with guard(cls, c, "adapt() and lift(), then adapt_chunked(), lift() on the zero-row "
+               "graph and lift_rows() per block"):
+        ctx = Context(seed=0)
+        ref = p.adapt(graph, fx.X.copy(), k, ctx)
+        got = session.instance(c).adapt_chunked(template, chunks, k, Context(seed=0))
+        sol = KitSolver().solve(ref.graph, ref.X, ref.n_clusters, Context(seed=0))
+        want = p.lift(sol, graph, ref, ctx)
+        zero = p.lift(sol, template, got, Context(seed=0))
+        parts = [p.lift_rows(zero, b) for b in chunks.blocks()]
+    ensure(isinstance(got, Adapted) and got.graph.kind == ref.graph.kind, cls, c,
+           "adapt_chunked() must return graphclust.Adapted with a graph of the kind adapt() "
+           "gives")
+    ensure(got.n_clusters == ref.n_clusters, cls, c, f"adapt_chunked() asks for "
+           f"{got.n_clusters} clusters, adapt() for {ref.n_clusters}")
+    A, B = got.graph.to_dense(), ref.graph.to_dense()
+    scale = max(float(np.abs(B).max()), 1e-12)
+    ensure(A.shape == B.shape and np.allclose(A, B, atol=1e-9 * scale), cls, c,
+           "the graph of adapt_chunked() differs from adapt()'s")
+    ensure((got.X is None) == (ref.X is None) and (got.X is None
+                                                   or np.allclose(got.X, ref.X)), cls, c,
+           "adapt_chunked() hands the solver other features than adapt()")
+    ensure(isinstance(zero, Solution) and zero.n == 0, cls, c,
+           "lift() on the zero-row graph must return a Solution with zero rows")
+    for attr in ("embedding", "soft"):
+        full = getattr(want, attr)
+        if full is None:
+            continue
+        rows = lifted_rows(parts, attr, cls)
+        ensure(rows.shape == np.shape(full) and np.allclose(rows, full, atol=1e-9), cls, c,
+               f"lift_rows() {attr} per block differs from lift()'s")
 
 
 class AdapterContract(KindContract):
@@ -136,8 +184,13 @@ class AdapterContract(KindContract):
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
         if getattr(cls, "lift", None) is Adapter.lift:
             return []
-        return [KindCheck("lift", "lift() after adapt() and a solver: one row per point, "
-                          "the solver's parts kept.", _check_lift)]
+        checks = [KindCheck("lift", "lift() after adapt() and a solver: one row per point, "
+                            "the solver's parts kept.", _check_lift)]
+        if chunked_on_anchors(cls):
+            checks.append(KindCheck("chunked", "chunkwise: adapt_chunked() over row blocks "
+                                    "and lift_rows() per block equal adapt() and lift().",
+                                    _check_chunked))
+        return checks
 
     def minimal_spec(self, inst: Part) -> dict:
         spec: dict = {"adapter": inst, "solver": KitSolver(), "rounding": KitKMeansRounding()}

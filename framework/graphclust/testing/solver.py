@@ -23,8 +23,9 @@ import numpy as np
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context, Part
 from graphclust._solution import Solution
-from graphclust.testing._common import Session
-from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
+from graphclust.testing._common import Session, lifted_rows
+from graphclust.testing._contract import (KindCheck, KindContract, Variant, accepts_anchor,
+                                          chunked_on_anchors, ensure, guard)
 from graphclust.testing._fixture import (
     Fixture,
     KitAnchorGraph,
@@ -78,16 +79,11 @@ def _check_out_of_sample(session: Session) -> None:
 
 def _check_chunked(session: Session) -> None:
     """``solve_chunked`` + ``lift_rows`` over three row blocks equals ``solve``."""
-    from graphclust._chunked import InMemoryChunks, split_kept
+    from graphclust._chunked import split_kept
 
     cls, c = session.cls, "chunked"
+    p, graph, k, chunks = session.chunked_case("a solver")
     fx = session.fixture()
-    ensure("anchor" in cls.accepts, cls, c, "declares chunkwise=True, which needs a solver "
-           "that accepts anchor graphs")
-    p = session.instance(c)
-    graph, k = fx.anchor_graph, fx.n_clusters
-    rows = -(-fx.X.shape[0] // 3)
-    chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=rows)
     with guard(cls, c, "solve(), then solve_chunked() and lift_rows() per block"):
         ref = p.solve(graph, fx.X.copy(), k, Context(seed=0))
         sol = session.instance(c).solve_chunked(chunks, k, Context(seed=0))
@@ -99,9 +95,7 @@ def _check_chunked(session: Session) -> None:
         want = getattr(ref, attr)
         if want is None:
             continue
-        got = [getattr(q, attr) for q in parts]
-        ensure(all(g is not None for g in got), cls, c, f"lift_rows() gives no {attr}")
-        got = np.vstack(got)
+        got = lifted_rows(parts, attr, cls)
         ensure(got.shape == want.shape, cls, c, f"lift_rows() {attr} has shape {got.shape}, "
                f"solve() {want.shape}")
         G, R = got @ got.T, want @ want.T
@@ -185,15 +179,11 @@ class SolverContract(KindContract):
     def extra_checks(self, cls: type[Part]) -> list[KindCheck]:
         checks = [KindCheck("one-cluster", "n_clusters = 1 gives a valid solution on every "
                             "accepted graph kind.", _check_one_cluster)]
-        try:
-            on_anchor = "anchor" in cls.accepts
-        except TypeError:  # malformed accepts: 'declarations' reports it
-            on_anchor = False
-        if on_anchor and getattr(cls, "chunkwise", False):
+        if chunked_on_anchors(cls):
             checks.append(KindCheck("chunked", "chunkwise: solve_chunked() over row blocks "
                                     "and lift_rows() per block equal solve().",
                                     _check_chunked))
-        if on_anchor:
+        if accepts_anchor(cls):
             checks.append(KindCheck("out-of-sample", "out_of_sample matches what an "
                                     "anchor-graph solution offers to place new points.",
                                     _check_out_of_sample))

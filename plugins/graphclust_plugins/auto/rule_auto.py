@@ -15,17 +15,20 @@ The rules, argued in ``docs/auto.rst``:
 3. Above the budget, nothing of size ``n²`` is ever touched: an anchor pipeline with
    ``m`` k-means anchors (:func:`n_anchors`, 10 Lloyd iterations), each point linked to
    its 5 nearest anchors by a Gaussian weight, the spectral embedding of
-   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC), k-means. Cost
+   ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC; the trivial vector dropped
+   only when the anchors form one component, as in rule 2), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
 4. **High dimension.** With ``d > HIGH_DIM`` dense features and
-   ``EXACT_MAX_N < n <= SAMPLED_ANCHORS_N``, the kNN graph is searched and weighed on
+   ``n <= SAMPLED_ANCHORS_N`` (small ``n`` too: it replaces rule 2's graph there), the
+   kNN graph is searched and weighed on
    the :data:`PCA_COMPONENTS` leading principal components (7 neighbours, self-tuning
    Gaussian, symmetrised by averaging; faiss HNSW when installed), spectral embedding
    with ARPACK tolerance :data:`EIG_TOL`, k-means. In many dimensions anchors average
    points that are far apart along the data's manifold (k-means centres of pixel images
    are blurs), while the nearest neighbours of a point in the leading components stay on
-   it; the "too local" failure of rule 2 is a low-dimensional one (a large noisy 2-d
-   sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
+   it, and the binary graph of rule 2 weighs a near and a far neighbour alike where
+   distances concentrate; the "too local" failure that bounds rule 2 is a
+   low-dimensional one (a large noisy 2-d sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
    ``n log n`` search; memory ``O(n·(PCA_COMPONENTS + neighbours))``.
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
@@ -35,12 +38,22 @@ The rules, argued in ``docs/auto.rst``:
 
 from __future__ import annotations
 
-import math
-
 from graphclust._rules import DataProfile
 
-__all__ = ["EIG_TOL", "EXACT_BUDGET", "EXACT_MAX_N", "HIGH_DIM", "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "UNIT_SPREAD", "auto_rule", "n_anchors", "n_neighbors",
-           "DESCRIPTION", "choose_scale"]
+__all__ = [
+    "DESCRIPTION",
+    "EIG_TOL",
+    "EXACT_BUDGET",
+    "EXACT_MAX_N",
+    "HIGH_DIM",
+    "PCA_COMPONENTS",
+    "SAMPLED_ANCHORS_N",
+    "UNIT_SPREAD",
+    "auto_rule",
+    "choose_scale",
+    "n_anchors",
+    "n_neighbors",
+]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
 #: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).
@@ -106,7 +119,7 @@ def _anchor(p: DataProfile) -> dict:
     return {
         "anchors": {"name": "kmeans", "n_anchors": m, "max_iter": 10, "n_init": 1},
         "graph": {"name": "gaussian-anchor", "n_neighbors": 5},
-        "solver": {"name": "spectral", "drop_trivial": True, "normalize_rows": True},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True},
         "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
     }
 
@@ -119,10 +132,20 @@ def _have_faiss() -> bool:
     return True
 
 
+def _high_dim_search(p: DataProfile) -> str:
+    """The search of rule 4's graph: exact up to :data:`EXACT_MAX_N` points (its work
+    ``n² · PCA_COMPONENTS`` is then far below the budget, and the graph is the same on
+    every machine), else faiss HNSW when installed, else the kNN size rule."""
+    if p.n <= EXACT_MAX_N:
+        return "exact"
+    return "approx" if _have_faiss() else "auto"
+
+
 def _high_dim(p: DataProfile) -> dict:
     return {
-        "graph": {"name": "knn", "n_neighbors": HIGH_DIM_NEIGHBORS, "weight": "gaussian",
-                  "symmetrize": "mean", "method": "approx" if _have_faiss() else "auto",
+        "graph": {"name": "knn", "n_neighbors": int(max(1, min(HIGH_DIM_NEIGHBORS, p.n - 1))),
+                  "weight": "gaussian",
+                  "symmetrize": "mean", "method": _high_dim_search(p),
                   "pca_components": PCA_COMPONENTS},
         "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
                    "eig_tol": EIG_TOL},
@@ -144,22 +167,21 @@ def _sampled(p: DataProfile) -> dict:
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
-    if p.exact_work <= EXACT_BUDGET and p.n <= EXACT_MAX_N and not p.chunked:
-        spec = _exact(p)
-        why = (f"n = {p.n} <= {EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
-               f"{EXACT_BUDGET:.0e}: exact {spec['graph']['n_neighbors']}-NN spectral")
-    elif p.n > SAMPLED_ANCHORS_N or p.chunked:
+    if p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec = _sampled(p)
-        why = (("chunked input" if p.chunked else
-                f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e} and n > {SAMPLED_ANCHORS_N}")
+        why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}")
                + ": "
                f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
                "K-nearest-representative graph, transfer cut")
     elif p.d > HIGH_DIM and not p.sparse:
         spec = _high_dim(p)
-        why = (f"n = {p.n} > {EXACT_MAX_N}, d = {p.d} > {HIGH_DIM}, dense: "
-               f"{HIGH_DIM_NEIGHBORS}-NN graph on {PCA_COMPONENTS} principal components, "
-               "spectral embedding")
+        why = (f"d = {p.d} > {HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
+               f"{spec['graph']['n_neighbors']}-NN graph on {PCA_COMPONENTS} principal "
+               "components, spectral embedding")
+    elif p.exact_work <= EXACT_BUDGET and p.n <= EXACT_MAX_N:
+        spec = _exact(p)
+        why = (f"n = {p.n} <= {EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+               f"{EXACT_BUDGET:.0e}: exact {spec['graph']['n_neighbors']}-NN spectral")
     else:
         spec = _anchor(p)
         why = (f"n = {p.n} > {EXACT_MAX_N} or n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
@@ -185,8 +207,10 @@ never from labels or per-data-set values:
   long clusters are cut across; anchors fix the graph's resolution): no n x n step. m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k),
   upper min({MAX_ANCHORS}, n/10)) k-means anchors (10 iterations), each point linked to
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
-  (m x m Gram matrix), k-means. Row-local; memory O(n·(d + s + k)).
-- but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}): the kNN graph instead,
+  (m x m Gram matrix; the trivial vector dropped only when the anchors form one
+  component), k-means. Row-local; memory O(n·(d + s + k)).
+- but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}, small n included): instead
+  of both recipes above, the kNN graph
   searched on the {PCA_COMPONENTS} leading principal components ({HIGH_DIM_NEIGHBORS} neighbours,
   self-tuning Gaussian, averaged; approximate search when faiss is installed), spectral
   embedding (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
+import scipy.sparse as sp
 from graphclust import Adapted, AnchorGraph, Context, Solution
 
 __all__ = ["AnchorLevelAdapter"]
+
+
+def _block_gram(block) -> sp.csr_array:
+    """One row block's share ``Z_bᵀ Z_b`` of the anchor-level graph (``m x m``, sparse)."""
+    Z = sp.csr_array(block.Z)
+    return sp.csr_array(Z.T @ Z)
 
 
 @graphclust.part
@@ -30,6 +37,13 @@ class AnchorLevelAdapter(graphclust.Adapter):
     Only ``m``-sized work is done besides the sparse product ``Z F``; ``W`` is never
     formed. The solver's diagnostics are kept in the lifted solution's ``info``, with
     ``anchor_graph_n`` (= ``m``) added.
+
+    Chunk-wise (the Dask execution): ``ZᵀZ = Σ_b Z_bᵀ Z_b`` is a sum over row blocks
+    (:meth:`adapt_chunked`; sparse, at most ``s²`` entries per row), the solver runs
+    unchanged on it in the calling process, :meth:`lift` on the zero-row graph gives the
+    zero-row solution holding the per-anchor values, and :meth:`lift_rows` gives every
+    block its rows ``Z_b F``. Equal to :meth:`adapt` / :meth:`lift` up to the order of
+    the block sums.
     """
 
     name = "anchor-level"
@@ -37,6 +51,7 @@ class AnchorLevelAdapter(graphclust.Adapter):
     produces = "affinity"
     provides_features = True
     out_of_sample = True
+    chunkwise = True  # ZᵀZ is a sum over row blocks; rows are lifted per block
 
     def adapt(self, graph: AnchorGraph, X: np.ndarray | None, n_clusters: int,
               ctx: Context) -> Adapted:
@@ -47,6 +62,27 @@ class AnchorLevelAdapter(graphclust.Adapter):
         level = graph.anchor_level()
         Xa = graph.anchors.points if graph.anchors is not None else None
         return Adapted(level, Xa, min(int(n_clusters), level.n))
+
+    def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
+                      ctx: Context) -> Adapted:
+        """:meth:`adapt` over row blocks: ``ZᵀZ = Σ_b Z_bᵀ Z_b`` from ``chunks`` (a
+        :class:`graphclust._chunked.RowChunks` whose blocks hold rows of ``Z``); ``graph``
+        is the zero-row anchor graph of the chunked run (anchors and fitted state)."""
+        if not isinstance(graph, AnchorGraph):
+            raise graphclust.InputError(f"adapter {self.name!r} needs an anchor graph, got "
+                                        f"{type(graph).__name__}")
+        level = graphclust.AffinityGraph(chunks.sum(_block_gram))
+        Xa = graph.anchors.points if graph.anchors is not None else None
+        return Adapted(level, Xa, min(int(n_clusters), level.n))
+
+    def lift_rows(self, solution: Solution, block) -> Solution:
+        """One block's rows of the lifted ``solution`` (the zero-row one :meth:`lift`
+        gives on the chunked run's graph): ``Z_b F`` of every per-anchor value ``F``."""
+        Z = block.Z
+        emb = None if solution.anchor_embedding is None else \
+            np.asarray(Z @ solution.anchor_embedding)
+        soft = None if solution.anchor_soft is None else np.asarray(Z @ solution.anchor_soft)
+        return Solution(embedding=emb, soft=soft)
 
     def lift(self, solution: Solution, graph: AnchorGraph, adapted: Adapted,
              ctx: Context) -> Solution:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
-
-import graphclust
 from graphclust import safe_inverse
-from graphclust.numerics import (leading_eigenvectors, normalize_rows, sign_flip,
-                                 singular_values_from_gram)
+from graphclust.numerics import (
+    leading_eigenvectors,
+    normalize_rows,
+    sign_flip,
+    singular_values_from_gram,
+)
+from scipy.sparse.linalg import LinearOperator
 
 
 def drop_direction(op, U: np.ndarray, t: np.ndarray):
@@ -134,8 +137,9 @@ class SpectralEmbedding(graphclust.Solver):
         check=graphclust.optional(graphclust.integer(1)))
     drop_trivial: bool | str = graphclust.param(
         True, doc="Compute p+1 vectors and drop the leading trivial one (LSC); "
-        "'connected': only when the affinity graph is connected (with several components "
-        "the leading vectors tell the components apart and are kept).",
+        "'connected': only when the graph is connected (with several components the "
+        "leading vectors tell the components apart and are kept; for an anchor graph "
+        "the components of anchors that share points).",
         check=graphclust.any_of(graphclust.boolean, graphclust.one_of("connected")))
     normalize_rows: bool = graphclust.param(
         True, doc="Scale rows of the embedding to unit norm (Ng-Jordan-Weiss).",
@@ -149,15 +153,13 @@ class SpectralEmbedding(graphclust.Solver):
     def solve(self, graph, X, n_clusters, ctx):
         p = int(self.n_components or n_clusters)
         drop = self.drop_trivial
-        if drop == "connected":
-            drop = (not isinstance(graph, graphclust.AffinityGraph)
-                    or graph.n_components() <= 1)
-        extra = 1 if drop else 0
         rng = ctx.rng("solver.spectral")
         if isinstance(graph, graphclust.AnchorGraph):
-            sol = self._anchor(graph, p, extra, rng)
+            sol = self._anchor(graph, p, drop, rng)
         elif isinstance(graph, graphclust.AffinityGraph):
-            sol = self._affinity(graph, p, extra, rng)
+            if drop == "connected":
+                drop = graph.n_components() <= 1
+            sol = self._affinity(graph, p, 1 if drop else 0, rng)
         else:  # pragma: no cover - the composer checks graph kinds
             raise TypeError(f"solver 'spectral' cannot use {type(graph).__name__}")
         return sol
@@ -187,19 +189,24 @@ class SpectralEmbedding(graphclust.Solver):
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
         return self._finish(sign_flip(U), vals, extra, graph.isolated())
 
-    def _anchor(self, graph, p, extra, rng):
+    def _anchor(self, graph, p, drop, rng):
         n, m = graph.n, graph.n_anchors
-        q = int(min(p + extra, n, m))
         B = graph.B()
         dinv = safe_inverse(graph.degrees, 0.5)
         if not np.allclose(dinv, 1.0):
             B = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(n, n)) @ B)
+        pattern = None
+        if m <= 4000 or drop == "connected":
+            pattern = sp.csr_array(B.T @ B)
         if m <= 4000:
-            G = (B.T @ B).toarray()
+            G = pattern.toarray()
         else:
             Bt = sp.csr_array(B.T)
             G = LinearOperator((m, m), matvec=lambda v: Bt @ (B @ v), dtype=np.float64)
-        vals, coef, anchor_embedding = _gram_solve(G, graph.anchor_degrees, q, extra, rng)
+        lam = graph.anchor_degrees
+        extra, T = _anchor_drop(drop, pattern, lam, p, n, m)
+        vals, coef, anchor_embedding = _gram_solve(G, lam, int(min(p + extra, n, m)), extra,
+                                                   rng, T)
         U = np.asarray(B @ coef)
         return self._finish(U, vals, extra, graph.isolated(), anchor_embedding)
 
@@ -216,16 +223,15 @@ class SpectralEmbedding(graphclust.Solver):
         :meth:`solve` does. Equal to :meth:`solve` up to the order of the block sums.
         """
         p = int(self.n_components or n_clusters)
-        extra = 1 if self.drop_trivial else 0
         n, m = chunks.n, chunks.n_anchors
-        q = int(min(p + extra, n, m))
         lam = chunks.sum(_anchor_degrees)
         grams = chunks.sum(_anchor_grams, lam)
         scaled = grams["rows_not_unit"] > 0
-        G = grams["scaled" if scaled else "plain"]
-        G = G.toarray() if m <= 4000 else G
-        vals, coef, anchor_embedding = _gram_solve(G, lam, q, extra,
-                                                   ctx.rng("solver.spectral"))
+        pattern = grams["scaled" if scaled else "plain"]
+        G = pattern.toarray() if m <= 4000 else pattern
+        extra, T = _anchor_drop(self.drop_trivial, pattern, lam, p, n, m)
+        vals, coef, anchor_embedding = _gram_solve(G, lam, int(min(p + extra, n, m)), extra,
+                                                   ctx.rng("solver.spectral"), T)
         emb = np.zeros((0, max(coef.shape[1], 1)))
         return graphclust.Solution(
             embedding=emb, anchor_embedding=anchor_embedding,
@@ -239,13 +245,31 @@ class SpectralEmbedding(graphclust.Solver):
         B = _anchor_rows_B(block.Z, state["lam"], state["scale_degrees"])
         U = np.asarray(B @ state["coef"])
         isolated = np.flatnonzero(np.diff(sp.csr_array(block.Z).indptr) == 0)
-        return self._finish(U, solution.info["eigenvalues"], int(self.drop_trivial),
-                            isolated, solution.anchor_embedding)
+        return self._finish(U, solution.info["eigenvalues"],
+                            int(solution.info["drop_trivial"]), isolated,
+                            solution.anchor_embedding)
 
 
-def _gram_solve(G, lam, q, extra, rng):
-    """Eigenpairs of the anchor Gram matrix ``G = BᵀB`` → ``(vals, V Σ⁻¹, Λ^{-1/2} V Σ⁻¹)``."""
-    vals, V = leading_eigenvectors(G, q, rng=rng)
+def _anchor_drop(drop, pattern, lam, p, n, m):
+    """``(extra, T)`` for an anchor graph: whether the trivial vector is dropped (``extra``
+    = 1) and, when ``drop = "connected"`` finds several components, their exact
+    anchor-space eigenvectors ``T`` (:func:`component_directions` of the Gram matrix's
+    pattern with the anchor degrees ``λ``: ``W = B Bᵀ`` has eigenvalue 1 once per
+    component of anchors that share points, with anchor-space vector ``√λ`` on it)."""
+    if drop != "connected":
+        return (1 if drop else 0), None
+    T = component_directions(pattern, lam, int(min(p, n, m)))
+    return (1, None) if T is None else (0, T)
+
+
+def _gram_solve(G, lam, q, extra, rng, T=None):
+    """Eigenpairs of the anchor Gram matrix ``G = BᵀB`` → ``(vals, V Σ⁻¹, Λ^{-1/2} V Σ⁻¹)``;
+    with known eigenvectors ``T`` of eigenvalue 1 (several components) the rest are
+    found deflated (:func:`_deflated_leading`)."""
+    if T is not None:
+        vals, V = _deflated_leading(G, q, T, rng)
+    else:
+        vals, V = leading_eigenvectors(G, q, rng=rng)
     if extra:
         # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
         vals, V = _drop_trivial(G, vals, V, lam)
