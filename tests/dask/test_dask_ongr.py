@@ -114,34 +114,14 @@ def test_ongr_preset_on_a_cluster_equals_in_memory(preset, digits, as_dask, dask
     np.testing.assert_array_equal(chunked.predict(X[:200]), mem.predict(X[:200]))
 
 
-def _kill_when_state_is_kept(client, cluster, done):
-    """Kill a worker once it holds kept ONGR rows (``_first`` keys: per-chunk ``F``/``G``
-    states between iterations)."""
-    import time
-
-    from test_dask_worker_loss import _kill
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not done.get("stop"):
-        for address, keys in client.has_what().items():
-            if sum("_first" in str(k) for k in keys) >= 2:
-                _kill(cluster, address, False)
-                done["killed"] = address
-                done["at"] = time.monotonic()
-                return
-        time.sleep(0.002)
-
-
 @pytest.mark.slow
 def test_ongr_survives_a_lost_worker_mid_iteration(digits):
     """A worker holding per-chunk states is lost while ONGR iterates: the states are
     recomputed from their own chain of iterations and the labels are those of an
     undisturbed run."""
-    import threading
-    import time
-
     import dask.array as da
     from distributed import Client, LocalCluster
+    from test_dask_worker_loss import fit_while_killing
 
     X, _ = digits
     Xd = da.from_array(X, chunks=(200, 64))
@@ -151,19 +131,9 @@ def test_ongr_survives_a_lost_worker_mid_iteration(digits):
     client = Client(cluster)
     try:
         reference = gc.GraphClustering("ongr-k", **kw).fit(Xd).labels_.compute()
-        client.run(lambda: None)
-        done: dict = {}
-        thread = threading.Thread(target=_kill_when_state_is_kept,
-                                  args=(client, cluster, done))
-        thread.start()
-        try:
-            model = gc.GraphClustering("ongr-k", **kw).fit(Xd)
-            fit_end = time.monotonic()
-        finally:
-            done["stop"] = True
-            thread.join()
-        assert "killed" in done, "the worker was not killed during the fit"
-        assert done["at"] < fit_end, "the worker was killed after the fit had finished"
+        model, _ = fit_while_killing(client, cluster, False,
+                                     lambda: gc.GraphClustering("ongr-k", **kw).fit(Xd),
+                                     marker="_first")
         np.testing.assert_array_equal(model.labels_.compute(), reference)
     finally:
         client.close()

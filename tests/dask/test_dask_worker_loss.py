@@ -29,18 +29,38 @@ def _kill(cluster, address: str, processes: bool) -> None:
     raise AssertionError(f"no worker at {address}")
 
 
-def _killer(client, cluster, processes: bool, done: dict):
-    """Wait until a worker holds rows of Z (the graph stage persisted them, the solver's
-    passes over them are about to start), then kill that worker."""
+def _killer(client, cluster, processes: bool, done: dict, marker: str = "_graph_rows"):
+    """Wait until a worker holds two keys named with ``marker`` (default: rows of Z — the
+    graph stage persisted them, the solver's passes over them are about to start), then
+    kill that worker."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not done.get("stop"):
         for address, keys in client.has_what().items():
-            if sum("_graph_rows" in str(k) for k in keys) >= 2:
+            if sum(marker in str(k) for k in keys) >= 2:
                 _kill(cluster, address, processes)
                 done["killed"] = address
                 done["at"] = time.monotonic()
                 return
         time.sleep(0.005)
+
+
+def fit_while_killing(client, cluster, processes: bool, fit, marker: str = "_graph_rows"):
+    """``fit()`` while :func:`_killer` kills a worker once it holds two ``marker`` keys;
+    returns ``(model, done)`` after checking that the kill fell inside the fit."""
+
+    client.run(lambda: None)  # both workers alive and idle before the disturbed run
+    done: dict = {}
+    thread = threading.Thread(target=_killer, args=(client, cluster, processes, done, marker))
+    thread.start()
+    try:
+        model = fit()
+        fit_end = time.monotonic()
+    finally:
+        done["stop"] = True
+        thread.join()
+    assert "killed" in done, "the worker was not killed during the fit"
+    assert done["at"] < fit_end, "the worker was killed after the fit had finished"
+    return model, done
 
 
 @pytest.mark.parametrize("processes", [
@@ -59,18 +79,8 @@ def test_fit_survives_a_killed_worker(processes, digits):
     client = Client(cluster)
     try:
         reference = gc.GraphClustering("ulge", **kw).fit(Xd).labels_.compute()
-        client.run(lambda: None)  # both workers alive and idle before the disturbed run
-        done: dict = {}
-        thread = threading.Thread(target=_killer, args=(client, cluster, processes, done))
-        thread.start()
-        try:
-            model = gc.GraphClustering("ulge", **kw).fit(Xd)
-            fit_end = time.monotonic()
-        finally:
-            done["stop"] = True
-            thread.join()
-        assert "killed" in done, "the worker was not killed during the fit"
-        assert done["at"] < fit_end, "the worker was killed after the fit had finished"
+        model, done = fit_while_killing(
+            client, cluster, processes, lambda: gc.GraphClustering("ulge", **kw).fit(Xd))
         assert done["killed"] not in client.scheduler_info()["workers"] or processes
         np.testing.assert_array_equal(model.labels_.compute(), reference)
     finally:

@@ -15,8 +15,8 @@ PRESETS = Path(__file__).parent / "presets"
 
 @hookimpl
 def graphclust_register_components(registry):
-    from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
     from graphclust_plugins.ongr.anchors_capped import CappedAnchors
+    from graphclust_plugins.ongr.graph_ongr_anchor import OngrAnchorGraph
     from graphclust_plugins.ongr.solver_ongr import OngrSolver
 
     registry.anchors.add(CappedAnchors)

@@ -25,14 +25,13 @@ random orthonormal directions orthogonal to ``range(Y)``
 
 from __future__ import annotations
 
-import warnings
-
 import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust import safe_inverse
 from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
 
+from graphclust_plugins.ongr._loop import finish_iterations, iteration_done
 from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar
 
 __all__ = ["Extreme", "Minimum", "RFactor", "flip_signs", "leading_rows", "polar_step",
@@ -366,18 +365,10 @@ def solve_chunked(solver, chunks, n_clusters: int, ctx) -> graphclust.Solution:
         gap.append(c["gap"])
         frac = 1.0 if it == 1 else a["changed"] / n
         change.append(frac)
-        progress.step(it, solver.max_iter,
-                      f"changed {frac:.4%}" + (f", objective {objective[-1]:.6g}"
-                                               if objective else ""))
-        if it > 1 and frac < solver.tol:
+        if iteration_done(solver, progress, it, frac, objective):
             converged = True
             break
-    progress.end()
-    if not converged and solver.max_iter > 1:
-        warnings.warn(
-            f"solver 'ongr' did not converge in max_iter={solver.max_iter} iterations "
-            f"({change[-1]:.3%} of labels changed in the last one, tol={solver.tol})",
-            graphclust.ConvergenceWarning, stacklevel=4)
+    finish_iterations(solver, progress, converged, change, stacklevel=5)
     fill = a["min"].value if a["zero"] else 1.0
     fill = 1.0 if not np.isfinite(fill) else fill
     kept, sums = chunks.map_sum(_finish, fill, state=state)

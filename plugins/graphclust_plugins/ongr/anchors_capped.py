@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 from sklearn.base import clone
-
-import graphclust
 
 __all__ = ["CappedAnchors"]
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import attrs
-import numpy as np
-
 import graphclust
-from graphclust.numerics import (as_float, clamp_neighbors, gaussian_anchor_rows,
-                                 nearest_anchors, self_tuning_sigma)
+import numpy as np
+from graphclust.numerics import (
+    as_float,
+    clamp_neighbors,
+    gaussian_anchor_rows,
+    nearest_anchors,
+    self_tuning_sigma,
+)
 
 __all__ = ["OngrAnchorGraph", "OngrAnchorState"]
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
-from threadpoolctl import threadpool_limits
-
 import graphclust
+import numpy as np
 from graphclust import safe_inverse
 from graphclust._chunked import InMemoryChunks
 from graphclust.numerics import leading_eigenvectors
+from threadpoolctl import threadpool_limits
+
+from graphclust_plugins.ongr._loop import finish_iterations, iteration_done
 from graphclust_plugins.ongr._start import (
     canonical_eigenbasis,
     complete_orthonormal,
@@ -19,7 +18,7 @@ from graphclust_plugins.ongr._start import (
     spectral_kmeans_start,
 )
 
-__all__ = ["OngrSolver", "OngrOperator", "ongr_objective"]
+__all__ = ["OngrOperator", "OngrSolver", "ongr_objective"]
 
 
 class OngrOperator:
@@ -305,18 +304,10 @@ class OngrSolver(graphclust.Solver):
             frac = 1.0 if labels is None else float(np.mean(new_labels != labels))
             change.append(frac)
             labels = new_labels
-            progress.step(it, self.max_iter,
-                          f"changed {frac:.4%}" + (f", objective {objective[-1]:.6g}"
-                                                   if objective else ""))
-            if it > 1 and frac < self.tol:
+            if iteration_done(self, progress, it, frac, objective):
                 converged = True
                 break
-        progress.end()
-        if not converged and self.max_iter > 1:
-            warnings.warn(
-                f"solver 'ongr' did not converge in max_iter={self.max_iter} iterations "
-                f"({change[-1]:.3%} of labels changed in the last one, tol={self.tol})",
-                graphclust.ConvergenceWarning, stacklevel=3)
+        finish_iterations(self, progress, converged, change, stacklevel=4)
 
         soft, n_zero = self._soft(G, labels)
         anchor_soft = anchor_embedding = None
