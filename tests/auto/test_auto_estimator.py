@@ -113,6 +113,22 @@ def test_auto_anchor_branch_finds_separated_blobs_of_unequal_size():
     assert adjusted_rand_score(y, est.labels_) > 0.99
 
 
+def test_auto_small_high_dimensional_takes_the_principal_component_graph():
+    """Dense d > 50 at small n: rule 4 with an exact search on the 50 components, the
+    same labels for the same seed, and the digits separated (ARI well above k-means')."""
+    from sklearn.datasets import load_digits
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600], y[:600]
+    first = GraphClustering(n_clusters=10, random_state=0).fit(X)
+    graph = first.resolved_spec_["graph"]
+    assert graph["pca_components"] == rule_auto.PCA_COMPONENTS and graph["method"] == "exact"
+    again = GraphClustering(n_clusters=10, random_state=0).fit(X)
+    np.testing.assert_array_equal(first.labels_, again.labels_)
+    assert adjusted_rand_score(y, first.labels_) > 0.75
+
+
 def test_auto_without_data_says_it_needs_data():
     with pytest.raises(SpecError, match="rule over the data"):
         gc.compose("auto")
