@@ -45,7 +45,8 @@ def _reference(X, kind):
 
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 4)),
-              elements=st.floats(-1e3, 1e3)),
+              # the dense reference's squared deviations underflow below ~1e-154
+              elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) >= 1e-100)),
        st.integers(1, 50), st.sampled_from(KINDS))
 def test_stats_summed_over_any_cut_equal_in_memory(X, rows, kind):
     """Chunk sums of ColumnStats (any block size, including blocks of no rows) give the
