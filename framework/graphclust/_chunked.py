@@ -92,6 +92,7 @@ __all__ = [
     "InMemoryChunks",
     "RowChunks",
     "add_sums",
+    "anchor_degrees",
     "sample_size",
     "split_by_block",
     "split_kept",
@@ -187,6 +188,17 @@ class BlockState:
     def __len__(self) -> int:
         return len(self.values)
 
+    @staticmethod
+    def values_for(state: BlockState | None, n_blocks: int) -> list:
+        """The per-block values a pass over ``n_blocks`` blocks hands its blocks
+        (``None`` each without a state); a state of another length is refused."""
+        if state is None:
+            return [None] * n_blocks
+        if len(state) != n_blocks:
+            raise ValueError(f"a state of {len(state)} blocks for {n_blocks} blocks "
+                             "(released, or of other chunks)")
+        return state.values
+
     def release(self) -> None:
         """Forget the per-block values (a released state cannot be used again)."""
         self.values = []
@@ -210,6 +222,12 @@ def split_by_block(idx: np.ndarray | None, sizes) -> list[np.ndarray]:
         return [np.arange(c) for c in sizes]
     idx = np.asarray(idx)
     return [idx[(idx >= lo) & (idx < hi)] - lo for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def anchor_degrees(block: Block) -> np.ndarray:
+    """``Z_bᵀ1`` of one block in float64: the chunk function whose sum over blocks is the
+    anchor degrees ``λ = Zᵀ1`` (every anchor-graph solver's first pass)."""
+    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
 
 
 def add_sums(a: Any, b: Any) -> Any:
@@ -301,10 +319,7 @@ class InMemoryChunks(RowChunks):
 
     def blocks(self, state: BlockState | None = None):
         """The :class:`Block` objects in row order (with their ``state`` values)."""
-        values = [None] * self.n_blocks if state is None else state.values
-        if len(values) != self.n_blocks:
-            raise ValueError(f"a state of {len(values)} blocks for {self.n_blocks} blocks "
-                             "(released, or of other chunks)")
+        values = BlockState.values_for(state, self.n_blocks)
         for i, start in enumerate(range(0, self.n, self.block_rows)):
             stop = start + self.block_rows
             yield Block(self.X[start:stop], None if self.Z is None else self.Z[start:stop],

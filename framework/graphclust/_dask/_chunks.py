@@ -83,22 +83,21 @@ class DaskChunks(RowChunks):
         self.n_blocks = len(self.X_blocks)
         self.sizes = tuple(int(c) for c in X.chunks[0])
 
-    def block_tasks(self, fn, *args, state: BlockState | None = None) -> list:
+    def block_tasks(self, fn, *args, state: BlockState | None = None,
+                    per_block: list | None = None) -> list:
         """One delayed ``fn(block, *args)`` per block (``args`` shipped once); with
-        ``state``, each block's value of it as ``block.state``."""
+        ``state``, each block's value of it as ``block.state``; with ``per_block``, one
+        more argument per block, first (``fn(block, per_block[i], *args)``)."""
         import dask
 
         shipped = [dask.delayed(a) if not isinstance(a, (int, float, str, bool, type(None)))
                    else a for a in args]
         Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
-        if state is None:
-            state = BlockState([None] * self.n_blocks)
-        if len(state) != self.n_blocks:
-            raise ValueError(f"a state of {len(state)} blocks for {self.n_blocks} blocks "
-                             "(released, or of other chunks)")
+        values = BlockState.values_for(state, self.n_blocks)
+        extra = [()] * self.n_blocks if per_block is None else [(v,) for v in per_block]
         task = dask.delayed(apply_block_at, pure=True)
-        return [task(fn, xb, zb, st, sb, *shipped)
-                for xb, zb, st, sb in zip(self.X_blocks, Zs, self._starts(), state.values)]
+        return [task(fn, xb, zb, st, sb, *e, *shipped)
+                for xb, zb, st, sb, e in zip(self.X_blocks, Zs, self._starts(), values, extra)]
 
     def _persist(self, tasks) -> list:
         """Threads: compute and keep the tasks (``dask.persist``)."""
@@ -133,14 +132,8 @@ class DaskChunks(RowChunks):
     def on_sample(self, fn, reduce, rows, *args, state=None):
         import dask
 
-        shipped = [dask.delayed(a) if not isinstance(a, (int, float, str, bool, type(None)))
-                   else a for a in args]
-        values = state.values if state is not None else [None] * self.n_blocks
-        Zs = self.Z_blocks if self.Z_blocks is not None else [None] * self.n_blocks
-        task = dask.delayed(apply_block_at, pure=True)
-        parts = [task(fn, xb, zb, st, sb, local, *shipped)
-                 for xb, zb, st, sb, local in zip(self.X_blocks, Zs, self._starts(), values,
-                                                  split_by_block(rows, self.sizes))]
+        parts = self.block_tasks(fn, *args, state=state,
+                                 per_block=split_by_block(rows, self.sizes))
         return dask.delayed(_reduce_parts, pure=True)(reduce, *parts).compute()
 
     def _starts(self) -> list[int]:

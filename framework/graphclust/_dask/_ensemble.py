@@ -40,6 +40,7 @@ from graphclust._chunked import (
     ROUNDING_SAMPLE_PER_CLUSTER,
     Block,
     sample_size,
+    split_by_block,
 )
 from graphclust._dask._chunks import DaskChunks
 from graphclust._dask._run import (
@@ -47,7 +48,6 @@ from graphclust._dask._run import (
     _label_counts,
     _reissue,
     _sorted_sample,
-    _split_by_block,
     _wait,
     fit_chunked,
     scale_stage,
@@ -158,7 +158,7 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     shipped_consensus = dask.delayed(consensus)
     lift = dask.delayed(_coordinate_rows, pure=True)
     parts = [lift(shipped_consensus, zb, local)
-             for zb, local in zip(B_blocks, _split_by_block(r_idx, X.chunks[0]))]
+             for zb, local in zip(B_blocks, split_by_block(r_idx, X.chunks[0]))]
     fitted, caught = dask.delayed(_capturing)(_round_consensus, consensus, parts,
                                                n_clusters, quiet).compute()
     _reissue(caught)

@@ -17,10 +17,6 @@ _WHY = {
 }
 
 
-#: Part-specific reasons, where the general one would mislead.
-_WHY_PART: dict[tuple[str, str], str] = {}
-
-
 def _alternatives(kind: str, extra=None) -> str:
     from graphclust._plugins import get_registry
 
@@ -100,7 +96,7 @@ def _pipeline_problems(pipe) -> list:
             problems.append(Problem("graph", "a precomputed graph cannot be split into "
                                     "chunks; give the features as a dask array instead"))
             continue
-        why = _WHY_PART.get((section, getattr(part, "name", "")), _WHY[section])
+        why = _WHY[section]
         if section == "graph" and getattr(part, "produces", "") == "anchor":
             why = _WHY["anchor-graph"]
         extra = None

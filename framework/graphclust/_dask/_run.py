@@ -216,9 +216,6 @@ def _wait(collection, progress=None, what: str = "chunks"):
     return collection
 
 
-_split_by_block = split_by_block  # the ensemble's name for it
-
-
 def _sorted_sample(rng: np.random.Generator, n: int, size: int) -> np.ndarray | None:
     """Sorted row indices of a uniform sample without replacement; ``None`` for all rows."""
     if size >= n:

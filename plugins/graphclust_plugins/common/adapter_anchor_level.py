@@ -78,11 +78,7 @@ class AnchorLevelAdapter(graphclust.Adapter):
     def lift_rows(self, solution: Solution, block) -> Solution:
         """One block's rows of the lifted ``solution`` (the zero-row one :meth:`lift`
         gives on the chunked run's graph): ``Z_b F`` of every per-anchor value ``F``."""
-        Z = block.Z
-        emb = None if solution.anchor_embedding is None else \
-            np.asarray(Z @ solution.anchor_embedding)
-        soft = None if solution.anchor_soft is None else np.asarray(Z @ solution.anchor_soft)
-        return Solution(embedding=emb, soft=soft)
+        return solution.extend(Z_new=block.Z)
 
     def lift(self, solution: Solution, graph: AnchorGraph, adapted: Adapted,
              ctx: Context) -> Solution:

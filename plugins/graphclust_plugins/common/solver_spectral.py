@@ -6,9 +6,11 @@ import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust import safe_inverse
+from graphclust._chunked import anchor_degrees
 from graphclust.numerics import (
     leading_eigenvectors,
     normalize_rows,
+    scaled_anchor_rows,
     sign_flip,
     singular_values_from_gram,
 )
@@ -224,7 +226,7 @@ class SpectralEmbedding(graphclust.Solver):
         """
         p = int(self.n_components or n_clusters)
         n, m = chunks.n, chunks.n_anchors
-        lam = chunks.sum(_anchor_degrees)
+        lam = chunks.sum(anchor_degrees)
         grams = chunks.sum(_anchor_grams, lam)
         scaled = grams["rows_not_unit"] > 0
         pattern = grams["scaled" if scaled else "plain"]
@@ -285,18 +287,12 @@ def _anchor_rows_B(Z, lam, scale_degrees):
     """Rows of ``B = D^{-1/2} Z Λ^{-1/2}`` for a block of ``Z`` (``D`` only when asked),
     computed as :meth:`AnchorGraph.B` and :meth:`SpectralEmbedding.solve` do."""
     Z = sp.csr_array(Z, dtype=np.float64)
-    m = Z.shape[1]
-    B = sp.csr_array(Z @ sp.dia_array((safe_inverse(lam, 0.5)[None, :], [0]), shape=(m, m)))
+    B = scaled_anchor_rows(Z, lam)
     if scale_degrees:
         b = B.shape[0]
         dinv = safe_inverse(Z @ (safe_inverse(lam) * lam), 0.5)
         B = sp.csr_array(sp.dia_array((dinv[None, :], [0]), shape=(b, b)) @ B)
     return B
-
-
-def _anchor_degrees(block):
-    """``Zᵀ1`` of one block (chunk function)."""
-    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
 
 
 def _anchor_grams(block, lam):

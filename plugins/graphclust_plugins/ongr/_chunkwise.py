@@ -29,9 +29,10 @@ import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust import safe_inverse
+from graphclust._chunked import anchor_degrees
 from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
 
-from graphclust_plugins.ongr._loop import finish_iterations, iteration_done
+from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
 from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar
 
 __all__ = ["Extreme", "Minimum", "RFactor", "flip_signs", "leading_rows", "polar_step",
@@ -84,10 +85,6 @@ class RFactor:
 
 # -- setup: degrees, the m x m Gram, the trivial direction ------------------------------
 
-def _degrees(block):
-    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
-
-
 def _row_degrees(Z, lam):
     """Row sums of ``W`` for the block: ``Z Λ⁻¹ λ`` (as ``AnchorGraph.degrees``)."""
     return sp.csr_array(Z) @ (safe_inverse(lam) * lam)
@@ -101,7 +98,7 @@ def _gram(block, lam):
 
 def setup_sums(chunks) -> tuple[np.ndarray, np.ndarray, float]:
     """``(λ = Σ Z_bᵀ1, the dense m x m Gram BᵀB = Σ B_bᵀB_b, ‖√d‖²)``: two passes."""
-    lam = chunks.sum(_degrees)
+    lam = chunks.sum(anchor_degrees)
     sums = chunks.sum(_gram, lam)
     return lam, np.asarray(sums["gram"].toarray()), sums["sd2"]
 
@@ -352,16 +349,16 @@ def solve_chunked(solver, chunks, n_clusters: int, ctx) -> graphclust.Solution:
                                                 track, state=state)
         old.release()
         if track:
-            obj_g.append(norm2 - 2.0 * a["cross"] + float(np.sum(a["FtF"] * a["GtG"]))
-                         + reg * a["gap"])
+            obj_g.append(objective_from_pieces(norm2, a["cross"], a["FtF"], a["GtG"], reg,
+                                               a["gap"]))
         C = y_gram(gram, a["Q"], a["GtG"], reg)
         old, (state, c) = state, polar_step(chunks, state, lam, a["Q"], reg, C, track,
                                             ctx.seed_for(f"ongr.polar.{it}"))
         old.release()
         P = c["P"]
         if track:
-            objective.append(norm2 - 2.0 * c["cross"] + float(np.sum(c["FtF"] * a["GtG"]))
-                             + reg * c["gap"])
+            objective.append(objective_from_pieces(norm2, c["cross"], c["FtF"], a["GtG"],
+                                                   reg, c["gap"]))
         gap.append(c["gap"])
         frac = 1.0 if it == 1 else a["changed"] / n
         change.append(frac)

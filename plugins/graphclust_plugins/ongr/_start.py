@@ -157,10 +157,6 @@ def _embed(s, tU, coef):
     return normalize_rows(_residual(s, tU) @ coef)
 
 
-def _embed_rows(block, tU, coef):
-    return _embed(block.state, tU, coef)
-
-
 def drop_trivial_coef(chunks, state: BlockState, k: int, q: int, has_t: bool
                       ) -> tuple[np.ndarray | None, np.ndarray]:
     """``(tᵀU, coef)`` such that the rows ``(U − t tᵀU) coef`` are an orthonormal basis

@@ -9,7 +9,7 @@ from graphclust._chunked import InMemoryChunks
 from graphclust.numerics import leading_eigenvectors
 from threadpoolctl import threadpool_limits
 
-from graphclust_plugins.ongr._loop import finish_iterations, iteration_done
+from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
 from graphclust_plugins.ongr._start import (
     canonical_eigenbasis,
     complete_orthonormal,
@@ -145,8 +145,8 @@ def ongr_objective(norm2_W: float, F: np.ndarray, G: np.ndarray, WF: np.ndarray 
         cross = float(np.vdot(F, WG))
     else:
         raise ValueError("pass WF or WG")
-    fgt = float(np.sum((F.T @ F) * (G.T @ G)))
-    return norm2_W - 2.0 * cross + fgt + lam * float(np.sum((F - G) ** 2))
+    return objective_from_pieces(norm2_W, cross, F.T @ F, G.T @ G, lam,
+                                 float(np.sum((F - G) ** 2)))
 
 
 @graphclust.part
@@ -349,9 +349,7 @@ class OngrSolver(graphclust.Solver):
         rows of ``W G`` and ``W F`` through the per-anchor values, as ``predict`` gives."""
         if isinstance(block.state, graphclust.Solution):
             return block.state
-        Z = block.Z
-        return graphclust.Solution(embedding=np.asarray(Z @ solution.anchor_embedding),
-                                   soft=np.asarray(Z @ solution.anchor_soft))
+        return solution.extend(Z_new=block.Z)
 
     def _labels(self, M: np.ndarray) -> np.ndarray:
         """Argmax labels of G; for ``max`` these equal the argmax of the unclipped ``M``

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-
-import graphclust
 from graphclust import safe_inverse
-from graphclust.numerics import (as_dense_float, leading_eigenvectors, sign_flip,
-                                 singular_values_from_gram)
+from graphclust.numerics import (
+    as_dense_float,
+    leading_eigenvectors,
+    scaled_anchor_rows,
+    sign_flip,
+    singular_values_from_gram,
+)
 
 __all__ = ["ULGE", "anchor_spectral_vectors", "ridge_projection"]
 
@@ -235,13 +239,6 @@ class ULGE(graphclust.Solver):
         return graphclust.Solution(embedding=emb)
 
 
-def _B_rows(Z, lam):
-    """Rows of ``B = Z Λ^{-1/2}`` for a block of ``Z``, as :meth:`AnchorGraph.B`."""
-    m = Z.shape[1]
-    scale = sp.dia_array((safe_inverse(lam, 0.5)[None, :], [0]), shape=(m, m))
-    return sp.csr_array(sp.csr_array(Z, dtype=np.float64) @ scale)
-
-
 def _degrees_and_sum(block):
     """``(Zᵀ1, Σx)`` of one block in float64 (chunk function, pass 1)."""
     Z = sp.csr_array(block.Z)
@@ -251,7 +248,7 @@ def _degrees_and_sum(block):
 
 def _gram_and_scatter(block, lam, mean):
     """``(B_bᵀB_b, (X_b − x̄)ᵀ(X_b − x̄))`` of one block (chunk function, pass 2)."""
-    B = _B_rows(block.Z, lam)
+    B = scaled_anchor_rows(block.Z, lam)
     C = np.zeros((mean.size, mean.size))
     X = as_dense_float(block.X)
     for start in range(0, X.shape[0], _BLOCK):
@@ -262,7 +259,7 @@ def _gram_and_scatter(block, lam, mean):
 
 def _cross(block, lam, coef, mean, p):
     """``(X_b − x̄)ᵀ F_b`` with ``F_b = B_b V Σ⁻¹`` padded to ``p`` columns (pass 3)."""
-    F = np.asarray(_B_rows(block.Z, lam) @ coef)
+    F = np.asarray(scaled_anchor_rows(block.Z, lam) @ coef)
     if F.shape[1] < p:
         F = np.hstack([F, np.zeros((F.shape[0], p - F.shape[1]))])
     X = as_dense_float(block.X)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import graphclust
+import numpy as np
 from graphclust import safe_inverse
+from graphclust._chunked import anchor_degrees
+
 from graphclust_plugins.common.rounding_kmeans import KMeansRounding
 from graphclust_plugins.uspec._tcut import representative_side, transfer_cut
-from graphclust_plugins.uspec.solver_tcut import _column_sums, _transfer_gram
+from graphclust_plugins.uspec.solver_tcut import _transfer_gram
 
 
 @graphclust.part
@@ -96,7 +97,7 @@ class TcutConsensus(graphclust.Consensus):
         :meth:`embed_rows` of a row sample and assigns every block. Equal to
         :meth:`combine` up to the order of the block sums."""
         k = int(self.n_components or n_clusters + self.extra_components)
-        dy = chunks.sum(_column_sums)
+        dy = chunks.sum(anchor_degrees)
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:  # as transfer_cut: an all-zero B embeds nothing

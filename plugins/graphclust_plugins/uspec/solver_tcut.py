@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import graphclust
 import numpy as np
 import scipy.sparse as sp
+from graphclust._chunked import anchor_degrees
 
-import graphclust
 from graphclust_plugins.uspec._tcut import point_transfer, representative_side, transfer_cut
 
 
@@ -84,7 +85,7 @@ class TransferCut(graphclust.Solver):
         up to the order of the block sums.
         """
         k = int(self.n_components or n_clusters)
-        dy = chunks.sum(_column_sums)
+        dy = chunks.sum(anchor_degrees)
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:
@@ -111,11 +112,6 @@ class TransferCut(graphclust.Solver):
             return graphclust.Solution(embedding=np.zeros((block.Z.shape[0], rep.shape[1])))
         PX = point_transfer(block.Z, cols)
         return graphclust.Solution(embedding=np.asarray(PX @ rep[cols]))
-
-
-def _column_sums(block):
-    """``B_bᵀ1`` of one block in float64 (chunk function)."""
-    return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
 
 
 def _transfer_gram(block, cols):
