@@ -18,7 +18,8 @@ from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
 from graphclust._membership import Memberships
-from graphclust._pipeline import FitResult, Pipeline, check_input
+from graphclust._input import check_input
+from graphclust._pipeline import FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
     ConvergenceWarning,

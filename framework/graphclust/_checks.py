@@ -22,6 +22,7 @@ __all__ = [
     "optional",
     "part_spec",
     "any_of",
+    "check_fields",
 ]
 
 
@@ -149,4 +150,17 @@ def run_checks(values: Iterable[tuple[str, Any, Check | None]]) -> list[tuple[st
         msg = check(value)
         if msg:
             out.append((name, msg))
+    return out
+
+
+def check_fields(obj: Any) -> list[tuple[str, str]]:
+    """``(field, message)`` for every attrs field of ``obj`` whose declared check (the
+    ``check`` of :func:`graphclust.param`) refuses its value: the one machinery behind
+    :meth:`graphclust.Part.check_params` and the estimator's own parameters."""
+    out = []
+    for field in attrs.fields(type(obj)) if attrs.has(type(obj)) else ():
+        check = field.metadata.get("check")
+        msg = check(getattr(obj, field.name)) if check is not None else None
+        if msg:
+            out.append((field.name, msg))
     return out

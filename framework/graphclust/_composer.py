@@ -8,15 +8,18 @@ would fit) — and raised together as one :class:`~graphclust.SpecError`.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from typing import Any
 
 from graphclust._errors import IncompatiblePartsError, Problem, SpecError, UnknownPartError
 from graphclust._parts import Part
 from graphclust._registry import Registry, unknown_name_message
-from graphclust._spec import SECTIONS, PartSpec, PipelineSpec, parse_spec, read_spec
+from graphclust._spec import (SECTIONS, EnsembleSpec, MemberSpec, PartSpec, PipelineSpec,
+                              merge_overrides, parse_spec, read_spec)
 
-__all__ = ["compose", "validate_spec", "resolve_part", "build_part", "resolve_spec"]
+__all__ = ["compose", "validate_spec", "resolve_part", "build_part", "resolve_spec",
+           "needs_data"]
 
 _KIND_LABEL = {"anchors": "anchor selector", "graph": "graph builder", "adapter": "adapter",
                "solver": "solver", "rounding": "rounding", "metric": "metric",
@@ -212,9 +215,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
 
     spec, structural = parse_spec(data, nested=nested)
     problems.extend(Problem(f"{prefix}{p.loc}", p.msg) for p in structural)
-    if spec.ensemble is not None:  # members and consensus: see graphclust._ensemble
-        from graphclust._ensemble import compose_ensemble
-
+    if spec.ensemble is not None:  # members and consensus
         return compose_ensemble(spec.ensemble, spec, registry, problems, prefix=prefix)
     parts: dict[str, Part | None] = {}
     for sec in SECTIONS:
@@ -226,6 +227,67 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
     return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
                     rounding=parts["rounding"], metrics=metrics, adapter=parts["adapter"],
                     n_clusters=spec.n_clusters, seed=spec.seed, scale=spec.scale)
+
+
+def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Problem], *,
+                     prefix: str = ""):
+    """Build an :class:`Ensemble` from a parsed ensemble section.
+
+    Each member is composed as a whole pipeline spec, its problems prefixed with
+    ``ensemble.members[i].``; a preset member's other keys override the preset's
+    sections. ``top`` is the parsed :class:`~graphclust._spec.PipelineSpec` (its
+    ``n_clusters``, ``seed`` and metrics belong to the ensemble).
+    """
+    from graphclust._ensemble import Ensemble, EnsembleMember
+
+    loc = f"{prefix}ensemble"
+    members: list[EnsembleMember] = []
+    for i, ms in enumerate(spec.members):
+        mloc = f"{loc}.members[{i}]"
+        data = _member_data(ms, mloc, registry, problems)
+        if data is None:
+            continue
+        if ms.preset is not None and data.get("scale", "none") != "none":
+            problems.append(Problem(f"{mloc}.scale", f"preset {ms.preset!r} sets scale = "
+                                    f"{data['scale']!r}, but members share the ensemble's "
+                                    "scaling; set 'scale' at the top of the spec"))
+            continue
+        n_before = len(problems)
+        pipe = _compose(data, registry, problems, nested=False, prefix=f"{mloc}.")
+        if len(problems) > n_before:
+            continue
+        name = ms.preset or pipe.solver.name
+        for c in range(ms.count):
+            label = f"members[{i}] {name}" + (f"#{c}" if ms.count > 1 else "")
+            members.append(EnsembleMember(copy.deepcopy(pipe) if c else pipe,
+                                          ms.n_clusters, label, name))
+    consensus = None
+    if spec.consensus is not None:
+        consensus = build_part("consensus", spec.consensus, f"{loc}.consensus", registry,
+                               problems)
+    metrics = build_metrics(top.metrics, prefix, registry, problems)
+    if consensus is None or len(members) != sum(ms.count for ms in spec.members):
+        return None
+    return Ensemble(members=members, consensus=consensus, metrics=metrics,
+                    n_clusters=top.n_clusters, seed=top.seed, scale=top.scale)
+
+
+def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) -> dict | None:
+    if ms.preset is None:
+        if not ms.spec:
+            return None  # its shape was already reported by the parser
+        return ms.spec
+    if ms.preset not in registry.presets:
+        where = loc if not ms.spec else f"{loc}.preset"
+        problems.append(Problem(where, unknown_name_message("preset", ms.preset,
+                                                            registry.presets.names())))
+        return None
+    base = registry.presets.get(ms.preset)
+    if "ensemble" in base:
+        problems.append(Problem(loc, f"preset {ms.preset!r} is an ensemble; a member cannot "
+                                "itself be an ensemble"))
+        return None
+    return merge_overrides(base, ms.spec)
 
 
 def _raise(problems: list[Problem]) -> None:
@@ -248,15 +310,22 @@ def rule_needs_data(name: str) -> SpecError:
                      title="rule preset needs data")
 
 
+def needs_data(spec: Any, registry: Registry | None = None) -> bool:
+    """Whether ``spec`` names a rule preset, whose concrete spec the data decide."""
+    return isinstance(spec, str) and spec in _registry(registry).rules
+
+
 def resolve_spec(spec: str | dict, registry: Registry | None = None,
                  profile=None) -> dict:
-    """The spec dict of ``spec``: a preset's table, a rule preset's concrete spec for
-    ``profile`` (a :class:`~graphclust._rules.DataProfile`), or the parsed spec itself.
+    """The spec dict of ``spec``: a preset's table (a copy), a rule preset's concrete spec
+    for ``profile`` (a :class:`~graphclust._rules.DataProfile`), or the parsed spec itself.
 
     Raises
     ------
     SpecError
         For a rule preset without a profile.
+    UnknownPartError
+        For a bare name that is no preset (listing the presets, with the closest one).
     """
     registry = _registry(registry)
     if isinstance(spec, str) and spec in registry.rules:
@@ -264,7 +333,9 @@ def resolve_spec(spec: str | dict, registry: Registry | None = None,
             raise rule_needs_data(spec)
         return registry.rules.get(spec).resolve(profile)
     if isinstance(spec, str) and spec in registry.presets:
-        return registry.presets.get(spec)
+        return copy.deepcopy(registry.presets.get(spec))
+    if isinstance(spec, str) and not any(c in spec for c in "=[{./\\"):
+        registry.presets.record(spec)  # raises with the list of presets
     return read_spec(spec)
 
 

@@ -25,7 +25,6 @@ number of clusters), so that base clusters keep several points on average. An in
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 import warnings
@@ -35,16 +34,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from graphclust._errors import InputError, Problem
+from graphclust._errors import InputError
 from graphclust._membership import Memberships
 from graphclust._parts import Consensus, Context, Metric
 from graphclust._pipeline import FitResult, Pipeline, scale_stage
 from graphclust._progress import Progress
-from graphclust._spec import EnsembleSpec, MemberSpec, merge_overrides
 from graphclust.numerics.scaling import SCALE_KINDS, Scaling
 
-__all__ = ["Ensemble", "EnsembleMember", "EnsembleResult", "compose_ensemble",
-           "clip_range"]
+__all__ = ["Ensemble", "EnsembleMember", "EnsembleResult", "clip_range"]
 
 
 @attrs.define
@@ -339,66 +336,3 @@ class Ensemble:
             raise TypeError(f"{self!r} cannot label new points: {self.why_not_predict()}")
         return np.asarray(self.consensus.assign(self.memberships_of(X_new, result)),
                           dtype=np.int64)
-
-
-def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Problem], *,
-                     prefix: str = "") -> Ensemble | None:
-    """Build an :class:`Ensemble` from a parsed ensemble section.
-
-    Each member is composed as a whole pipeline spec, its problems prefixed with
-    ``ensemble.members[i].``; a preset member's other keys override the preset's
-    sections. ``top`` is the parsed :class:`~graphclust._spec.PipelineSpec` (its
-    ``n_clusters``, ``seed`` and metrics belong to the ensemble).
-    """
-    from graphclust._composer import _compose, build_metrics, build_part
-
-    loc = f"{prefix}ensemble"
-    members: list[EnsembleMember] = []
-    for i, ms in enumerate(spec.members):
-        mloc = f"{loc}.members[{i}]"
-        data = _member_data(ms, mloc, registry, problems)
-        if data is None:
-            continue
-        if ms.preset is not None and data.get("scale", "none") != "none":
-            problems.append(Problem(f"{mloc}.scale", f"preset {ms.preset!r} sets scale = "
-                                    f"{data['scale']!r}, but members share the ensemble's "
-                                    "scaling; set 'scale' at the top of the spec"))
-            continue
-        n_before = len(problems)
-        pipe = _compose(data, registry, problems, nested=False, prefix=f"{mloc}.")
-        if len(problems) > n_before:
-            continue
-        name = ms.preset or pipe.solver.name
-        for c in range(ms.count):
-            label = f"members[{i}] {name}" + (f"#{c}" if ms.count > 1 else "")
-            members.append(EnsembleMember(copy.deepcopy(pipe) if c else pipe,
-                                          ms.n_clusters, label, name))
-    consensus = None
-    if spec.consensus is not None:
-        consensus = build_part("consensus", spec.consensus, f"{loc}.consensus", registry,
-                               problems)
-    metrics = build_metrics(top.metrics, prefix, registry, problems)
-    if consensus is None or len(members) != sum(ms.count for ms in spec.members):
-        return None
-    return Ensemble(members=members, consensus=consensus, metrics=metrics,
-                    n_clusters=top.n_clusters, seed=top.seed, scale=top.scale)
-
-
-def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) -> dict | None:
-    if ms.preset is None:
-        if not ms.spec:
-            return None  # its shape was already reported by the parser
-        return ms.spec
-    if ms.preset not in registry.presets:
-        from graphclust._registry import unknown_name_message
-
-        where = loc if not ms.spec else f"{loc}.preset"
-        problems.append(Problem(where, unknown_name_message("preset", ms.preset,
-                                                            registry.presets.names())))
-        return None
-    base = registry.presets.get(ms.preset)
-    if "ensemble" in base:
-        problems.append(Problem(loc, f"preset {ms.preset!r} is an ensemble; a member cannot "
-                                "itself be an ensemble"))
-        return None
-    return merge_overrides(base, ms.spec)

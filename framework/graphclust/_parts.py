@@ -33,7 +33,7 @@ import attrs
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from graphclust._checks import Check
+from graphclust._checks import Check, check_fields
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._membership import Memberships
 from graphclust._progress import Progress
@@ -118,14 +118,7 @@ class Part(BaseEstimator):
 
     def check_params(self) -> list[tuple[str, str]]:
         """Return ``(parameter, message)`` for every invalid parameter value."""
-        out = []
-        for field in self.parameters():
-            check = field.metadata.get("check")
-            if check is None:
-                continue
-            msg = check(getattr(self, field.name))
-            if msg:
-                out.append((field.name, msg))
+        out = check_fields(self)
         out.extend(self._check_extra())
         return out
 
@@ -328,6 +321,9 @@ class Solver(Part):
 
     def solve(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
               n_clusters: int, ctx: Context) -> Solution:  # pragma: no cover
+        """The solution on ``graph``. ``n_clusters`` is an integer with
+        ``1 <= n_clusters <= graph.n``: the fit plan (and an adapter, for the problem it
+        hands on) guarantees it, so a solver need not check it again."""
         raise NotImplementedError
 
     def solve_chunked(self, chunks, n_clusters: int, ctx: Context) -> Solution:

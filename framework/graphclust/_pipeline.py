@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any
 
 import attrs
 import numpy as np
-import scipy.sparse as sp
 
 from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
@@ -21,41 +19,7 @@ from graphclust._solution import Solution
 from graphclust.numerics import float_dtype
 from graphclust.numerics.scaling import SCALE_KINDS, Scaling, fit_scaling
 
-__all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
-
-
-def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
-    """Validate data: 2-D, non-empty, finite, numeric; ``n >= n_clusters``.
-
-    Dense float32 stays float32, and so do integers of at most 16 bits (pixels,
-    counts: exact in float32, half the memory of float64); anything else becomes
-    float64. Sparse input is densified (the built-in parts work on dense rows).
-    """
-    if sp.issparse(X):
-        X = X.toarray()
-    try:
-        arr = np.asarray(X)
-    except Exception as exc:  # ragged lists and the like
-        raise InputError(f"{what} cannot be read as an array: {exc}") from None
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
-                                   or arr.dtype == np.bool_):
-        raise InputError(f"{what} must be numeric, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise InputError(f"{what} must be 2-D (n_samples, n_features), got {arr.ndim}-D "
-                         f"with shape {arr.shape}" + ("; reshape a single feature with "
-                                                      "X.reshape(-1, 1)" if arr.ndim == 1 else ""))
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise InputError(f"{what} is empty: shape {arr.shape}")
-    arr = arr.astype(float_dtype(arr.dtype), copy=False)
-    if not np.all(np.isfinite(arr)):
-        bad = "NaN" if np.isnan(arr).any() else "infinity"
-        raise InputError(f"{what} contains {bad} (first at row "
-                         f"{int(np.argwhere(~np.isfinite(arr))[0, 0])})")
-    if n_clusters is not None and arr.shape[0] < n_clusters:
-        n = arr.shape[0]
-        raise InputError(f"{what} has {n} sample{'s' if n != 1 else ''}, fewer than "
-                         f"n_clusters={n_clusters}")
-    return arr
+__all__ = ["Pipeline", "FitResult", "float_dtype"]
 
 
 def given_in_scaled_units(anchors, scaling):

@@ -123,3 +123,15 @@ def resolved_spec(pipe, graph, n_clusters: int, seed: int) -> dict:
     if pipe.metrics:
         out["metrics"] = [plain_spec(m) for m in pipe.metrics]
     return out
+
+
+def resolved_ensemble_spec(ensemble, result, n_clusters: int, seed: int) -> dict:
+    """The ensemble spec a fit ran: every member as the pipeline spec it ran (its
+    ``n_clusters`` and seed), and the consensus with its parameters."""
+    members = [resolved_spec(m.pipeline, r.graph, k, s) for m, r, k, s in
+               zip(ensemble.members, result.members, result.member_n_clusters,
+                   result.member_seeds)]
+    for member in members:
+        member.pop("scale", None)  # the ensemble's, applied once to X
+    return {"n_clusters": int(n_clusters), "seed": int(seed), "scale": ensemble.scale,
+            "ensemble": {"members": members, "consensus": plain_spec(ensemble.consensus)}}

@@ -319,7 +319,9 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
     model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
                             verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides)
     if model.n_clusters is None and y is not None:
-        spec_k = None if model._rule() is not None else model._compose().n_clusters
+        from graphclust._composer import needs_data
+
+        spec_k = None if needs_data(spec) else model._compose().n_clusters
         if spec_k is None:
             model.set_params(n_clusters=_n_classes(y))
     model.fit(X, y)
@@ -598,7 +600,7 @@ def _decide(args, rule) -> tuple[dict, str]:
     number of classes in the labels, else the estimator's default), and a TOML comment
     header with the profile that decided it."""
     from graphclust._errors import Problem, SpecError
-    from graphclust._estimator import DEFAULT_N_CLUSTERS
+    from graphclust._plan import DEFAULT_N_CLUSTERS
     from graphclust._rules import profile_data
 
     if not args.dataset:
@@ -607,7 +609,7 @@ def _decide(args, rule) -> tuple[dict, str]:
                                 "--dataset digits)"), title="rule preset needs data")
     X, y = _load(args.dataset, args.data_dir)
     k = args.n_clusters or (int(np.unique(y).size) if y is not None else DEFAULT_N_CLUSTERS)
-    from graphclust._pipeline import check_input
+    from graphclust._input import check_input
 
     check_input(X if not hasattr(X, "toarray") else X[:1].toarray(), None)
     profile = profile_data(X, k)

@@ -249,7 +249,7 @@ def test_disconnected_graph_warns_once_only_when_it_matters(recwarn):
     assert not [w for w in recwarn if issubclass(w.category, gc.DisconnectedGraphWarning)]
 
 
-def test_small_integer_input_is_computed_in_float32_without_loss():
+def test_small_integer_input_is_computed_in_float32_without_loss(monkeypatch):
     """uint8/int16 data (pixels, counts) are exact in float32, so the estimator keeps
     them in float32 (half the memory of float64); wider integers become float64."""
     from graphclust import check_input, float_dtype
@@ -263,16 +263,18 @@ def test_small_integer_input_is_computed_in_float32_without_loss():
     assert check_input(X8.astype(np.float64)).dtype == np.float64
     assert float_dtype(np.bool_) == np.float32 and float_dtype(np.uint32) == np.float64
     seen = {}
+    import graphclust._executors as executors
 
-    class Spy(GraphClustering):
-        def _validate(self, X, *, reset):
-            out = super()._validate(X, reset=reset)
-            seen["dtype"] = out.dtype
-            return out
+    def spy(estimator, X, *, reset):
+        out = validate_rows(estimator, X, reset=reset)
+        seen["dtype"] = out.dtype
+        return out
 
-    est = Spy("anchor-spectral", n_clusters=3, random_state=0,
-              anchors={"n_anchors": 20}).fit(X8)
+    validate_rows = executors.validate_rows
+    monkeypatch.setattr(executors, "validate_rows", spy)
+    est = GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                          anchors={"n_anchors": 20}).fit(X8)
     assert seen["dtype"] == np.float32 and est.labels_.shape == (120,)
-    Spy("anchor-spectral", n_clusters=3, random_state=0,
-        anchors={"n_anchors": 20}).fit(X8.astype(np.int32))
+    GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                    anchors={"n_anchors": 20}).fit(X8.astype(np.int32))
     assert seen["dtype"] == np.float64

@@ -328,12 +328,7 @@ def solve_chunked(solver, chunks, n_clusters: int, ctx) -> graphclust.Solution:
     on an anchor graph, with ``F`` and ``G`` kept per block."""
     from graphclust._chunked import KEPT_ROWS
 
-    k, n = int(n_clusters), chunks.n
-    if k < 1:
-        raise graphclust.InputError(f"solver 'ongr': n_clusters must be >= 1, got {k}")
-    if n < k:
-        raise graphclust.InputError(
-            f"solver 'ongr': n_clusters={k} exceeds the number of points {n}")
+    k, n = int(n_clusters), chunks.n  # 1 <= k <= n: the Solver contract
     reg, track = float(solver.lam), bool(solver.track_objective)
     lam, gram, sd2 = setup_sums(chunks)
     norm2 = float(np.sum(gram * gram))

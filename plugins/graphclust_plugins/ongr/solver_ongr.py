@@ -258,12 +258,7 @@ class OngrSolver(graphclust.Solver):
             return self._solve(graph, n_clusters, ctx)
 
     def _solve(self, graph, n_clusters, ctx):
-        k = int(n_clusters)
-        if k < 1:
-            raise graphclust.InputError(f"solver 'ongr': n_clusters must be >= 1, got {k}")
-        if graph.n < k:
-            raise graphclust.InputError(
-                f"solver 'ongr': n_clusters={k} exceeds the number of points {graph.n}")
+        k = int(n_clusters)  # 1 <= k <= graph.n: the Solver contract, checked by the plan
         lam = float(self.lam)
         op = OngrOperator(graph, normalize=self.normalize)
         rng = ctx.rng("ongr-init")

@@ -1,0 +1,172 @@
+"""The two executions of a :class:`~graphclust._plan.FitPlan`: in memory and chunked.
+
+An executor owns everything that depends on the data's container, so the estimator and
+the plan never branch on it: validating the data (:meth:`prepare`), profiling it for a
+rule preset (:meth:`profile`), refusing a spec it cannot run (:meth:`admit`), checking the
+rows against the plan (:meth:`check_rows`), running the plan (:meth:`fit`), and placing
+new points (:meth:`predict`, :meth:`transform`). :func:`executor_for` picks one from the
+data: a Dask collection runs chunked (:mod:`graphclust._dask`), anything else in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graphclust._degenerate import check_distances, warn_fewer_labels
+from graphclust._ensemble import Ensemble
+from graphclust._errors import InputError
+from graphclust._fitwarnings import one_warning_per_cause
+from graphclust._given import GivenGraph
+from graphclust._input import check_input, validate_rows
+
+__all__ = ["InMemory", "Chunked", "executor_for"]
+
+
+def _solution_rows(solution):
+    return solution.embedding if solution.embedding is not None else solution.soft
+
+
+class InMemory:
+    """NumPy/SciPy in this process (the default)."""
+
+    chunked = False
+
+    def admit(self, pipe) -> None:
+        """Every composed spec runs in memory."""
+
+    def prepare(self, estimator, X):
+        """Shape, dtype and scikit-learn's bookkeeping (``n_features_in_``)."""
+        return validate_rows(estimator, X, reset=True)
+
+    def profile(self, X, n_clusters: int):
+        from graphclust._rules import profile_data
+
+        return profile_data(X, n_clusters)
+
+    def check_rows(self, pipe, X, n_clusters: int):
+        """Finite, numeric, ``n >= k``; a precomputed graph valid and of ``n`` rows."""
+        X = check_input(X, n_clusters)
+        given = getattr(pipe, "graph", None)
+        if isinstance(given, GivenGraph):
+            given.check_matrix()
+            if given.matrix.shape[0] != X.shape[0]:
+                raise InputError(f"the precomputed graph has {given.matrix.shape[0]} rows but "
+                                 f"X has {X.shape[0]} samples")
+        return X
+
+    def fit(self, plan):
+        pipe, X, k = plan.pipeline, plan.X, plan.n_clusters
+        with one_warning_per_cause():
+            # "standard", "minmax" and "l2" bound the column ranges the parts see, so the
+            # raw ranges cannot underflow or overflow them; identical rows still warn
+            precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
+            bounded = pipe.scale in ("standard", "minmax", "l2")
+            if not precomputed and (not bounded or not np.ptp(X, axis=0).any()):
+                check_distances(X, k)
+            result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx)
+            warn_fewer_labels(result.labels, k, plan.who)
+        return result
+
+    def embedding(self, plan, result):
+        """The training rows' solution (``embedding_``)."""
+        return _solution_rows(result.solution)
+
+    def _new_rows(self, estimator, X):
+        return check_input(validate_rows(estimator, X, reset=False))
+
+    def predict(self, estimator, X):
+        return estimator.pipeline_.predict(self._new_rows(estimator, X), estimator.result_)
+
+    def transform(self, estimator, X):
+        ext = estimator.pipeline_.extend(self._new_rows(estimator, X), estimator.result_)
+        return _solution_rows(ext)
+
+
+class Chunked:
+    """Row chunks of a dask array on the active Dask scheduler (:doc:`/dask`)."""
+
+    chunked = True
+
+    def __init__(self):
+        from graphclust._dask import require_dask
+
+        require_dask()
+
+    def admit(self, pipe) -> None:
+        """Refuse, naming the part, a spec that cannot run chunk-wise."""
+        from graphclust._dask._refuse import check_chunkwise
+
+        check_chunkwise(pipe)
+
+    def prepare(self, estimator, X):
+        """A row-chunked float dask array (one pass checks finiteness)."""
+        from graphclust._dask._input import as_row_chunked
+
+        X = as_row_chunked(X)
+        estimator.n_features_in_ = int(X.shape[1])
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return X
+
+    def profile(self, X, n_clusters: int):
+        """The profile of the leading rows in memory, with ``n`` of the whole array."""
+        import attrs
+
+        from graphclust._rules import PROFILE_SAMPLE, profile_data
+
+        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), n_clusters)
+        return attrs.evolve(head, n=int(X.shape[0]), chunked=True)
+
+    def check_rows(self, pipe, X, n_clusters: int):
+        n = int(X.shape[0])
+        if n < n_clusters:
+            raise InputError(f"X has {n} sample{'s' if n != 1 else ''}, fewer than "
+                             f"n_clusters={n_clusters}")
+        return X
+
+    def fit(self, plan):
+        from graphclust._dask._ensemble import fit_ensemble_chunked
+        from graphclust._dask._run import fit_chunked
+
+        run = fit_ensemble_chunked if isinstance(plan.pipeline, Ensemble) else fit_chunked
+        with one_warning_per_cause():
+            return run(plan.pipeline, plan.X, plan.n_clusters, plan.ctx, plan.who)
+
+    def embedding(self, plan, result):
+        """The training rows' solution, lazily per block."""
+        from graphclust._dask._run import training_embedding
+
+        return training_embedding(plan.pipeline, result, plan.X)
+
+    def _new_rows(self, estimator, X):
+        from graphclust._dask._input import as_row_chunked
+
+        X = as_row_chunked(X)
+        if X.shape[1] != estimator.n_features_in_:
+            raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
+                             f"{estimator.n_features_in_} features as input")
+        return X
+
+    def predict(self, estimator, X):
+        """A dask array of labels, one task per row block."""
+        if isinstance(estimator.pipeline_, Ensemble):
+            from graphclust._dask._ensemble import predict_ensemble_chunked as predict
+        else:
+            from graphclust._dask._run import predict_chunked as predict
+        return predict(estimator.pipeline_, estimator.result_, self._new_rows(estimator, X))
+
+    def transform(self, estimator, X):
+        from graphclust._dask._run import embed_chunked
+
+        width = _solution_rows(estimator.result_.solution).shape[1]
+        return embed_chunked(estimator.pipeline_, estimator.result_,
+                             self._new_rows(estimator, X), width)
+
+
+def executor_for(X: Any) -> InMemory | Chunked:
+    """The executor for data ``X``: chunked for a Dask collection, else in memory."""
+    from graphclust._dask import is_dask_input
+
+    return Chunked() if is_dask_input(X) else InMemory()

@@ -1,0 +1,85 @@
+"""Parts the user hands the estimator as arrays: anchors and a precomputed graph.
+
+They are not registered: :func:`graphclust._plan.estimator_spec` builds them from the
+estimator's ``anchors=`` (an ``(m, d)`` array) and ``graph=`` (a sparse ``n x n``
+affinity or ``n x m`` matrix ``Z``) parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphclust._errors import InputError
+from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._parts import AnchorSelector, GraphBuilder, part
+
+__all__ = ["GivenAnchors", "GivenGraph", "is_array_like"]
+
+
+@part
+class GivenAnchors(AnchorSelector):
+    """Anchors given by the user as an array (not registered; built by the estimator)."""
+
+    name: ClassVar[str] = "given"
+    chunkwise: ClassVar[bool] = True  # needs nothing of X but its dtype and width
+    points: Any = None
+
+    def select(self, X, ctx):
+        raw = self.points.toarray() if sp.issparse(self.points) else np.asarray(self.points)
+        if raw.dtype.kind not in "biuf":
+            raise InputError(f"given anchors must be numeric, got dtype {raw.dtype}")
+        pts = raw.astype(X.dtype if X.dtype == np.float32 else np.float64, copy=False)
+        if pts.ndim != 2 or pts.shape[0] == 0 or pts.shape[1] != X.shape[1]:
+            raise InputError(f"given anchors must have shape (m, {X.shape[1]}) with m >= 1, "
+                             f"got {pts.shape}")
+        if not np.all(np.isfinite(pts)):
+            raise InputError("given anchors must be finite (NaN or inf found)")
+        return Anchors(pts, info={"given": True})
+
+
+@part
+class GivenGraph(GraphBuilder):
+    """A precomputed graph: a sparse ``n x n`` affinity or ``n x m`` anchor matrix ``Z``."""
+
+    name: ClassVar[str] = "precomputed"
+    matrix: Any = None
+
+    @property
+    def produces(self) -> str:  # type: ignore[override]
+        shape = np.shape(self.matrix)
+        return "affinity" if len(shape) == 2 and shape[0] == shape[1] else "anchor"
+
+    def check_matrix(self) -> None:
+        """Raise :class:`InputError` unless the matrix is a 2-D, numeric, finite and
+        nonnegative graph."""
+        M = self.matrix
+        dtype = M.dtype if sp.issparse(M) else np.asarray(M).dtype
+        if len(np.shape(M)) != 2:
+            raise InputError(f"a precomputed graph must be a 2-D (sparse) matrix, got shape "
+                             f"{np.shape(M)}")
+        if dtype.kind not in "biuf":
+            raise InputError(f"a precomputed graph must be numeric, got dtype {dtype}")
+        values = M.data if sp.issparse(M) else np.asarray(M)
+        if values.size and not np.all(np.isfinite(values)):
+            raise InputError("a precomputed graph must have finite entries (NaN or inf found)")
+        if values.size and values.min() < 0:
+            raise InputError("a precomputed graph must be nonnegative")
+
+    def build(self, X, anchors, ctx):
+        if X is not None and self.matrix.shape[0] != X.shape[0]:
+            raise InputError(f"the precomputed graph has {self.matrix.shape[0]} rows but X has "
+                             f"{X.shape[0]} samples")
+        if self.produces == "affinity":
+            A = sp.csr_array(self.matrix)
+            if abs(A - A.T).sum() > 1e-8 * max(1.0, abs(A).sum()):
+                raise InputError("a precomputed n x n graph must be symmetric")
+            return AffinityGraph(A, info={"precomputed": True})
+        return AnchorGraph(sp.csr_array(self.matrix), None, info={"precomputed": True})
+
+
+def is_array_like(value) -> bool:
+    """Whether an estimator section parameter is data (an array) rather than a spec."""
+    return sp.issparse(value) or isinstance(value, np.ndarray)

@@ -1,0 +1,251 @@
+"""One fit, one plan: what :meth:`GraphClustering.fit` decides before any work runs.
+
+:func:`make_plan` computes a :class:`FitPlan` once per fit, in this order:
+
+1. the estimator's own parameters (:class:`FitParameters`) are checked by the machinery
+   that checks a part's (:func:`graphclust.param` declarations with checks): one
+   :class:`~graphclust.SpecError` lists every problem;
+2. a spec that needs no data is composed (through :func:`graphclust.compose` only) and
+   admitted by the executor (the chunked one refuses a spec that cannot run chunk-wise,
+   before any pass over the data);
+3. the executor for the container (:mod:`graphclust._executors`: in memory, or chunked
+   on Dask) validates the data; a rule preset (``"auto"``) is then resolved by the
+   composer from the data's profile, composed and admitted;
+4. ``n_clusters``, the seed and the run's :class:`~graphclust.Context` are fixed, and the
+   executor checks the rows against them (``n >= k``, a precomputed graph's rows).
+
+The executor runs the plan (``plan.executor.fit(plan)``) and the estimator records what it
+returns in one place, whichever of the four paths ran (pipeline or ensemble, in memory or
+chunked).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import attrs
+import numpy as np
+
+from graphclust._checks import Check, check_fields, integer, optional
+from graphclust._composer import compose, needs_data, resolve_spec
+from graphclust._errors import InputError, Problem, SpecError
+from graphclust._given import GivenAnchors, GivenGraph, is_array_like
+from graphclust._parts import Context, param
+from graphclust._progress import Progress
+from graphclust._spec import SECTIONS, merge_overrides
+
+__all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "DEFAULT_N_CLUSTERS",
+           "SECTION_PARAMS"]
+
+#: The number of clusters when neither the estimator nor the spec gives one.
+DEFAULT_N_CLUSTERS = 8
+#: Spec sections that are also constructor parameters of the estimator.
+SECTION_PARAMS = ("anchors", "graph", "adapter", "solver", "rounding", "metrics")
+
+
+def _seed_problem(value: Any) -> str | None:
+    if value is None or isinstance(value, np.random.RandomState):
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return None
+    return f"must be None, an integer or a RandomState, got {value!r}"
+
+
+def _flag_problem(value: Any) -> str | None:
+    ok = isinstance(value, (bool, numbers.Integral, np.bool_))
+    return None if ok else f"must be a boolean, got {value!r}"
+
+
+def _jobs_problem(value: Any) -> str | None:
+    if value is None or (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                         and value != 0):
+        return None
+    return f"must be None or a nonzero integer (-1: all cores), got {value!r}"
+
+
+def _mapping_problem(value: Any) -> str | None:
+    if value is None or isinstance(value, dict):
+        return None
+    return f"must be a dict of section overrides, got {type(value).__name__}"
+
+
+@attrs.define
+class FitParameters:
+    """The estimator's own parameters, declared and checked as a part's are."""
+
+    n_clusters: Any = param(None, doc="Number of clusters; None: the spec's, else 8.",
+                            check=optional(integer(1)))
+    random_state: Any = param(None, doc="Seed of the run (overrides the spec's seed).",
+                              check=Check("None, an integer or a RandomState", _seed_problem))
+    verbose: Any = param(False, doc="Report progress of long stages.",
+                         check=Check("a boolean", _flag_problem))
+    n_jobs: Any = param(None, doc="Processes for an ensemble's members (-1: all cores).",
+                        check=Check("None or a nonzero integer", _jobs_problem))
+    overrides: Any = param(None, doc="Overrides of top-level spec keys.",
+                           check=Check("a dict", _mapping_problem))
+
+    @classmethod
+    def of(cls, estimator) -> "FitParameters":
+        """The estimator's values of the declared parameters."""
+        return cls(**{f.name: getattr(estimator, f.name) for f in attrs.fields(cls)})
+
+    def check(self) -> None:
+        """Raise one :class:`SpecError` listing every invalid parameter."""
+        problems = [Problem(name, msg) for name, msg in check_fields(self)]
+        if problems:
+            raise SpecError(problems, title="invalid parameter")
+
+    def asked_k(self) -> int:
+        """The ``n_clusters`` asked of a rule preset's profile: the estimator's, else the
+        ``overrides``' one, else :data:`DEFAULT_N_CLUSTERS`."""
+        k = self.n_clusters
+        if k is None and isinstance(self.overrides, dict):
+            k = self.overrides.get("n_clusters")
+        return _checked_k(DEFAULT_N_CLUSTERS if k is None else k)
+
+
+def _checked_k(k: Any) -> int:
+    msg = integer(1)(k)
+    if msg:
+        raise SpecError(Problem("n_clusters", msg), title="invalid parameter")
+    return int(k)
+
+
+def _section_overrides(estimator) -> dict[str, Any]:
+    """``overrides`` with the section parameters (``solver=...``) merged on top."""
+    out = dict(estimator.overrides or {})
+    for key in SECTION_PARAMS:
+        value = getattr(estimator, key)
+        if value is None:
+            continue
+        if isinstance(value, str) and key in SECTIONS:
+            value = {"name": value}
+        current = out.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            out[key] = {**current, **value}
+        else:
+            out[key] = value
+    return out
+
+
+def estimator_spec(estimator, profile=None) -> dict:
+    """The spec ``estimator`` composes: its ``spec`` resolved by the composer (a rule
+    preset's decision for ``profile``), with its section parameters and ``overrides``
+    merged in; arrays given as ``anchors`` / ``graph`` become the given parts."""
+    base = resolve_spec(estimator.spec, profile=profile)
+    problem = _mapping_problem(estimator.overrides)
+    if problem:
+        raise SpecError(Problem("overrides", problem))
+    given: dict[str, Any] = {}
+    plain: dict[str, Any] = {}
+    for key, value in _section_overrides(estimator).items():
+        if key == "anchors" and is_array_like(value):
+            given[key] = GivenAnchors(points=value)
+        elif key == "graph" and is_array_like(value):
+            given[key] = GivenGraph(matrix=value)
+        elif key in SECTIONS and not isinstance(value, (dict, str, type(None))):
+            given[key] = value  # a part instance; the composer checks it
+        else:
+            plain[key] = value
+    spec = merge_overrides(base, plain)
+    spec.update(given)
+    if isinstance(given.get("graph"), GivenGraph):
+        spec.pop("anchors", None)
+    return spec
+
+
+def _seed(random_state: Any, spec_seed: int | None) -> int:
+    if random_state is None and spec_seed is not None:
+        return int(spec_seed)
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state) & 0x7FFFFFFF
+    from sklearn.utils import check_random_state
+
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+def _reporter(verbose) -> Progress:
+    if not verbose:
+        return Progress(None)
+    from graphclust._plugins import get_plugin_manager
+
+    return Progress(get_plugin_manager().report_progress)
+
+
+@attrs.frozen(eq=False)
+class FitPlan:
+    """Everything a fit runs with, decided before any work.
+
+    Attributes
+    ----------
+    pipeline : Pipeline or Ensemble
+        The composed parts.
+    X : ndarray, sparse matrix or dask array
+        The validated data, in the executor's container.
+    y : ndarray or None
+        The labels the metrics score against (in memory only).
+    n_clusters, seed : int
+    ctx : Context
+        Seed, progress reporter and ``n_jobs`` of the run.
+    executor : Executor
+        Runs the plan (:mod:`graphclust._executors`).
+    profile : DataProfile or None
+        The data's profile, for a rule preset.
+    summary : str or None
+        A rule preset's reason for its choice.
+    who : str
+        The spec as named in messages (``"preset 'uspec'"``).
+    """
+
+    pipeline: Any
+    X: Any
+    y: np.ndarray | None
+    n_clusters: int
+    seed: int
+    ctx: Context
+    executor: Any
+    profile: Any = None
+    summary: str | None = None
+    who: str = "the pipeline"
+
+
+def _labels(y, n: int) -> np.ndarray | None:
+    if y is None:
+        return None
+    y_arr = np.asarray(y)
+    if y_arr.ndim == 0 or y_arr.shape[0] != n:
+        raise InputError(f"y must hold one label per sample: X has {n} samples, "
+                         f"y has shape {y_arr.shape}")
+    return y_arr
+
+
+def make_plan(estimator, X, y=None) -> FitPlan:
+    """The :class:`FitPlan` of ``estimator.fit(X, y)`` (see the module notes)."""
+    from graphclust._executors import executor_for
+
+    params = FitParameters.of(estimator)
+    params.check()
+    executor = executor_for(X)
+    rule = needs_data(estimator.spec)
+    pipe = profile = None
+    if not rule:
+        pipe = compose(estimator_spec(estimator))
+        executor.admit(pipe)
+    X = executor.prepare(estimator, X)
+    spec_summary = None
+    if rule:
+        with np.errstate(all="ignore"):  # NaN/inf are reported by check_rows below
+            profile = executor.profile(X, params.asked_k())
+        spec = estimator_spec(estimator, profile)
+        spec_summary = spec.get("summary")
+        pipe = compose(spec)
+        executor.admit(pipe)
+    k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
+    n_clusters = _checked_k(DEFAULT_N_CLUSTERS if k is None else k)
+    X = executor.check_rows(pipe, X, n_clusters)
+    y = _labels(y, X.shape[0]) if not executor.chunked else None
+    seed = _seed(params.random_state, pipe.seed)
+    ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
+    who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
+    return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who)
