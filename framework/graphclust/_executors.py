@@ -1,11 +1,13 @@
 """The two executions of a :class:`~graphclust._plan.FitPlan`: in memory and chunked.
 
 An executor owns everything that depends on the data's container, so the estimator and
-the plan never branch on it: validating the data (:meth:`prepare`), profiling it for a
-rule preset (:meth:`profile`), refusing a spec it cannot run (:meth:`admit`), checking the
-rows against the plan (:meth:`check_rows`), running the plan (:meth:`fit`), and placing
-new points (:meth:`predict`, :meth:`transform`). :func:`executor_for` picks one from the
-data: a Dask collection runs chunked (:mod:`graphclust._dask`), anything else in memory.
+the plan never branch on it. The plan meets it twice: :func:`open_data` picks the executor
+for the data (a Dask collection runs chunked, :mod:`graphclust._dask`; anything else in
+memory), validates their shape and dtype without a pass over the values, and profiles them
+for a rule preset; ``executor.fit(plan)`` then admits the spec (the chunked executor
+refuses one that cannot run chunk-wise, before any pass over the data), checks the
+values (finite; a precomputed graph's rows) and runs. New points are placed by
+:meth:`predict` and :meth:`transform` of :func:`executor_for`'s executor.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._given import GivenGraph
 from graphclust._input import check_input, validate_rows
 
-__all__ = ["InMemory", "Chunked", "executor_for"]
+__all__ = ["InMemory", "Chunked", "executor_for", "open_data"]
 
 
 def _solution_rows(solution):
@@ -33,38 +35,31 @@ class InMemory:
 
     chunked = False
 
-    def admit(self, pipe) -> None:
-        """Every composed spec runs in memory."""
-
-    def prepare(self, estimator, X):
-        """Shape, dtype and scikit-learn's bookkeeping (``n_features_in_``)."""
-        return validate_rows(estimator, X, reset=True)
-
-    def profile(self, X, n_clusters: int):
+    def take(self, estimator, X, profile_k: int | None):
+        """``(X, profile)``: shape, dtype and scikit-learn's bookkeeping
+        (``n_features_in_``); the profile of ``X`` for a rule preset's ``profile_k``."""
         from graphclust._rules import profile_data
 
-        return profile_data(X, n_clusters)
+        X = validate_rows(estimator, X, reset=True)
+        return X, None if profile_k is None else profile_data(X, profile_k)
 
-    def check_rows(self, pipe, X, n_clusters: int):
-        """Finite, numeric, ``n >= k``; a precomputed graph valid and of ``n`` rows."""
-        X = check_input(X, n_clusters)
+    def fit(self, plan):
+        """Check the values (finite; a precomputed graph valid, of ``n`` rows), then run."""
+        pipe, k = plan.pipeline, plan.n_clusters
+        X = check_input(plan.X)
         given = getattr(pipe, "graph", None)
         if isinstance(given, GivenGraph):
             given.check_matrix()
             if given.matrix.shape[0] != X.shape[0]:
                 raise InputError(f"the precomputed graph has {given.matrix.shape[0]} rows but "
                                  f"X has {X.shape[0]} samples")
-        return X
-
-    def fit(self, plan):
-        pipe, X, k = plan.pipeline, plan.X, plan.n_clusters
         with one_warning_per_cause():
             # "standard", "minmax" and "l2" bound the column ranges the parts see, so the
             # raw ranges cannot underflow or overflow them; identical rows still warn
-            precomputed = isinstance(getattr(pipe, "graph", None), GivenGraph)
             bounded = pipe.scale in ("standard", "minmax", "l2")
-            if not precomputed and (not bounded or not np.ptp(X, axis=0).any()):
-                check_distances(X, k)
+            if given is None or not isinstance(given, GivenGraph):
+                if not bounded or not np.ptp(X, axis=0).any():
+                    check_distances(X, k)
             result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx)
             warn_fewer_labels(result.labels, k, plan.who)
         return result
@@ -94,42 +89,34 @@ class Chunked:
 
         require_dask()
 
-    def admit(self, pipe) -> None:
-        """Refuse, naming the part, a spec that cannot run chunk-wise."""
-        from graphclust._dask._refuse import check_chunkwise
+    def take(self, estimator, X, profile_k: int | None):
+        """``(X, profile)``: a row-chunked float dask array (its values are checked by
+        :meth:`fit`); for a rule preset's ``profile_k``, the profile of the leading rows
+        in memory with ``n`` of the whole array."""
+        import attrs
 
-        check_chunkwise(pipe)
-
-    def prepare(self, estimator, X):
-        """A row-chunked float dask array (one pass checks finiteness)."""
         from graphclust._dask._input import as_row_chunked
+        from graphclust._rules import PROFILE_SAMPLE, profile_data
 
-        X = as_row_chunked(X)
+        X = as_row_chunked(X, check_finite=False)
         estimator.n_features_in_ = int(X.shape[1])
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
-        return X
-
-    def profile(self, X, n_clusters: int):
-        """The profile of the leading rows in memory, with ``n`` of the whole array."""
-        import attrs
-
-        from graphclust._rules import PROFILE_SAMPLE, profile_data
-
-        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), n_clusters)
-        return attrs.evolve(head, n=int(X.shape[0]), chunked=True)
-
-    def check_rows(self, pipe, X, n_clusters: int):
-        n = int(X.shape[0])
-        if n < n_clusters:
-            raise InputError(f"X has {n} sample{'s' if n != 1 else ''}, fewer than "
-                             f"n_clusters={n_clusters}")
-        return X
+        if profile_k is None:
+            return X, None
+        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), profile_k)
+        return X, attrs.evolve(head, n=int(X.shape[0]), chunked=True)
 
     def fit(self, plan):
+        """Refuse, naming the part, a spec that cannot run chunk-wise; check the values
+        (one reduction over the chunks); run on the active scheduler."""
         from graphclust._dask._ensemble import fit_ensemble_chunked
+        from graphclust._dask._input import check_finite_rows
+        from graphclust._dask._refuse import check_chunkwise
         from graphclust._dask._run import fit_chunked
 
+        check_chunkwise(plan.pipeline)
+        check_finite_rows(plan.X)
         run = fit_ensemble_chunked if isinstance(plan.pipeline, Ensemble) else fit_chunked
         with one_warning_per_cause():
             return run(plan.pipeline, plan.X, plan.n_clusters, plan.ctx, plan.who)
@@ -170,3 +157,13 @@ def executor_for(X: Any) -> InMemory | Chunked:
     from graphclust._dask import is_dask_input
 
     return Chunked() if is_dask_input(X) else InMemory()
+
+
+def open_data(estimator, X: Any, profile_k: int | None):
+    """``(executor, X, profile)``: the executor for ``X``, the data validated in its
+    container (shape, dtype; no pass over the values) and, when ``profile_k`` is given
+    (a rule preset's ``n_clusters``), the data's profile."""
+    executor = executor_for(X)
+    with np.errstate(all="ignore"):  # NaN/inf in a profile are reported by fit's checks
+        X, profile = executor.take(estimator, X, profile_k)
+    return executor, X, profile

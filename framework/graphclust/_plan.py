@@ -5,18 +5,16 @@
 1. the estimator's own parameters (:class:`FitParameters`) are checked by the machinery
    that checks a part's (:func:`graphclust.param` declarations with checks): one
    :class:`~graphclust.SpecError` lists every problem;
-2. a spec that needs no data is composed (through :func:`graphclust.compose` only) and
-   admitted by the executor (the chunked one refuses a spec that cannot run chunk-wise,
-   before any pass over the data);
+2. a spec that needs no data is composed (through :func:`graphclust.compose` only);
 3. the executor for the container (:mod:`graphclust._executors`: in memory, or chunked
-   on Dask) validates the data; a rule preset (``"auto"``) is then resolved by the
-   composer from the data's profile, composed and admitted;
-4. ``n_clusters``, the seed and the run's :class:`~graphclust.Context` are fixed, and the
-   executor checks the rows against them (``n >= k``, a precomputed graph's rows).
+   on Dask) validates the data's shape and dtype; a rule preset (``"auto"``) is then
+   resolved by the composer from the data's profile and composed;
+4. ``n_clusters`` (checked against ``n``), the seed and the run's
+   :class:`~graphclust.Context` are fixed.
 
-The executor runs the plan (``plan.executor.fit(plan)``) and the estimator records what it
-returns in one place, whichever of the four paths ran (pipeline or ensemble, in memory or
-chunked).
+The executor runs the plan (``plan.executor.fit(plan)``: it admits the spec, checks the
+values, runs) and the estimator records what it returns in one place, whichever of the
+four paths ran (pipeline or ensemble, in memory or chunked).
 """
 
 from __future__ import annotations
@@ -222,29 +220,26 @@ def _labels(y, n: int) -> np.ndarray | None:
 
 def make_plan(estimator, X, y=None) -> FitPlan:
     """The :class:`FitPlan` of ``estimator.fit(X, y)`` (see the module notes)."""
-    from graphclust._executors import executor_for
+    from graphclust._executors import open_data
 
     params = FitParameters.of(estimator)
     params.check()
-    executor = executor_for(X)
     rule = needs_data(estimator.spec)
-    pipe = profile = None
-    if not rule:
+    if not rule:  # a spec error is reported before the data are looked at
         pipe = compose(estimator_spec(estimator))
-        executor.admit(pipe)
-    X = executor.prepare(estimator, X)
+    executor, X, profile = open_data(estimator, X, params.asked_k() if rule else None)
     spec_summary = None
     if rule:
-        with np.errstate(all="ignore"):  # NaN/inf are reported by check_rows below
-            profile = executor.profile(X, params.asked_k())
         spec = estimator_spec(estimator, profile)
         spec_summary = spec.get("summary")
         pipe = compose(spec)
-        executor.admit(pipe)
     k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
     n_clusters = _checked_k(DEFAULT_N_CLUSTERS if k is None else k)
-    X = executor.check_rows(pipe, X, n_clusters)
-    y = _labels(y, X.shape[0]) if not executor.chunked else None
+    n = int(X.shape[0])
+    if n < n_clusters:
+        raise InputError(f"X has {n} sample{'s' if n != 1 else ''}, fewer than "
+                         f"n_clusters={n_clusters}")
+    y = None if executor.chunked else _labels(y, n)
     seed = _seed(params.random_state, pipe.seed)
     ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
     who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)

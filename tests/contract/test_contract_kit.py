@@ -489,10 +489,10 @@ def test_required_parameter_without_value_is_reported():
 
 def test_pipeline_contract_catches_missing_input_checks(monkeypatch):
     # with input validation switched off, NaN data reaches the parts and the kit notices
-    import graphclust._estimator as est
+    import graphclust._executors as executors
 
-    monkeypatch.setattr(est, "check_input", lambda X, k=None: np.asarray(X))
-    monkeypatch.setattr(est, "validate_data", lambda self, X, **kw: np.asarray(X))
+    monkeypatch.setattr(executors, "check_input", lambda X, k=None: np.asarray(X))
+    monkeypatch.setattr(executors, "validate_rows", lambda est, X, **kw: np.asarray(X))
     with pytest.raises(AssertionError, match="'pipeline' contract"):
         check_part(KitArgmaxRounding)
 

@@ -143,7 +143,10 @@ def test_chunk_progress(digits, as_dask, dask_client, monkeypatch):
     events = []
     model = gc.GraphClustering("anchor-spectral", n_clusters=10, random_state=0,
                                verbose=True, **SMALL)
-    monkeypatch.setattr(gc.GraphClustering, "_emit", lambda self: events.append)
+    import graphclust._plan as plan
+    from graphclust._progress import Progress
+
+    monkeypatch.setattr(plan, "_reporter", lambda verbose: Progress(events.append))
     model.fit(as_dask(X, 300))
     for stage in ("anchors", "graph", "solver", "rounding"):
         kinds = [e.kind for e in events if e.stage == stage]

@@ -7,10 +7,11 @@ import numpy as np
 from graphclust._errors import InputError
 from graphclust.numerics import float_dtype
 
-__all__ = ["as_row_chunked"]
+__all__ = ["as_row_chunked", "check_finite_rows"]
 
 
-def as_row_chunked(X, n_clusters: int | None = None, *, what: str = "X"):
+def as_row_chunked(X, n_clusters: int | None = None, *, what: str = "X",
+                   check_finite: bool = True):
     """Validate chunked input and return it as a ``dask.array`` chunked by rows only.
 
     A dask DataFrame must hold numeric (or boolean) columns only; it becomes an array
@@ -18,7 +19,8 @@ def as_row_chunked(X, n_clusters: int | None = None, *, what: str = "X"):
     The dtype follows the in-memory rule (:func:`graphclust.numerics.float_dtype`:
     float32 and integers of <= 16 bits stay float32). Columns are gathered into one chunk
     per row block (a row-local stage needs whole rows). Finiteness is checked with one
-    reduction over the chunks, and the row count against ``n_clusters``.
+    reduction over the chunks (unless ``check_finite`` is false: the fit plan checks it
+    once the spec is admitted), and the row count against ``n_clusters``.
     """
     import dask.array as da
 
@@ -48,11 +50,20 @@ def as_row_chunked(X, n_clusters: int | None = None, *, what: str = "X"):
     X = X.astype(float_dtype(X.dtype), copy=False)
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    bad_rows = (~da.isfinite(X)).any(axis=1)
-    if bool(bad_rows.any().compute()):
-        first = int(da.argmax(bad_rows).compute())
-        raise InputError(f"{what} contains NaN or infinity (first at row {first})")
+    if check_finite:
+        check_finite_rows(X, what=what)
     if n_clusters is not None and n < n_clusters:
         raise InputError(f"{what} has {n} sample{'s' if n != 1 else ''}, fewer than "
                          f"n_clusters={n_clusters}")
     return X
+
+
+def check_finite_rows(X, *, what: str = "X") -> None:
+    """Raise :class:`InputError` naming the first row of ``X`` (a dask array) holding NaN
+    or infinity; one reduction over the chunks (two when one is found)."""
+    import dask.array as da
+
+    bad_rows = (~da.isfinite(X)).any(axis=1)
+    if bool(bad_rows.any().compute()):
+        first = int(da.argmax(bad_rows).compute())
+        raise InputError(f"{what} contains NaN or infinity (first at row {first})")
