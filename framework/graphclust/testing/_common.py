@@ -304,7 +304,7 @@ class Session:
         """What a ``chunked`` check starts from: ``(part, fixture anchor graph, k,
         InMemoryChunks of the fixture in three row blocks)``, after ensuring the part
         (an ``adapter`` or ``solver``, ``word``) accepts anchor graphs."""
-        from graphclust._chunked import InMemoryChunks
+        from graphclust.chunks import InMemoryChunks
 
         fx = self.fixture()
         ensure("anchor" in self.cls.accepts, self.cls, "chunked", "declares chunkwise=True, "

@@ -45,8 +45,8 @@ def _check_transform(session: Session) -> None:
 
 def _check_chunked(session: Session) -> None:
     """``prepare_chunked`` over three row blocks, then ``transform`` per block, gives the
-    rows of ``build`` (the chunked execution's graph, :mod:`graphclust._chunked`)."""
-    from graphclust._chunked import InMemoryChunks
+    rows of ``build`` (the chunked execution's graph, :mod:`graphclust.chunks`)."""
+    from graphclust.chunks import InMemoryChunks
 
     cls, c = session.cls, "chunked"
     fx = session.fixture()
