@@ -17,20 +17,20 @@ declared, with its contract, on the part interface (the kind's ``chunk_hooks``,
 what a class lacks. The chunked execution asks those declarations (``implements``),
 never ``hasattr``:
 
-=========== ======================================================= ====================
-kind        required with ``chunkwise``                             optional
-=========== ======================================================= ====================
-anchors     nothing (``select`` runs on a uniform row sample)       ``for_rows``
-graph       ``prepare_chunked``; ``transform`` gives each block's   ``prepare_search``,
-            rows                                                    ``search_block``,
-                                                                    ``finish_search``,
-                                                                    ``rows_from_search``
-                                                                    (all or none)
+=========== ============================================================ ======================
+kind        required with ``chunkwise``                                  optional
+=========== ============================================================ ======================
+anchors     nothing (``select`` runs on a uniform row sample)            ``for_rows``
+graph       ``prepare_chunked``; ``transform`` gives each block's        ``prepare_search``,
+            rows                                                         ``search_block``,
+                                                                         ``finish_search``,
+                                                                         ``rows_from_search``
+                                                                         (all or none)
 adapter     ``adapt_chunked``, ``lift_rows``
 solver      ``solve_chunked``, ``lift_rows``
 rounding    ``assign`` (``round`` runs on a uniform row sample)
 consensus   ``combine_chunked`` (sets ``rounding_``), ``embed_rows``
-=========== ======================================================= ====================
+=========== ============================================================ ======================
 
 A solver whose ``n x k`` iterates must stay with their rows between passes (ONGR) keeps
 them in a :class:`BlockState` (``chunks.map`` / ``chunks.map_sum``) and returns that

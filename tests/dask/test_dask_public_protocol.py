@@ -31,7 +31,7 @@ def _anchor_values(gram, degrees, k):
     """``Λ^{-1/2}`` times the leading ``k`` eigenvectors of ``Λ^{-1/2} ZᵀZ Λ^{-1/2}``,
     each signed so that its largest entry is positive."""
     scale = 1.0 / np.sqrt(np.maximum(degrees, 1e-300))
-    vals, vecs = np.linalg.eigh(scale[:, None] * gram * scale[None, :])
+    _, vecs = np.linalg.eigh(scale[:, None] * gram * scale[None, :])
     V = vecs[:, ::-1][:, :k]
     V = V * np.sign(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])])
     return scale[:, None] * V
@@ -39,7 +39,7 @@ def _anchor_values(gram, degrees, k):
 
 @graphclust.part
 class ThirdPartyGram(graphclust.Solver):
-    """Leading eigenvectors of the normalised anchor Gram matrix (a test part)."""
+    """Leading eigenvectors of the normalised anchor Gram matrix."""
 
     name = "third-party-gram"
     accepts = frozenset({"anchor"})
@@ -64,6 +64,25 @@ class ThirdPartyGram(graphclust.Solver):
 def _spec():
     return {"anchors": {"name": "kmeans", "n_anchors": 60}, "graph": {"name": "gaussian-anchor"},
             "solver": ThirdPartyGram(), "rounding": {"name": "kmeans"}}
+
+
+def test_no_private_chunk_imports():
+    """Bundles, contrib packages and the contract kit reach the chunk protocol through
+    graphclust.chunks only: none imports graphclust._chunked or graphclust._dask."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    folders = [root / "plugins", root / "contrib", root / "framework/graphclust/testing"]
+    found = []
+    for path in (f for folder in folders for f in folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(root)}: {n}" for n in names
+                      if n.split(".")[:2] in (["graphclust", "_chunked"],
+                                              ["graphclust", "_dask"])]
+    assert not found, found
 
 
 def test_public_module_exports_the_protocol():
