@@ -5,12 +5,11 @@ declarations, never ``hasattr``."""
 
 from __future__ import annotations
 
+import graphclust
+import graphclust.chunks
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-import graphclust
-import graphclust.chunks
 from graphclust.chunks import InMemoryChunks, anchor_degrees
 from graphclust.testing import ContractViolation, check_declarations, check_part
 

@@ -119,18 +119,18 @@ def chunk_protocol_problems(cls: type[Part]) -> list[str]:
         missing = cls.missing_chunk_hooks()
         if not missing:
             return []
-        return [f"declares chunkwise = True but does not implement "
-                f"{', '.join(h + '()' for h in missing)}, which the chunk protocol "
-                f"(graphclust.chunks) needs of a {cls.kind} part"]
+        return [(f"declares chunkwise = True but does not implement "
+                 f"{', '.join(h + '()' for h in missing)}, which the chunk protocol "
+                 f"(graphclust.chunks) needs of a {cls.kind} part")]
     hooks = cls.implemented_chunk_hooks()
     interface = PART_KINDS.get(cls.kind, Part)
     opted_out = any("chunkwise" in vars(b) for b in cls.__mro__
                     if b is not interface and issubclass(b, interface))
     if hooks and not opted_out:
-        return [f"implements {', '.join(h + '()' for h in hooks)} of the chunk protocol but "
-                "does not declare chunkwise = True, so the chunked execution never calls "
-                "it (declare chunkwise = True, or set chunkwise = False in the class to opt "
-                "out)"]
+        return [(f"implements {', '.join(h + '()' for h in hooks)} of the chunk protocol "
+                 "but does not declare chunkwise = True, so the chunked execution never "
+                 "calls it (declare chunkwise = True, or set chunkwise = False in the class "
+                 "to opt out)")]
     return []
 
 
