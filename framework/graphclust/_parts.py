@@ -257,6 +257,10 @@ class AnchorSelector(Part):
         return cls.implements("for_rows")
 
 
+#: A graph builder's optional one-search hooks (all four or none).
+_SEARCH_HOOKS = ("prepare_search", "search_block", "finish_search", "rows_from_search")
+
+
 class GraphBuilder(Part):
     """Builds a graph from the data (and anchors, when ``needs_anchors``).
 
@@ -272,8 +276,7 @@ class GraphBuilder(Part):
     produces: ClassVar[str] = "affinity"
     needs_anchors: ClassVar[bool] = False
     chunk_hooks: ClassVar[tuple[str, ...]] = ("prepare_chunked",)
-    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (
-        ("prepare_search", "search_block", "finish_search", "rows_from_search"),)
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (_SEARCH_HOOKS,)
     chunk_needs: ClassVar[tuple[str, ...]] = ("transform",)
 
     def build(self, X: np.ndarray, anchors: Anchors | None,
@@ -361,7 +364,7 @@ class GraphBuilder(Part):
         """Whether the class implements all four one-search hooks
         (:meth:`prepare_search`, :meth:`search_block`, :meth:`finish_search`,
         :meth:`rows_from_search`)."""
-        return all(cls.implements(h) for h in cls.optional_chunk_hooks[0])
+        return all(cls.implements(h) for h in _SEARCH_HOOKS)
 
 
 @attrs.frozen(eq=False)
