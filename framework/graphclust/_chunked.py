@@ -1,4 +1,5 @@
-"""The chunk-wise protocol: how a part runs over row blocks it never sees together.
+"""The chunk-wise protocol's implementation; parts import its public face,
+:mod:`graphclust.chunks`, never this module.
 
 An anchor pipeline is row-local work (distances to anchors, rows of ``Z``, lifting,
 labels) around global-small work (anchors, an ``m x m`` solve). The chunked execution
@@ -11,7 +12,8 @@ blocks of arrays in memory (tests, the contract kit, and proof that a part's chu
 form equals its in-memory form); :mod:`graphclust._dask` runs it over the chunks of a
 ``dask.array`` on whatever scheduler is active.
 
-The protocol per part kind (a ``chunkwise = True`` class variable declares it):
+The protocol per part kind (a ``chunkwise = True`` class variable declares it; every
+hook is declared with its contract on the part interfaces, ``graphclust._parts``):
 
 * **anchors** — :meth:`~graphclust.AnchorSelector.select` runs unchanged on a uniform
   row sample (:func:`sample_size`); nothing else is needed.
@@ -37,11 +39,12 @@ The protocol per part kind (a ``chunkwise = True`` class variable declares it):
   ``embed_rows(block)`` gives a block's point coordinates, which the consensus'
   ``rounding_`` is fitted on (a sample) and applied to (every block).
 
-Optional hooks: an anchor selector whose count depends on ``n`` has ``for_rows(n)`` (the
-selector to run on a sample of ``n`` rows); a graph builder whose global scalar comes
-from the search that also gives its rows has ``prepare_search`` / ``search_block`` /
-``finish_search`` / ``rows_from_search`` (each block searched once, see
-:mod:`graphclust._dask._run`). The ``scale`` stage's column statistics are
+Optional hooks (declared on the interfaces; the execution asks ``depends_on_rows()`` and
+``can_search_once()``): an anchor selector whose count depends on ``n`` implements
+``for_rows(n)`` (the selector to run on a sample of ``n`` rows); a graph builder whose
+global scalar comes from the search that also gives its rows implements
+``prepare_search`` / ``search_block`` / ``finish_search`` / ``rows_from_search`` (each
+block searched once, see :mod:`graphclust._dask._run`). The ``scale`` stage's column statistics are
 :class:`~graphclust.numerics.scaling.ColumnStats`, which add like any chunk sum.
 
 **Per-block state** (iterative solvers such as ONGR, whose ``n x k`` iterates must stay
@@ -226,7 +229,13 @@ def split_by_block(idx: np.ndarray | None, sizes) -> list[np.ndarray]:
 
 def anchor_degrees(block: Block) -> np.ndarray:
     """``Z_bᵀ1`` of one block in float64: the chunk function whose sum over blocks is the
-    anchor degrees ``λ = Zᵀ1`` (every anchor-graph solver's first pass)."""
+    anchor degrees ``λ = Zᵀ1`` (every anchor-graph solver's first pass).
+
+    It belongs to the chunk protocol, not to :mod:`graphclust.numerics`: it takes a
+    :class:`Block` and returns one summand of :meth:`RowChunks.sum` (the numerics layer
+    knows no graphclust type), and parts of several bundles share it, so it is public
+    in :mod:`graphclust.chunks`.
+    """
     return np.asarray(sp.csr_array(block.Z).sum(axis=0), dtype=np.float64).ravel()
 
 

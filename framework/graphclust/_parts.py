@@ -96,14 +96,27 @@ class Part(BaseEstimator):
         ``"metric"``, ``"consensus"`` (the keys of :data:`PART_KINDS`).
     chunkwise : bool
         Whether the part runs on row chunks it never sees together (the Dask execution,
-        :doc:`/dask`); what that requires depends on the kind (the protocol in
-        :mod:`graphclust._chunked`). Default ``False``: a spec holding the part is refused
+        :doc:`/dask`); what that requires depends on the kind (the chunk protocol,
+        :mod:`graphclust.chunks`). Default ``False``: a spec holding the part is refused
         for chunked input before anything runs.
+    chunk_hooks : tuple of str
+        Set by the interface, not by parts: the methods of the chunk protocol a
+        ``chunkwise`` part of this kind must implement (empty when its work method runs
+        on a row sample unchanged).
+    optional_chunk_hooks : tuple of tuple of str
+        Set by the interface: groups of optional chunk-protocol methods; a part
+        implements every method of a group or none.
+    chunk_needs : tuple of str
+        Set by the interface: methods that are not chunk-only (they also serve
+        ``predict``) but that a ``chunkwise`` part of this kind must implement.
     """
 
     name: ClassVar[str] = ""
     kind: ClassVar[str] = ""
     chunkwise: ClassVar[bool] = False
+    chunk_hooks: ClassVar[tuple[str, ...]] = ()
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    chunk_needs: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def summary(cls) -> str:
@@ -125,6 +138,40 @@ class Part(BaseEstimator):
     def _check_extra(self) -> list[tuple[str, str]]:
         """Hook for cross-parameter checks; return ``(parameter, message)`` pairs."""
         return []
+
+    @classmethod
+    def implements(cls, method: str) -> bool:
+        """Whether the class implements ``method`` of its part interface: a callable
+        defined by the class (or a base below the interface), not the interface's default.
+
+        This is how the chunked execution and the contract kit decide which hooks of the
+        chunk protocol a part has (never ``hasattr`` on an instance).
+        """
+        interface = next((b for b in cls.__mro__ if b in PART_KINDS.values()), Part)
+        default = getattr(interface, method, None)
+        if default is None:
+            raise AttributeError(f"{interface.__name__} declares no method {method!r}")
+        own = inspect.getattr_static(cls, method, None)
+        return own is not inspect.getattr_static(interface, method) and callable(own)
+
+    @classmethod
+    def missing_chunk_hooks(cls) -> list[str]:
+        """The chunk-protocol methods a ``chunkwise`` part of this kind lacks: required
+        ones (``chunk_hooks``, ``chunk_needs``) it does not implement, and the rest of an
+        optional group it implements only in part. Empty when it has all it needs."""
+        missing = [h for h in (*cls.chunk_hooks, *cls.chunk_needs) if not cls.implements(h)]
+        for group in cls.optional_chunk_hooks:
+            have = [h for h in group if cls.implements(h)]
+            if have:
+                missing.extend(h for h in group if h not in have)
+        return missing
+
+    @classmethod
+    def implemented_chunk_hooks(cls) -> list[str]:
+        """The chunk-only methods (``chunk_hooks`` and ``optional_chunk_hooks``) the class
+        implements."""
+        hooks = [*cls.chunk_hooks, *(h for g in cls.optional_chunk_hooks for h in g)]
+        return [h for h in hooks if cls.implements(h)]
 
 
 @attrs.define
@@ -166,13 +213,45 @@ class AnchorSelector(Part):
     Work method: :meth:`select`. Implementations clamp ``m`` to ``n`` with a warning
     (see :func:`graphclust.clamp_anchors`). A ``chunkwise`` selector is one that may run
     on a uniform row sample (it then sees only the sample; ``Anchors.assignment`` refers
-    to the sample's rows and is dropped by the chunked execution).
+    to the sample's rows and is dropped by the chunked execution). It needs no chunk
+    hook; :meth:`for_rows` is optional.
     """
 
     kind: ClassVar[str] = "anchors"
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (("for_rows",),)
 
     def select(self, X: np.ndarray, ctx: Context) -> Anchors:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def for_rows(self, n: int) -> AnchorSelector:
+        """The selector to run on a sample of a run's ``n`` rows (chunk hook, optional).
+
+        The chunked execution runs :meth:`select` on a uniform row sample, so a selector
+        whose settings depend on ``n`` (``capped``: ``m <= max_fraction·n``) would see the
+        sample's size instead. Implement this to fix them from all ``n`` rows first:
+        return a copy (never modify ``self``) whose :meth:`select` on the sample gives
+        the anchor count :meth:`select` gives on all rows in memory.
+
+        Parameters
+        ----------
+        n : int
+            Rows of the whole run.
+
+        Returns
+        -------
+        AnchorSelector
+            The default returns ``self`` unchanged (settings independent of ``n``).
+        """
+        return self
+
+    @classmethod
+    def depends_on_rows(cls) -> bool:
+        """Whether the class implements :meth:`for_rows`."""
+        return cls.implements("for_rows")
+
+
+#: A graph builder's optional one-search hooks (all four or none).
+_SEARCH_HOOKS = ("prepare_search", "search_block", "finish_search", "rows_from_search")
 
 
 class GraphBuilder(Part):
@@ -189,6 +268,9 @@ class GraphBuilder(Part):
     kind: ClassVar[str] = "graph"
     produces: ClassVar[str] = "affinity"
     needs_anchors: ClassVar[bool] = False
+    chunk_hooks: ClassVar[tuple[str, ...]] = ("prepare_chunked",)
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (_SEARCH_HOOKS,)
+    chunk_needs: ClassVar[tuple[str, ...]] = ("transform",)
 
     def build(self, X: np.ndarray, anchors: Anchors | None,
               ctx: Context) -> AffinityGraph | AnchorGraph:  # pragma: no cover
@@ -199,19 +281,83 @@ class GraphBuilder(Part):
         raise NotImplementedError(f"graph builder {self.name!r} cannot place new points")
 
     def prepare_chunked(self, anchors: Anchors, chunks, ctx: Context) -> AnchorGraph:
-        """The fitted graph without its rows, for the chunked execution (``chunkwise``).
+        """The fitted graph without its rows, for the chunked execution (chunk hook,
+        required with ``chunkwise``; anchor graphs only).
 
-        Returns an :class:`AnchorGraph` with zero rows carrying ``anchors`` and the
-        builder's fitted state, computed from sums over ``chunks`` (a
-        :class:`graphclust._chunked.RowChunks`) where the state is global (a bandwidth);
-        :meth:`transform` then gives the rows of every block from it, exactly the rows
-        :meth:`build` would give them.
+        Parameters
+        ----------
+        anchors : Anchors
+            The run's anchors (selected on a row sample).
+        chunks : graphclust.chunks.RowChunks
+            The rows of ``X``; global state is a sum over them (``chunks.sum``).
+        ctx : Context
+
+        Returns
+        -------
+        AnchorGraph
+            Zero rows, carrying ``anchors`` and the builder's fitted state (a bandwidth);
+            :meth:`transform` then gives the rows of every block from it, exactly the
+            rows :meth:`build` would give them.
         """
         raise NotImplementedError(f"graph builder {self.name!r} does not run chunk-wise")
 
+    def prepare_search(self, anchors: Anchors, ctx: Context) -> AnchorGraph:
+        """First of the four one-search hooks (optional, all four or none): the
+        zero-row graph of :meth:`prepare_chunked` without the global scalars that come
+        from the same neighbour search as the rows (``knr-bipartite``'s σ).
+
+        A builder implementing the group has each chunk searched once in the chunked
+        execution: :meth:`prepare_search`, :meth:`search_block` per chunk (kept where the
+        chunk lives), :meth:`finish_search` over the kept searches, then
+        :meth:`rows_from_search` per chunk. :meth:`prepare_chunked` stays required (it
+        is the form the contract kit compares with :meth:`build`), and the rows must be
+        those :meth:`prepare_chunked` and :meth:`transform` give.
+
+        Returns
+        -------
+        AnchorGraph
+            Zero rows, the anchors and the state without the searched scalars.
+        """
+        raise NotImplementedError(f"graph builder {self.name!r} has no one-search chunked "
+                                  "form (prepare_search)")
+
+    def search_block(self, X: np.ndarray, template: AnchorGraph) -> Any:
+        """One chunk's neighbour search (one-search hook): what :meth:`transform` would
+        compute of the rows ``X`` before its global scalars apply; any picklable value
+        (it stays where the chunk lives)."""
+        raise NotImplementedError(f"graph builder {self.name!r} has no one-search chunked "
+                                  "form (search_block)")
+
+    def finish_search(self, template: AnchorGraph, chunks) -> AnchorGraph:
+        """The fitted zero-row graph from :meth:`prepare_search`'s ``template`` and sums
+        over ``chunks`` (one-search hook), a :class:`graphclust.chunks.RowChunks` whose
+        ``block.Z`` is the block's :meth:`search_block` result."""
+        raise NotImplementedError(f"graph builder {self.name!r} has no one-search chunked "
+                                  "form (finish_search)")
+
+    def rows_from_search(self, found: Any, template: AnchorGraph):
+        """A chunk's rows of ``Z`` from its :meth:`search_block` result ``found`` and the
+        fitted ``template`` of :meth:`finish_search` (one-search hook): the rows
+        :meth:`transform` gives the chunk."""
+        raise NotImplementedError(f"graph builder {self.name!r} has no one-search chunked "
+                                  "form (rows_from_search)")
+
     @classmethod
     def can_transform(cls) -> bool:
-        return cls.transform is not GraphBuilder.transform
+        """Whether the class implements :meth:`transform`."""
+        return cls.implements("transform")
+
+    @classmethod
+    def can_prepare_chunked(cls) -> bool:
+        """Whether the class implements :meth:`prepare_chunked`."""
+        return cls.implements("prepare_chunked")
+
+    @classmethod
+    def can_search_once(cls) -> bool:
+        """Whether the class implements all four one-search hooks
+        (:meth:`prepare_search`, :meth:`search_block`, :meth:`finish_search`,
+        :meth:`rows_from_search`)."""
+        return all(cls.implements(h) for h in _SEARCH_HOOKS)
 
 
 @attrs.frozen(eq=False)
@@ -259,6 +405,7 @@ class Adapter(Part):
     """
 
     kind: ClassVar[str] = "adapter"
+    chunk_hooks: ClassVar[tuple[str, ...]] = ("adapt_chunked", "lift_rows")
     accepts: ClassVar[frozenset[str]] = frozenset({"anchor"})
     produces: ClassVar[str] = "affinity"
     provides_features: ClassVar[bool] = False
@@ -280,20 +427,25 @@ class Adapter(Part):
 
     def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
                       ctx: Context) -> Adapted:
-        """:meth:`adapt` in the chunked execution (``chunkwise``): ``graph`` is the run's
-        zero-row anchor graph (anchors and fitted state) and ``chunks`` a
-        :class:`graphclust._chunked.RowChunks` whose blocks hold rows of ``X`` and ``Z``;
-        the returned problem must be global-small (``m``-sized, built from sums over the
-        blocks), since the solver then runs on it in the calling process, unchanged.
-        :meth:`lift` on the zero-row ``graph`` gives the zero-row solution that
-        :meth:`lift_rows` carries to each block."""
+        """:meth:`adapt` in the chunked execution (chunk hook, required with
+        ``chunkwise``): ``graph`` is the run's zero-row anchor graph (anchors and fitted
+        state) and ``chunks`` a :class:`graphclust.chunks.RowChunks` whose blocks hold
+        rows of ``X`` and ``Z``; the returned problem must be global-small (``m``-sized,
+        built from sums over the blocks), since the solver then runs on it in the calling
+        process, unchanged. :meth:`lift` on the zero-row ``graph`` gives the zero-row
+        solution that :meth:`lift_rows` carries to each block."""
         raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
 
     def lift_rows(self, solution: Solution, block) -> Solution:
-        """Rows of the lifted solution for one :class:`graphclust._chunked.Block`, from the
-        zero-row ``solution`` of :meth:`lift`: the rows :meth:`lift` gives those points
-        in memory."""
+        """Rows of the lifted solution for one :class:`graphclust.chunks.Block` (chunk
+        hook, required with ``chunkwise``), from the zero-row ``solution`` of
+        :meth:`lift`: the rows :meth:`lift` gives those points in memory."""
         raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
+
+    @classmethod
+    def can_adapt_chunked(cls) -> bool:
+        """Whether the class implements :meth:`adapt_chunked` and :meth:`lift_rows`."""
+        return cls.implements("adapt_chunked") and cls.implements("lift_rows")
 
 
 class Solver(Part):
@@ -314,6 +466,7 @@ class Solver(Part):
     """
 
     kind: ClassVar[str] = "solver"
+    chunk_hooks: ClassVar[tuple[str, ...]] = ("solve_chunked", "lift_rows")
     accepts: ClassVar[frozenset[str]] = frozenset({"affinity", "anchor"})
     needs_features: ClassVar[bool] = False
     produces: ClassVar[frozenset[str]] = frozenset({"embedding"})
@@ -327,21 +480,27 @@ class Solver(Part):
         raise NotImplementedError
 
     def solve_chunked(self, chunks, n_clusters: int, ctx: Context) -> Solution:
-        """The ``m``-sized solve of the chunked execution (``chunkwise``, anchor graphs).
+        """The ``m``-sized solve of the chunked execution (chunk hook, required with
+        ``chunkwise``; anchor graphs).
 
-        ``chunks`` is a :class:`graphclust._chunked.RowChunks` whose blocks hold rows of
+        ``chunks`` is a :class:`graphclust.chunks.RowChunks` whose blocks hold rows of
         ``X`` and ``Z``; everything n-sized is a sum over them. Returns a
         :class:`Solution` with **zero rows** (an ``(0, p)`` embedding) carrying what
         :meth:`lift_rows` needs (per-anchor values, a projection) in its fields and
-        ``info``.
+        ``info``; rows kept per block go under ``info[graphclust.chunks.KEPT_ROWS]``.
         """
         raise NotImplementedError(f"solver {self.name!r} does not run chunk-wise")
 
     def lift_rows(self, solution: Solution, block) -> Solution:
-        """Rows of the solution for one :class:`graphclust._chunked.Block`, from the
-        zero-row ``solution`` of :meth:`solve_chunked`: the rows :meth:`solve` gives
-        those points in memory."""
+        """Rows of the solution for one :class:`graphclust.chunks.Block` (chunk hook,
+        required with ``chunkwise``), from the zero-row ``solution`` of
+        :meth:`solve_chunked`: the rows :meth:`solve` gives those points in memory."""
         raise NotImplementedError(f"solver {self.name!r} does not run chunk-wise")
+
+    @classmethod
+    def can_solve_chunked(cls) -> bool:
+        """Whether the class implements :meth:`solve_chunked` and :meth:`lift_rows`."""
+        return cls.implements("solve_chunked") and cls.implements("lift_rows")
 
 
 class Rounding(Part):
@@ -355,11 +514,13 @@ class Rounding(Part):
     :meth:`round` may store what :meth:`assign` needs to label new points (e.g.
     k-means centres) in attributes ending with ``_``. A ``chunkwise`` rounding is one
     whose :meth:`round` on a uniform sample of rows followed by :meth:`assign` on every
-    block is its chunked form (equal to :meth:`round` when the sample is every row).
+    block is its chunked form (equal to :meth:`round` when the sample is every row); it
+    needs no chunk-only hook, but must implement :meth:`assign`.
     """
 
     kind: ClassVar[str] = "rounding"
     needs: ClassVar[str] = "embedding"
+    chunk_needs: ClassVar[tuple[str, ...]] = ("assign",)
 
     def round(self, solution: Solution, n_clusters: int,
               ctx: Context) -> np.ndarray:  # pragma: no cover
@@ -368,6 +529,11 @@ class Rounding(Part):
     def assign(self, solution: Solution) -> np.ndarray:
         """Labels of new points (rows of an extended solution), after :meth:`round`."""
         raise NotImplementedError(f"rounding {self.name!r} cannot label new points")
+
+    @classmethod
+    def can_assign(cls) -> bool:
+        """Whether the class implements :meth:`assign`."""
+        return cls.implements("assign")
 
 
 class Metric(Part):
@@ -405,9 +571,13 @@ class Consensus(Part):
     Contract of :meth:`assign` (optional; ``predict`` needs it): label new points from
     their membership rows, built with the same column layout (``sizes``) after each
     member's ``predict``; a training point's row gets its training label back.
+
+    A ``chunkwise`` consensus implements :meth:`combine_chunked` and :meth:`embed_rows`
+    (the chunk protocol, :mod:`graphclust.chunks`).
     """
 
     kind: ClassVar[str] = "consensus"
+    chunk_hooks: ClassVar[tuple[str, ...]] = ("combine_chunked", "embed_rows")
 
     def combine(self, memberships: Memberships, n_clusters: int,
                 ctx: Context) -> np.ndarray:  # pragma: no cover - interface
@@ -417,10 +587,35 @@ class Consensus(Part):
         """Labels of new points from their membership rows, after :meth:`combine`."""
         raise NotImplementedError(f"consensus {self.name!r} cannot label new points")
 
+    def combine_chunked(self, chunks, n_clusters: int, ctx: Context) -> None:
+        """Fit the consensus on row chunks of the memberships (chunk hook, required with
+        ``chunkwise``).
+
+        ``chunks`` is a :class:`graphclust.chunks.RowChunks` whose ``block.Z`` is a
+        block's rows of the ``n x Σk_i`` membership matrix (``block.X`` has no columns).
+        Fit the ``Σk_i``-sized state from ``chunks.sum`` and set ``rounding_``, an
+        unfitted :class:`Rounding` of the point coordinates: the execution fits it with
+        ``round`` on the :meth:`embed_rows` of a uniform row sample and labels every
+        block with its ``assign``; with the sample every row, the labels are
+        :meth:`combine`'s. Returns nothing.
+        """
+        raise NotImplementedError(f"consensus {self.name!r} does not run chunk-wise")
+
+    def embed_rows(self, block) -> np.ndarray:
+        """A block's point coordinates (chunk hook, required with ``chunkwise``), after
+        :meth:`combine_chunked`: an array of shape ``(rows of block.Z, p)`` that
+        ``rounding_`` is fitted on and applied to."""
+        raise NotImplementedError(f"consensus {self.name!r} does not run chunk-wise")
+
     @classmethod
     def can_assign(cls) -> bool:
         """Whether the class implements :meth:`assign`."""
-        return cls.assign is not Consensus.assign
+        return cls.implements("assign")
+
+    @classmethod
+    def can_combine_chunked(cls) -> bool:
+        """Whether the class implements :meth:`combine_chunked` and :meth:`embed_rows`."""
+        return cls.implements("combine_chunked") and cls.implements("embed_rows")
 
 
 PART_KINDS: dict[str, type[Part]] = {

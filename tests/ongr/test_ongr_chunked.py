@@ -201,7 +201,7 @@ def test_sampled_kmeans_start_does_not_depend_on_the_cut(fitted, monkeypatch):
     """Above the rounding sample's floor (lowered here to 300 of 700 rows) the start's
     k-means is fitted on a uniform row sample and assigned per block: the result then
     differs from memory as with another seed, but not between cuts of the rows."""
-    import graphclust._chunked as chunked
+    import graphclust.chunks as chunked  # the module the ONGR bundle reads them from
 
     X, graph, _ = fitted
     monkeypatch.setattr(chunked, "ROUNDING_SAMPLE_MIN", 300)

@@ -19,11 +19,11 @@ consensus  ``combine_chunked``: ``Σk_j``-sized sums      the consensus' fitted 
            ``assign`` per block
 ========== ============================================ ==================================
 
-A consensus part runs chunk-wise when it sets ``chunkwise = True`` and has
-``combine_chunked(chunks, n_clusters, ctx)`` (fits its ``Σk_j``-sized state from
-``chunks.sum``; ``block.Z`` is a block's rows of the memberships), ``embed_rows(block)``
-(a block's point coordinates) and a ``rounding_`` attribute (a
-:class:`~graphclust.Rounding`, fitted here on a sample and applied per block).
+A consensus part runs chunk-wise when it sets ``chunkwise = True`` and implements the
+hooks :class:`~graphclust.Consensus` declares: ``combine_chunked(chunks, n_clusters,
+ctx)`` (fits its ``Σk_j``-sized state from ``chunks.sum``; ``block.Z`` is a block's rows
+of the memberships; sets ``rounding_``, a :class:`~graphclust.Rounding` fitted here on a
+sample and applied per block) and ``embed_rows(block)`` (a block's point coordinates).
 """
 
 from __future__ import annotations

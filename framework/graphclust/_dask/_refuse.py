@@ -32,6 +32,17 @@ def _alternatives(kind: str, extra=None) -> str:
     return ", ".join(names) if names else "none registered"
 
 
+def _missing_hooks(where: str, part) -> list:
+    """A part declaring ``chunkwise`` without the chunk hooks its kind needs (the
+    declarations on its interface, :meth:`graphclust.Part.missing_chunk_hooks`)."""
+    missing = type(part).missing_chunk_hooks()
+    if not missing:
+        return []
+    return [Problem(where, f"{part.kind} {part.name!r} declares chunkwise = True but does not "
+                    f"implement {', '.join(h + '()' for h in missing)} (the chunk protocol, "
+                    "graphclust.chunks)")]
+
+
 def check_chunkwise(pipe) -> None:
     """Raise :class:`SpecError` unless every stage of ``pipe`` runs chunk-wise.
 
@@ -47,7 +58,9 @@ def check_chunkwise(pipe) -> None:
 
     if isinstance(pipe, Ensemble):
         problems = []
-        if not getattr(pipe.consensus, "chunkwise", False):
+        if pipe.consensus.chunkwise:
+            problems.extend(_missing_hooks("ensemble.consensus", pipe.consensus))
+        else:
             problems.append(Problem("ensemble.consensus", f"consensus {pipe.consensus.name!r} "
                                     "does not run on row chunks: it has no chunk-wise "
                                     "combine (sums over the membership rows); chunk-wise "
@@ -70,6 +83,8 @@ def check_chunkwise(pipe) -> None:
 def _pipeline_problems(pipe) -> list:
     """The reasons one pipeline cannot run chunk-wise (empty when it can)."""
     problems = []
+    if pipe.adapter is not None and pipe.adapter.chunkwise:
+        problems.extend(_missing_hooks("adapter", pipe.adapter))
     if pipe.adapter is not None and not getattr(pipe.adapter, "chunkwise", False):
         problems.append(Problem("adapter", f"adapter {pipe.adapter.name!r} does not run "
                                 "chunk-wise: it has no adapt_chunked (its problem from sums "
@@ -87,6 +102,8 @@ def _pipeline_problems(pipe) -> list:
             problems.append(Problem(section, "the chunked execution needs this stage"))
             continue
         if getattr(part, "chunkwise", False):
+            if not (section == "solver" and pipe.adapter is not None):
+                problems.extend(_missing_hooks(section, part))
             continue
         if section == "solver" and pipe.adapter is not None:
             # it solves the adapter's m-sized problem in memory, unchanged: whether that

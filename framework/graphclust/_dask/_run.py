@@ -131,7 +131,7 @@ def _lifter(pipe):
 
 def _sample_rows(lifter, solution, X, Z, local, kept=None):
     """The solution rows of the sampled rows ``local`` of one block (``kept``: the
-    block's rows kept by the solver, :data:`graphclust._chunked.KEPT_ROWS`)."""
+    block's rows kept by the solver, :data:`graphclust.chunks.KEPT_ROWS`)."""
     sol = lifter.lift_rows(solution, Block(X, Z, state=kept).take(local))
     return sol.embedding, sol.soft
 
@@ -256,7 +256,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     sctx = stage("anchors", pipe.anchors)
     sctx.progress.open()
     # a selector whose count depends on n (capped) is fixed from all n rows first
-    selector = pipe.anchors.for_rows(n) if hasattr(pipe.anchors, "for_rows") else pipe.anchors
+    selector = pipe.anchors.for_rows(n) if pipe.anchors.depends_on_rows() else pipe.anchors
     m = _n_anchors_asked(selector, n)
     size = sample_size(n, m, per_unit=ANCHOR_SAMPLE_PER_ANCHOR, minimum=ANCHOR_SAMPLE_MIN)
     idx = _sorted_sample(ctx.rng("chunked.anchor-sample"), n, size)
@@ -273,8 +273,7 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     t0 = time.perf_counter()
     sctx = stage("graph", pipe.graph)
     sctx.progress.open()
-    if all(hasattr(pipe.graph, a) for a in ("prepare_search", "search_block",
-                                             "finish_search", "rows_from_search")):
+    if pipe.graph.can_search_once():  # each chunk searched once (the one-search hooks)
         template, Z_blocks = _graph_one_search(pipe.graph, anchors, X, sctx)
     else:
         template = pipe.graph.prepare_chunked(anchors, DaskChunks(X, progress=sctx.progress),
@@ -409,7 +408,7 @@ def embed_chunked(pipe, result: FitResult, X, width: int):
 def training_embedding(pipe, result: FitResult, X) -> Any:
     """The training rows' solution (the in-memory ``embedding_``), lazily per block:
     ``transform`` then ``lift_rows``; nothing is computed until asked. Rows the solver
-    kept per block (:data:`graphclust._chunked.KEPT_ROWS`) are taken from the workers."""
+    kept per block (:data:`graphclust.chunks.KEPT_ROWS`) are taken from the workers."""
     sol, kept = split_kept(result.solution)
     width = (sol.embedding if sol.embedding is not None else sol.soft).shape[1]
     if kept is not None:

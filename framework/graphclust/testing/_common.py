@@ -37,7 +37,7 @@ from graphclust.testing._fixture import Fixture, shared_fixture
 from graphclust.testing._snapshot import differs, snapshot
 
 __all__ = ["COMMON_CHECKS", "Session", "kind_of", "check_declarations", "check_parameters",
-           "COMMON_CHECK_FUNCTIONS"]
+           "chunk_protocol_problems", "COMMON_CHECK_FUNCTIONS"]
 
 #: Names of the checks every kind shares, in the order they run (``sparse`` only for
 #: parts declaring ``accepts_sparse = True``); kind modules add their own.
@@ -94,8 +94,44 @@ def check_declarations(cls: type, kind: str | None = None) -> None:
         if getattr(cls, work, None) is getattr(base, work, None):
             problems.append(f"the work method {work}() is not implemented")
         problems.extend(contract.declaration_problems(cls))
+    problems.extend(chunk_protocol_problems(cls))
     if problems:
         fail(cls, "declarations", "; ".join(problems))
+
+
+def chunk_protocol_problems(cls: type[Part]) -> list[str]:
+    """What breaks the chunk protocol (:mod:`graphclust.chunks`) in the class's
+    declarations, read from the hooks its interface declares.
+
+    * ``chunkwise = True`` without every hook its kind needs
+      (:meth:`graphclust.Part.missing_chunk_hooks`, which also names the rest of an
+      optional group implemented in part): the missing methods are named;
+    * chunk-only hooks implemented (``prepare_chunked``, ``solve_chunked``,
+      ``lift_rows``...) while ``chunkwise`` is left at the interface's ``False``: the
+      chunked execution would never call them, so this is a failure too, unless a class
+      of the part itself sets ``chunkwise = False`` (a deliberate opt-out, e.g. a
+      subclass whose chunked form no longer holds).
+    """
+    chunkwise = cls.chunkwise
+    if not isinstance(chunkwise, bool):
+        return [f"chunkwise must be a bool, got {chunkwise!r}"]
+    if chunkwise:
+        missing = cls.missing_chunk_hooks()
+        if not missing:
+            return []
+        return [(f"declares chunkwise = True but does not implement "
+                 f"{', '.join(h + '()' for h in missing)}, which the chunk protocol "
+                 f"(graphclust.chunks) needs of a {cls.kind} part")]
+    hooks = cls.implemented_chunk_hooks()
+    interface = PART_KINDS.get(cls.kind, Part)
+    opted_out = any("chunkwise" in vars(b) for b in cls.__mro__
+                    if b is not interface and issubclass(b, interface))
+    if hooks and not opted_out:
+        return [(f"implements {', '.join(h + '()' for h in hooks)} of the chunk protocol "
+                 "but does not declare chunkwise = True, so the chunked execution never "
+                 "calls it (declare chunkwise = True, or set chunkwise = False in the class "
+                 "to opt out)")]
+    return []
 
 
 # ----------------------------------------------------------------------------------
@@ -304,7 +340,7 @@ class Session:
         """What a ``chunked`` check starts from: ``(part, fixture anchor graph, k,
         InMemoryChunks of the fixture in three row blocks)``, after ensuring the part
         (an ``adapter`` or ``solver``, ``word``) accepts anchor graphs."""
-        from graphclust._chunked import InMemoryChunks
+        from graphclust.chunks import InMemoryChunks
 
         fx = self.fixture()
         ensure("anchor" in self.cls.accepts, self.cls, "chunked", "declares chunkwise=True, "

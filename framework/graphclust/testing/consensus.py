@@ -88,8 +88,8 @@ def _check_chunked(session: Session) -> None:
     """``combine_chunked`` over three row blocks, the rounding fitted on every block's
     ``embed_rows`` and applied, gives the labels of ``combine`` (the chunked execution's
     consensus, :mod:`graphclust._dask._ensemble`, with a sample of all rows)."""
-    from graphclust._chunked import InMemoryChunks
-    from graphclust._solution import Solution
+    from graphclust import Solution
+    from graphclust.chunks import InMemoryChunks
 
     cls, c = session.cls, "chunked"
     fx = session.fixture()

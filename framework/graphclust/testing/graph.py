@@ -7,7 +7,9 @@ the fixture blobs, an anchor graph with one column of ``Z`` per anchor (when it
 takes anchors) and entries. Own check: ``transform`` — builders implementing
 ``transform(X_new, graph)`` return finite nonnegative rows of shape ``(n_new, m)``; and
 ``chunked`` — a ``chunkwise`` builder's ``prepare_chunked`` over three row blocks then
-``transform`` per block gives the rows of ``build``.
+``transform`` per block gives the rows of ``build``, and so do its one-search hooks
+(``prepare_search``, ``search_block`` per block, ``finish_search`` over the kept
+searches, ``rows_from_search`` per block) when it implements them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import scipy.sparse as sp
 
 from graphclust._graphs import AffinityGraph, AnchorGraph
 from graphclust._parts import Context, Part
+from graphclust.chunks import Block, InMemoryChunks
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
 from graphclust.testing._fixture import Fixture, KitAnchors, KitKMeansRounding, KitSolver
@@ -45,9 +48,8 @@ def _check_transform(session: Session) -> None:
 
 def _check_chunked(session: Session) -> None:
     """``prepare_chunked`` over three row blocks, then ``transform`` per block, gives the
-    rows of ``build`` (the chunked execution's graph, :mod:`graphclust._chunked`)."""
-    from graphclust._chunked import InMemoryChunks
-
+    rows of ``build`` (the chunked execution's graph, :mod:`graphclust.chunks`), and so
+    do the one-search hooks when the builder implements them."""
     cls, c = session.cls, "chunked"
     fx = session.fixture()
     p = session.instance(c)
@@ -64,11 +66,40 @@ def _check_chunked(session: Session) -> None:
            "prepare_chunked() must return an AnchorGraph with zero rows, got "
            f"{type(template).__name__}" + (f" with {template.n} rows"
                                            if isinstance(template, AnchorGraph) else ""))
+    _ensure_rows(blocks, graph, cls, "transform() per block after prepare_chunked()")
+    if cls.can_search_once():
+        with guard(cls, c, "prepare_search(), search_block() per block, finish_search() "
+                   "and rows_from_search() per block"):
+            template = p.prepare_search(fx.anchors, Context(seed=0))
+            found = [p.search_block(fx.X[i:i + rows], template)
+                     for i in range(0, fx.X.shape[0], rows)]
+            fitted = p.finish_search(template, _SearchChunks(fx.X.copy(), found, rows))
+            blocks = [p.rows_from_search(f, fitted) for f in found]
+        ensure(isinstance(fitted, AnchorGraph) and fitted.n == 0, cls, c,
+               "finish_search() must return an AnchorGraph with zero rows")
+        _ensure_rows(blocks, graph, cls, "rows_from_search() per block")
+
+
+def _ensure_rows(blocks: list, graph: AnchorGraph, cls: type, what: str) -> None:
+    """The rows of ``blocks`` stacked equal ``graph.Z`` (a ``chunked`` failure if not)."""
     Z = sp.vstack([sp.csr_array(b) for b in blocks]).toarray()
     ref = graph.Z.toarray()
-    ensure(Z.shape == ref.shape and np.allclose(Z, ref, rtol=1e-8, atol=1e-12), cls, c,
-           "the rows of transform() per block after prepare_chunked() differ from build()'s"
+    ensure(Z.shape == ref.shape and np.allclose(Z, ref, rtol=1e-8, atol=1e-12), cls,
+           "chunked", f"the rows of {what} differ from build()'s"
            + ("" if Z.shape != ref.shape else f" (largest difference {abs(Z - ref).max():.3g})"))
+
+
+class _SearchChunks(InMemoryChunks):
+    """Row blocks whose ``block.Z`` is the block's kept ``search_block`` result (what
+    ``finish_search`` receives)."""
+
+    def __init__(self, X: np.ndarray, found: list, block_rows: int) -> None:
+        super().__init__(X, block_rows=block_rows)
+        self.found = found
+
+    def blocks(self, state=None):
+        for block, found in zip(super().blocks(state), self.found, strict=True):
+            yield Block(block.X, found, block.start, block.state)
 
 
 class GraphContract(KindContract):
@@ -137,7 +168,8 @@ class GraphContract(KindContract):
                                     "m), finite, nonnegative.", _check_transform))
         if getattr(cls, "chunkwise", False):
             checks.append(KindCheck("chunked", "chunkwise: prepare_chunked() over row blocks, "
-                                    "then transform() per block, gives build()'s rows.",
+                                    "then transform() per block, gives build()'s rows "
+                                    "(and so do the one-search hooks, if implemented).",
                                     _check_chunked))
         return checks
 

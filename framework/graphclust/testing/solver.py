@@ -79,7 +79,7 @@ def _check_out_of_sample(session: Session) -> None:
 
 def _check_chunked(session: Session) -> None:
     """``solve_chunked`` + ``lift_rows`` over three row blocks equals ``solve``."""
-    from graphclust._chunked import split_kept
+    from graphclust.chunks import split_kept
 
     cls, c = session.cls, "chunked"
     p, graph, k, chunks = session.chunked_case("a solver")

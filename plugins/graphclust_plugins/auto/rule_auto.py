@@ -38,7 +38,7 @@ The rules, argued in ``docs/auto.rst``:
 
 from __future__ import annotations
 
-from graphclust._rules import DataProfile
+from graphclust import DataProfile
 
 __all__ = [
     "DESCRIPTION",

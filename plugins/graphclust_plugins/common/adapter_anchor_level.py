@@ -66,7 +66,7 @@ class AnchorLevelAdapter(graphclust.Adapter):
     def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
                       ctx: Context) -> Adapted:
         """:meth:`adapt` over row blocks: ``ZᵀZ = Σ_b Z_bᵀ Z_b`` from ``chunks`` (a
-        :class:`graphclust._chunked.RowChunks` whose blocks hold rows of ``Z``); ``graph``
+        :class:`graphclust.chunks.RowChunks` whose blocks hold rows of ``Z``); ``graph``
         is the zero-row anchor graph of the chunked run (anchors and fitted state)."""
         if not isinstance(graph, AnchorGraph):
             raise graphclust.InputError(f"adapter {self.name!r} needs an anchor graph, got "

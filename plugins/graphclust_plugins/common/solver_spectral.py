@@ -6,7 +6,7 @@ import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust import safe_inverse
-from graphclust._chunked import anchor_degrees
+from graphclust.chunks import anchor_degrees
 from graphclust.numerics import (
     leading_eigenvectors,
     normalize_rows,
@@ -212,7 +212,7 @@ class SpectralEmbedding(graphclust.Solver):
         U = np.asarray(B @ coef)
         return self._finish(U, vals, extra, graph.isolated(), anchor_embedding)
 
-    # -- chunked execution (graphclust._chunked) -------------------------------------
+    # -- chunked execution (graphclust.chunks) ---------------------------------------
     chunkwise = True  # anchor graphs: Gram matrices summed over blocks, rows lifted
 
     def solve_chunked(self, chunks, n_clusters, ctx):

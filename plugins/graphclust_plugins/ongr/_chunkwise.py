@@ -1,8 +1,8 @@
-"""ONGR on row chunks (Algorithm 1 over :class:`graphclust._chunked.RowChunks`).
+"""ONGR on row chunks (Algorithm 1 over :class:`graphclust.chunks.RowChunks`).
 
 Private maths of :meth:`OngrSolver.solve_chunked`. With ``W = B Bᵀ``, ``B = Z Σ^{-1/2}``
 and the rows ``F_b``, ``G_b`` of the iterates **kept per block** (a
-:class:`~graphclust._chunked.BlockState`), one iteration is two passes over the blocks:
+:class:`~graphclust.chunks.BlockState`), one iteration is two passes over the blocks:
 
 1. ``P = Σ B_bᵀ F_b`` is at hand (from pass 2); per block ``M_b = (B_b P + λ F_b)/(1+λ)``,
    ``G_b = (M_b)₊`` (Eq. 9) and the argmax labels are kept; summed: ``Q = Σ B_bᵀ G_b``
@@ -29,7 +29,7 @@ import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust import safe_inverse
-from graphclust._chunked import anchor_degrees
+from graphclust.chunks import anchor_degrees
 from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
 
 from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
@@ -299,7 +299,7 @@ def _finish(block, fill):
 
 def _start(solver, chunks, k, ctx, lam, gram, sd2):
     """The initial ``F`` per block, drawing from ``ctx`` exactly as :meth:`solve` does."""
-    from graphclust._chunked import ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER, sample_size
+    from graphclust.chunks import ROUNDING_SAMPLE_MIN, ROUNDING_SAMPLE_PER_CLUSTER, sample_size
 
     from graphclust_plugins.ongr._start import kmeans_start, random_start
 
@@ -326,7 +326,7 @@ def _start(solver, chunks, k, ctx, lam, gram, sd2):
 def solve_chunked(solver, chunks, n_clusters: int, ctx) -> graphclust.Solution:
     """Algorithm 1 on row chunks (module docstring); what :meth:`OngrSolver.solve` does
     on an anchor graph, with ``F`` and ``G`` kept per block."""
-    from graphclust._chunked import KEPT_ROWS
+    from graphclust.chunks import KEPT_ROWS
 
     k, n = int(n_clusters), chunks.n  # 1 <= k <= n: the Solver contract
     reg, track = float(solver.lam), bool(solver.track_objective)

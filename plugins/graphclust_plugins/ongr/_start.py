@@ -2,7 +2,7 @@
 
 Private maths of the ``ongr`` solver: the initial ``F`` of Eq. 7. Every step that
 touches ``n`` rows is written once against the chunk protocol
-(:mod:`graphclust._chunked`): sums over row blocks and per-block states. The in-memory
+(:mod:`graphclust.chunks`): sums over row blocks and per-block states. The in-memory
 solver runs it on **one** block (:func:`one_block`, the rows as that block's state), the
 chunked solver on the run's row chunks, so both compute the same formula and differ only
 in how the sums are cut (round-off). Random directions come from
@@ -15,7 +15,7 @@ import functools
 import warnings
 
 import numpy as np
-from graphclust._chunked import BlockState, InMemoryChunks
+from graphclust.chunks import BlockState, InMemoryChunks
 from graphclust.numerics import normalize_rows, random_block_rows
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning

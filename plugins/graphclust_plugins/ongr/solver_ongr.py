@@ -5,7 +5,7 @@ from __future__ import annotations
 import graphclust
 import numpy as np
 from graphclust import safe_inverse
-from graphclust._chunked import InMemoryChunks
+from graphclust.chunks import InMemoryChunks
 from graphclust.numerics import leading_eigenvectors
 from threadpoolctl import threadpool_limits
 
@@ -318,7 +318,7 @@ class OngrSolver(graphclust.Solver):
             info={"n_zero_rows": n_zero, "lam": lam, "positive_part": self.positive_part,
                   "init_eigenvalues": eig, "labels": labels})
 
-    # -- chunked execution (graphclust._chunked) -------------------------------------
+    # -- chunked execution (graphclust.chunks) ---------------------------------------
     chunkwise = True  # anchor graphs: m x k sums per pass, F and G kept per block
 
     def solve_chunked(self, chunks, n_clusters, ctx):
@@ -329,7 +329,7 @@ class OngrSolver(graphclust.Solver):
         iterates ``F`` and ``G`` stay with their blocks as a per-block state
         (:mod:`graphclust_plugins.ongr._chunkwise`). The start is :meth:`solve`'s, its
         k-means (``spectral-kmeans``) fitted on the rounding's row sample
-        (:func:`graphclust._chunked.sample_size`: all rows up to 100 000) and applied per
+        (:func:`graphclust.chunks.sample_size`: all rows up to 100 000) and applied per
         block. Returns a zero-row solution whose ``info["kept_rows"]`` holds each block's
         rows of ``G`` (``soft``) and ``F`` (``embedding``) for :meth:`lift_rows`; the
         per-anchor values are those of :meth:`solve`."""

@@ -186,7 +186,7 @@ class ULGE(graphclust.Solver):
                   "empty_anchors": int(np.sum(safe_inverse(lam) == 0))},
         )
 
-    # -- chunked execution (graphclust._chunked) -------------------------------------
+    # -- chunked execution (graphclust.chunks) ---------------------------------------
     chunkwise = True  # Gram, covariance and cross terms are sums over row blocks
 
     def solve_chunked(self, chunks, n_clusters, ctx) -> graphclust.Solution:

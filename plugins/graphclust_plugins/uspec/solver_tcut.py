@@ -5,7 +5,7 @@ from __future__ import annotations
 import graphclust
 import numpy as np
 import scipy.sparse as sp
-from graphclust._chunked import anchor_degrees
+from graphclust.chunks import anchor_degrees
 
 from graphclust_plugins.uspec._tcut import point_transfer, representative_side, transfer_cut
 
@@ -72,7 +72,7 @@ class TransferCut(graphclust.Solver):
             info={"eigenvalues": res.eigenvalues, "gamma": res.gamma,
                   "unused_representatives": int((~res.active).sum())})
 
-    # -- chunked execution (graphclust._chunked) -------------------------------------
+    # -- chunked execution (graphclust.chunks) ---------------------------------------
     chunkwise = True  # D_Y and E = Bᵀ D_X⁻¹ B are sums over row blocks
 
     def solve_chunked(self, chunks, n_clusters, ctx) -> graphclust.Solution:
