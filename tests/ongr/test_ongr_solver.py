@@ -219,8 +219,10 @@ def test_convergence_warning_and_checks(problem):
     assert OngrSolver(lam=-1.0).check_params()
     assert OngrSolver(positive_part="relu").check_params()
     assert not OngrSolver().check_params()
-    with pytest.raises(graphclust.InputError):
-        OngrSolver().solve(problem, None, problem.n + 1, graphclust.Context())
+    # 1 <= k <= n is the Solver contract: the fit plan refuses k > n before ONGR runs
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    with pytest.raises(graphclust.InputError, match="fewer than n_clusters=13"):
+        graphclust.GraphClustering("ongr-k", n_clusters=13).fit(X)
 
 
 @settings(max_examples=10, deadline=None)
