@@ -120,13 +120,10 @@ class Pipeline:
         self.solver = solver
         self.rounding = rounding
         self.metrics = list(metrics or [])
-        if isinstance(adapter, str):  # the pre-part form: a registered adapter's name
-            warnings.warn("Pipeline(adapter=<name>) is deprecated: pass an Adapter part, e.g. "
-                          "graphclust.resolve_part({'name': name}, 'adapter')",
-                          DeprecationWarning, stacklevel=2)
-            from graphclust._composer import resolve_part
-
-            adapter = resolve_part({"name": adapter}, "adapter")
+        if isinstance(adapter, str):
+            raise TypeError(f"Pipeline(adapter={adapter!r}): adapter must be an Adapter part, "
+                            "not a name; build the pipeline with graphclust.compose(spec) or "
+                            f"pass graphclust.resolve_part({{'name': {adapter!r}}}, 'adapter')")
         self.adapter = adapter
         self.n_clusters = n_clusters
         self.seed = seed
