@@ -211,10 +211,3 @@ def get_plugin_manager() -> PluginManager:
 def get_registry() -> Registry:
     """The process-wide :class:`Registry` of every installed plugin's parts and presets."""
     return get_plugin_manager().registry
-
-
-def reset_plugin_manager() -> None:
-    """Forget the loaded plugins (tests; after installing or removing a plugin)."""
-    global _manager
-    with _lock:
-        _manager = None
