@@ -29,7 +29,7 @@ __all__ = ["GraphClustering"]
 
 DEFAULT_N_CLUSTERS = 8
 #: Spec sections that are also constructor parameters of the estimator.
-_SECTION_PARAMS = ("anchors", "graph", "adapter", "solver", "rounding", "metrics")
+_SECTION_PARAMS = (*SECTIONS, "metrics")
 
 
 @part

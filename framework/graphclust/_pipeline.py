@@ -21,7 +21,12 @@ from graphclust._solution import Solution
 from graphclust.numerics import float_dtype
 from graphclust.numerics.scaling import SCALE_KINDS, Scaling, fit_scaling
 
-__all__ = ["Pipeline", "FitResult", "check_input", "float_dtype"]
+__all__ = ["Pipeline", "FitResult", "STAGES", "check_input", "float_dtype"]
+
+#: The part stages of a pipeline in data-flow order (after the ``scale`` stage, which is
+#: a spec key, not a part); also the spec's part sections and the keys of
+#: :meth:`Pipeline.named_parts` and of the stage timings. Written here only.
+STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
 
 
 def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
@@ -105,8 +110,6 @@ class Pipeline:
     spec's preprocessing kind (one of :data:`~graphclust.numerics.SCALE_KINDS`).
     """
 
-    _STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
-
     def __init__(self, *, anchors: Part | None = None, graph: Part | None = None,
                  solver: Part | None = None, rounding: Part | None = None,
                  metrics: list[Metric] | None = None, adapter: Adapter | None = None,
@@ -129,14 +132,14 @@ class Pipeline:
         self.seed = seed
 
     def __repr__(self) -> str:
-        parts = [f"{k}={getattr(self, k).name!r}" for k in self._STAGES if getattr(self, k)]
+        parts = [f"{k}={getattr(self, k).name!r}" for k in STAGES if getattr(self, k)]
         if self.scale != "none":
             parts.insert(0, f"scale={self.scale!r}")
         return f"Pipeline({', '.join(parts)})"
 
     def named_parts(self) -> dict[str, Part]:
         """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
-        return {k: getattr(self, k) for k in self._STAGES if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}
 
     # -- stages --------------------------------------------------------------------
     def _solve(self, graph, X, n_clusters, ctx, stage=None) -> tuple[Solution, dict]:
