@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import datasets, report, runner
-from benchmarks.suite import Cell, Suite, cells, get_suite, load_suites
+from benchmarks.suite import Cell, Suite, cells, get_suite, load_suites, method_datasets
 
 __all__ = ["main", "plan"]
 
@@ -132,7 +132,6 @@ def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
     if args.data_dir:  # suites may look at the data folder when they are defined
         os.environ["GRAPHCLUST_DATA"] = str(args.data_dir)
     if args.suite:
@@ -145,14 +144,13 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
     status = 0
     for suite in suites:
-        status = max(status, run_one(suite, args, command))
+        status = max(status, run_one(suite, args, args.command))
     return status
 
 
 def _report(args: argparse.Namespace) -> int:
     target = Path(args.results) if args.results else Path(__file__).parent / "RESULTS.md"
-    command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in args.argv)
-    md, rst = report.write_report(args.out, target, command, args.note)
+    md, rst = report.write_report(args.out, target, args.command, args.note)
     print(f"wrote {md} and {rst}", file=sys.stderr)
     return 0
 
@@ -164,7 +162,7 @@ def _list(args: argparse.Namespace) -> int:
         for m in s.methods:
             what = f"{m.kind} {m.target}"
             grid = f", grid {dict(m.grid)}" if m.grid else ""
-            ds = ", ".join(m.datasets if m.datasets is not None else s.datasets)
+            ds = ", ".join(method_datasets(s, m))
             print(f"    {m.name:<18} {what}{grid}; prep {m.prep}; {ds}")
     return 0
 
@@ -199,5 +197,5 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--note", default="", help="a paragraph placed under the introduction")
     sub.add_parser("list", help="suites, their methods and data sets")
     args = ap.parse_args(argv)
-    args.argv = argv
+    args.command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in argv)
     return {"run": _run, "report": _report, "list": _list}[args.cmd](args)

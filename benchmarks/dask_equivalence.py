@@ -22,12 +22,6 @@ import json
 import time
 
 
-def _acc(labels, y) -> float:
-    from graphclust._plugins import get_registry
-
-    return float(get_registry().metrics.get("acc")().score(labels, y))
-
-
 def main(argv=None) -> int:
     import dask.array as da
     import graphclust as gc
@@ -37,6 +31,7 @@ def main(argv=None) -> int:
     from sklearn.metrics import adjusted_rand_score
 
     from benchmarks.datasets import load
+    from benchmarks.runner import score_all
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", required=True)
@@ -75,7 +70,8 @@ def main(argv=None) -> int:
             row = {"preset": name, "dataset": args.dataset, "n": n, "chunks": args.chunks,
                    "workers": args.workers, "full_sample": bool(args.full_sample),
                    "anchor_sample": int(chunked.anchors_.info.get("sample_size", n)),
-                   "acc_memory": _acc(mem.labels_, y), "acc_chunked": _acc(labels, y),
+                   "acc_memory": score_all(mem.labels_, y)["acc"],
+                   "acc_chunked": score_all(labels, y)["acc"],
                    "equal_labels": float(np.mean(labels == mem.labels_)),
                    "ari_between": float(adjusted_rand_score(mem.labels_, labels)),
                    "seconds_memory": round(t_mem, 2), "seconds_chunked": round(t_chunk, 2),

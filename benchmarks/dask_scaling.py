@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator
+
+from benchmarks.report import loglog_slope
+from benchmarks.runner import Sampler, rss_mb
 
 N_GAUSS, D, SPREAD = 6, 10, 10.0
 K = N_GAUSS + 4  # six Gaussians, two moons, two circles
@@ -69,43 +71,28 @@ def synthetic(n: int, seed: int = 0, chunk_rows: int | None = None):
     return X, y
 
 
-def _rss() -> int:
-    import psutil
-
-    return psutil.Process().memory_info().rss
-
-
-class WorkerMemory:
+class WorkerMemory(Sampler):
     """Peak RSS per worker, sampled on the workers, and the workers that appeared
     (a worker the nanny restarts comes back under a new address)."""
 
     def __init__(self, client, every: float = 0.5):
-        self.client, self.every, self.peak = client, every, {}
-        self.start = set(client.scheduler_info()["workers"])
-        self.seen, self._stop = set(self.start), threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
+        super().__init__(self._poll, every)
+        self.client, self.peak = client, {}
+        self.initial = set(client.scheduler_info()["workers"])
+        self.seen = set(self.initial)
 
     def _poll(self) -> None:
-        while not self._stop.wait(self.every):
-            try:
-                for addr, rss in self.client.run(_rss).items():
-                    self.peak[addr] = max(self.peak.get(addr, 0), rss)
-                    self.seen.add(addr)
-            except Exception:  # noqa: BLE001, S110 - a worker going away mid-call
-                pass
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
+        try:
+            for addr, mb in self.client.run(rss_mb).items():
+                self.peak[addr] = max(self.peak.get(addr, 0.0), mb or 0.0)
+                self.seen.add(addr)
+        except Exception:  # noqa: BLE001, S110 - a worker going away mid-call
+            pass
 
     def summary(self) -> dict:
-        return {"peak_worker_mb": {a: round(v / 2**20) for a, v in sorted(self.peak.items())},
-                "max_peak_worker_mb": round(max(self.peak.values(), default=0) / 2**20),
-                "worker_restarts": len(self.seen - self.start)}
+        return {"peak_worker_mb": {a: round(v) for a, v in sorted(self.peak.items())},
+                "max_peak_worker_mb": round(max(self.peak.values(), default=0)),
+                "worker_restarts": len(self.seen - self.initial)}
 
 
 def _scores(labels, y) -> dict:
@@ -174,30 +161,27 @@ def _points(records: list[dict], method: str) -> list[tuple[int, float]]:
 
 
 def slopes(records: list[dict]) -> dict[str, float]:
-    """Least-squares slope of log(time) against log(n) per method (two sizes or more)."""
+    """Log-log slope of time against n per method with two sizes or more
+    (:func:`benchmarks.report.loglog_slope`)."""
     out = {}
     for m in sorted({r["method"] for r in records}):
-        pts = np.log(np.array(_points(records, m), dtype=float).reshape(-1, 2))
-        if len(set(pts[:, 0])) >= 2:
-            out[m] = float(np.polyfit(pts[:, 0], pts[:, 1], 1)[0])
+        pts = _points(records, m)
+        s = loglog_slope([n for n, _ in pts], [t for _, t in pts])
+        if np.isfinite(s):
+            out[m] = s
     return out
 
 
 def plot(records: list[dict], path: Path) -> Path:
-    import matplotlib
+    from benchmarks.plots import _plt, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = _plt().subplots(figsize=(6, 4.5))
     for m, s in slopes(records).items():
         ax.loglog(*zip(*_points(records, m)), "o-", label=f"{m} (slope {s:.2f})")
     ax.set(xlabel="n (points)", ylabel="fit time (s)", title="Chunked fit time vs n")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
     return path
 
 

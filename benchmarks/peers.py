@@ -30,53 +30,31 @@ def _need(module: str, package: str) -> Any:
                           f'pip install -e ".[bench]"') from exc
 
 
-def _kmeans(k: int, seed: int) -> Any:
-    from sklearn.cluster import KMeans
+def _sklearn(estimator: str, **params: Any) -> Callable[[int, int], Any]:
+    """A factory of ``sklearn.cluster.<estimator>(n_clusters=k, random_state=seed,
+    **params)`` (``params`` may fix ``n_clusters``)."""
 
-    return KMeans(n_clusters=k, n_init=10, random_state=seed)
+    def make(k: int, seed: int) -> Any:
+        import sklearn.cluster
 
+        return getattr(sklearn.cluster, estimator)(**{"n_clusters": k, "random_state": seed,
+                                                      **params})
 
-def _kmeans_1(k: int, seed: int) -> Any:
-    from sklearn.cluster import KMeans
-
-    return KMeans(n_clusters=k, n_init=1, random_state=seed)
-
-
-def _kmeans_1024(k: int, seed: int) -> Any:
-    """KMeans(1024, n_init=1, max_iter=100): the peer of BKHK's 1024 anchors (ULGE); its
-    labels are not a k-clustering, only its time is compared."""
-    from sklearn.cluster import KMeans
-
-    return KMeans(n_clusters=1024, n_init=1, max_iter=100, random_state=seed)
+    return make
 
 
-def _minibatch(k: int, seed: int) -> Any:
-    from sklearn.cluster import MiniBatchKMeans
-
-    return MiniBatchKMeans(n_clusters=k, n_init=3, batch_size=2048, random_state=seed)
-
-
-def _spectral(k: int, seed: int, eigen_solver: str | None = None) -> Any:
-    from sklearn.cluster import SpectralClustering
-
-    return SpectralClustering(n_clusters=k, affinity="nearest_neighbors", n_neighbors=10,
-                              eigen_solver=eigen_solver, random_state=seed,
-                              assign_labels="kmeans")
-
-
-def _spectral_amg(k: int, seed: int) -> Any:
-    """SpectralClustering with pyamg's solver (the ``bench`` extra): ARPACK's embedding,
-    much faster; the ULGE speed goal is stated against it."""
-    return _spectral(k, seed, "amg")
-
-
-class GmmLabels:
-    """``GaussianMixture(k, full covariances)`` with ``labels_`` set by ``fit`` (the most
-    probable component of each point), as the runner reads them. ``reg_covar = 1e-4``
-    instead of 1e-6: pixel data has constant pixels, singular full covariances."""
+class _LabelsPeer:
+    """A peer that is not a scikit-learn clusterer: built from ``(n_clusters, seed)`` like
+    the others, its ``fit`` sets ``labels_``."""
 
     def __init__(self, n_clusters: int, random_state: int = 0) -> None:
         self.n_clusters, self.random_state = n_clusters, random_state
+
+
+class GmmLabels(_LabelsPeer):
+    """``GaussianMixture(k, full covariances)`` with ``labels_`` set by ``fit`` (the most
+    probable component of each point), as the runner reads them. ``reg_covar = 1e-4``
+    instead of 1e-6: pixel data has constant pixels, singular full covariances."""
 
     def fit(self, X: np.ndarray) -> GmmLabels:
         from sklearn.mixture import GaussianMixture
@@ -87,18 +65,11 @@ class GmmLabels:
         return self
 
 
-def _gmm(k: int, seed: int) -> Any:
-    return GmmLabels(k, seed)
-
-
-class HdbscanK:
+class HdbscanK(_LabelsPeer):
     """scikit-learn's HDBSCAN told ``k`` only through ``min_cluster_size``: each value of
     :data:`HDBSCAN_SIZES` (× n, at least 5) is fitted and the labelling whose number of
     clusters is closest to ``k`` kept (the smaller size on a tie); no true label is used.
     Noise points (-1) form one more cluster of their own, as the metrics see them."""
-
-    def __init__(self, n_clusters: int, random_state: int = 0) -> None:
-        self.n_clusters, self.random_state = n_clusters, random_state
 
     def fit(self, X: np.ndarray) -> HdbscanK:
         from sklearn.cluster import HDBSCAN
@@ -115,20 +86,13 @@ class HdbscanK:
         return self
 
 
-def _hdbscan(k: int, seed: int) -> Any:
-    return HdbscanK(k, seed)
-
-
 def _genie(k: int, seed: int) -> Any:
     """genieclust's Genie, its default Gini threshold G = 0.3 (deterministic)."""
     return _need("genieclust", "genieclust").Genie(n_clusters=k, gini_threshold=0.3)
 
 
-class UmapKMeans:
+class UmapKMeans(_LabelsPeer):
     """UMAP to 10 components (umap-learn defaults otherwise), then ``KMeans(n_init=10)``."""
-
-    def __init__(self, n_clusters: int, random_state: int = 0) -> None:
-        self.n_clusters, self.random_state = n_clusters, random_state
 
     def fit(self, X: np.ndarray) -> UmapKMeans:
         from sklearn.cluster import KMeans
@@ -141,21 +105,21 @@ class UmapKMeans:
         return self
 
 
-def _umap_kmeans(k: int, seed: int) -> Any:
-    return UmapKMeans(k, seed)
-
+_SPECTRAL = {"affinity": "nearest_neighbors", "n_neighbors": 10, "assign_labels": "kmeans"}
 
 PEERS: dict[str, Callable[[int, int], Any]] = {
-    "sk-kmeans": _kmeans,
-    "sk-kmeans-1": _kmeans_1,
-    "sk-kmeans-1024": _kmeans_1024,
-    "sk-minibatch": _minibatch,
-    "sk-spectral": _spectral,
-    "sk-spectral-amg": _spectral_amg,
-    "sk-gmm": _gmm,
-    "sk-hdbscan": _hdbscan,
+    "sk-kmeans": _sklearn("KMeans", n_init=10),
+    "sk-kmeans-1": _sklearn("KMeans", n_init=1),
+    # the peer of BKHK's 1024 anchors (ULGE): not a k-clustering, only its time is compared
+    "sk-kmeans-1024": _sklearn("KMeans", n_clusters=1024, n_init=1, max_iter=100),
+    "sk-minibatch": _sklearn("MiniBatchKMeans", n_init=3, batch_size=2048),
+    "sk-spectral": _sklearn("SpectralClustering", **_SPECTRAL),
+    # pyamg's solver (the ``bench`` extra): much faster; ULGE's speed goal is against it
+    "sk-spectral-amg": _sklearn("SpectralClustering", eigen_solver="amg", **_SPECTRAL),
+    "sk-gmm": GmmLabels,
+    "sk-hdbscan": HdbscanK,
     "genie": _genie,
-    "umap-kmeans": _umap_kmeans,
+    "umap-kmeans": UmapKMeans,
 }
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-__all__ = ["quality_vs_time", "scaling_plots"]
+from benchmarks.ranking import finite
+
+__all__ = ["quality_vs_time", "save", "scaling_plots"]
 
 
 def _plt():
@@ -18,7 +19,15 @@ def _plt():
 
 
 def _ok(x) -> bool:
-    return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+    return finite(x) and x > 0
+
+
+def save(fig, path: Path, dpi: int = 110) -> str:
+    """Lay out ``fig``, write it to ``path`` as PNG, close it; the file name."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    _plt().close(fig)
+    return path.name
 
 
 def _plain_log_ticks(axis) -> None:
@@ -58,10 +67,7 @@ def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc",
         ax.set_title(f"{ds}: {metric.upper()} against time (circles: presets, squares: peers)",
                      fontsize=9)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
-        name = f"{prefix}quality_time_{ds.replace('@', '_')}.png"
-        fig.savefig(out_dir / name, dpi=110)
-        plt.close(fig)
+        name = save(fig, out_dir / f"{prefix}quality_time_{ds.replace('@', '_')}.png")
         written[f"{metric.upper()} against time on {ds}"] = name
     return written
 
@@ -96,9 +102,6 @@ def scaling_plots(rows: list[dict], out_dir, prefix: str = "") -> dict[str, str]
             ax.grid(alpha=0.3, which="both")
         axes[0].legend(fontsize=7)
         fig.suptitle(f"{family}: time and memory against n", fontsize=10)
-        fig.tight_layout()
-        name = f"{prefix}scaling_{family}.png"
-        fig.savefig(out_dir / name, dpi=110)
-        plt.close(fig)
-        written[f"Time and memory against n on {family}"] = name
+        written[f"Time and memory against n on {family}"] = save(
+            fig, out_dir / f"{prefix}scaling_{family}.png")
     return written

@@ -17,14 +17,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["average_ranks", "battery_rows", "wins_losses"]
+__all__ = ["average_ranks", "battery_rows", "finite", "wins_losses"]
+
+
+def finite(x: Any) -> bool:
+    """Whether ``x`` is a finite number (a score; not None, NaN, a bool or a string)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _num(x: Any) -> float:
     """A score, or -inf for a failure (None, NaN, not a number)."""
-    if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
-        return float(x)
-    return -math.inf
+    return float(x) if finite(x) else -math.inf
 
 
 def average_ranks(scores: Sequence[Any]) -> np.ndarray:

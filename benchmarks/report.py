@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.ranking import battery_rows, finite as _ok
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
 
@@ -33,10 +34,6 @@ __all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine
 
 _REF_PEER = "sk-kmeans"
 _HEAD = {"purity": "purity"}
-
-
-def _ok(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _pct(x: Any, digits: int = 1) -> str:
@@ -263,8 +260,6 @@ def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
     """The battery table: per method mean / median ``metric``, mean AMI and ACC, mean rank
     by ``metric`` over data sets (ties averaged, failures last) and wins–losses against
     each peer (:mod:`benchmarks.ranking`); best mean rank first."""
-    from benchmarks.ranking import battery_rows
-
     peers = sorted({r["method"] for r in rows if r.get("kind") == "peer"})
     body = []
     for b in battery_rows(rows, peers, metric):

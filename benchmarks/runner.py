@@ -69,32 +69,29 @@ def _reset_peak() -> bool:
 
 
 def _peak_mb() -> float:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """``VmHWM`` (called only where ``_reset_peak`` could write to ``/proc``)."""
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM:"))
 
 
-class _Sampler(threading.Thread):
-    """Resident size every 20 ms during ``fit``: ``(time, MB)`` pairs for stage peaks."""
+class Sampler(threading.Thread):
+    """A thread calling ``sample()`` every ``every`` seconds, from entering the ``with``
+    block to leaving it (the fit's memory here, the Dask workers' in ``dask_scaling``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sample: Callable[[], Any], every: float = 0.02) -> None:
         super().__init__(daemon=True)
-        self.samples: list[tuple[float, float]] = []
-        self._halt = threading.Event()
+        self.sample, self.every, self._halt = sample, every, threading.Event()
 
     def run(self) -> None:
         while not self._halt.is_set():
-            self.samples.append((time.perf_counter(), rss_mb() or 0.0))
-            self._halt.wait(0.02)
+            self.sample()
+            self._halt.wait(self.every)
 
-    def stop(self) -> None:
+    def __enter__(self) -> Sampler:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
         self._halt.set()
         self.join()
 
@@ -189,17 +186,16 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | No
     gc.collect()
     reset_ok = _reset_peak()
     base = rss_mb() or 0.0
-    sampler = _Sampler()
-    sampler.start()
-    with warnings.catch_warnings(record=True) as caught:
+    samples: list[tuple[float, float]] = []  # (time, MB) every 20 ms, for the stage peaks
+    with Sampler(lambda: samples.append((time.perf_counter(), rss_mb() or 0.0))), \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t_start = time.perf_counter()
         try:
             est.fit(Xp)
         finally:
             t_end = time.perf_counter()
-            sampler.stop()
-    peak = _peak_mb() if reset_ok else max([mb for _, mb in sampler.samples] or [base])
+    peak = _peak_mb() if reset_ok else max([mb for _, mb in samples] or [base])
     labels = np.asarray(est.labels_)
     timings = {s: float(v) for s, v in (getattr(est, "timings_", None) or {}).items()
                if s in FIT_STAGES}
@@ -209,7 +205,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | No
         "time_load": cache["t_load"], "time_preprocess": t_pre, "time_fit": t_end - t_start,
         **{f"time_{s}": v for s, v in timings.items()},
         "base_rss_mb": base, "peak_rss_mb": peak, "fit_extra_mb": max(0.0, peak - base),
-        **_stage_peaks(sampler.samples, t_end, timings),
+        **_stage_peaks(samples, t_end, timings),
         **({"members": members} if (members := member_records(est, y)) else {}),
         "warnings": sorted({f"{w.category.__name__}: {str(w.message)[:120]}"
                             for w in caught})[:5],

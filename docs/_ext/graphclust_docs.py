@@ -80,8 +80,10 @@ def _ensemble_text(section: dict) -> str:
 def _pipeline_text(spec: dict) -> str:
     if isinstance(spec.get("ensemble"), dict):
         return _ensemble_text(spec["ensemble"])
+    from graphclust._pipeline import STAGES
+
     names = []
-    for sec in ("anchors", "graph", "solver", "rounding"):
+    for sec in (s for s in STAGES if s != "adapter"):  # the adapter is named after them
         value = spec.get(sec)
         if isinstance(value, dict) and isinstance(value.get("name"), str):
             names.append(f"``{value['name']}``")

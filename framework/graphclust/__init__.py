@@ -42,7 +42,6 @@ from graphclust._graphs import (
     FittedState,
     Graph,
     fitted_state,
-    safe_inverse,
 )
 from graphclust._parts import (
     Adapted,
@@ -65,7 +64,7 @@ from graphclust._rules import DataProfile, RulePresetRecord, profile_data
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
 from graphclust import numerics
-from graphclust.numerics import clamp_anchors, float_dtype
+from graphclust.numerics import clamp_anchors, float_dtype, safe_inverse
 
 try:
     __version__ = _version("graphclust")

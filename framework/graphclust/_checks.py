@@ -8,7 +8,7 @@ composer (and again at ``fit``), never in ``__init__``. Each check has a
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -139,18 +139,6 @@ def part_spec(kind: str) -> Check:
         return f"must be a {kind} spec (a table with a 'name'), {_got(value)}"
 
     return Check(f"a {kind} spec", test, part_kind=kind)
-
-
-def run_checks(values: Iterable[tuple[str, Any, Check | None]]) -> list[tuple[str, str]]:
-    """Apply checks to ``(name, value, check)`` triples; return ``(name, message)`` failures."""
-    out = []
-    for name, value, check in values:
-        if check is None:
-            continue
-        msg = check(value)
-        if msg:
-            out.append((name, msg))
-    return out
 
 
 def check_fields(obj: Any) -> list[tuple[str, str]]:

@@ -27,8 +27,7 @@ import warnings
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from graphclust._errors import (DegenerateDataWarning, DisconnectedGraphWarning,
-                                FewerClustersWarning, InputError)
+from graphclust._errors import (DegenerateDataWarning, FewerClustersWarning, InputError)
 
 __all__ = ["check_distances", "warn_fewer_labels", "component_sizes", "disconnected_message"]
 

@@ -30,19 +30,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state",
-           "safe_inverse"]
+from graphclust.numerics.rows import safe_inverse
+
+__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state"]
 
 S = TypeVar("S", bound="FittedState")
-
-
-def safe_inverse(values: np.ndarray, power: float = 1.0) -> np.ndarray:
-    """Return ``values ** -power`` where ``values > 0`` and ``0`` elsewhere."""
-    values = np.asarray(values, dtype=np.float64)
-    out = np.zeros_like(values)
-    positive = values > 0
-    out[positive] = values[positive] ** (-power)
-    return out
 
 
 def _as_csr(matrix: Any) -> sp.csr_array:

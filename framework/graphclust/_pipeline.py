@@ -19,7 +19,12 @@ from graphclust._solution import Solution
 from graphclust.numerics import float_dtype
 from graphclust.numerics.scaling import SCALE_KINDS, Scaling, fit_scaling
 
-__all__ = ["Pipeline", "FitResult", "float_dtype"]
+__all__ = ["Pipeline", "FitResult", "STAGES", "float_dtype"]
+
+#: The part stages of a pipeline in data-flow order (after the ``scale`` stage, which is
+#: a spec key, not a part); also the spec's part sections and the keys of
+#: :meth:`Pipeline.named_parts` and of the stage timings. Written here only.
+STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
 
 
 def given_in_scaled_units(anchors, scaling):
@@ -69,8 +74,6 @@ class Pipeline:
     spec's preprocessing kind (one of :data:`~graphclust.numerics.SCALE_KINDS`).
     """
 
-    _STAGES = ("anchors", "graph", "adapter", "solver", "rounding")
-
     def __init__(self, *, anchors: Part | None = None, graph: Part | None = None,
                  solver: Part | None = None, rounding: Part | None = None,
                  metrics: list[Metric] | None = None, adapter: Adapter | None = None,
@@ -84,26 +87,23 @@ class Pipeline:
         self.solver = solver
         self.rounding = rounding
         self.metrics = list(metrics or [])
-        if isinstance(adapter, str):  # the pre-part form: a registered adapter's name
-            warnings.warn("Pipeline(adapter=<name>) is deprecated: pass an Adapter part, e.g. "
-                          "graphclust.resolve_part({'name': name}, 'adapter')",
-                          DeprecationWarning, stacklevel=2)
-            from graphclust._composer import resolve_part
-
-            adapter = resolve_part({"name": adapter}, "adapter")
+        if isinstance(adapter, str):
+            raise TypeError(f"Pipeline(adapter={adapter!r}): adapter must be an Adapter part, "
+                            "not a name; build the pipeline with graphclust.compose(spec) or "
+                            f"pass graphclust.resolve_part({{'name': {adapter!r}}}, 'adapter')")
         self.adapter = adapter
         self.n_clusters = n_clusters
         self.seed = seed
 
     def __repr__(self) -> str:
-        parts = [f"{k}={getattr(self, k).name!r}" for k in self._STAGES if getattr(self, k)]
+        parts = [f"{k}={getattr(self, k).name!r}" for k in STAGES if getattr(self, k)]
         if self.scale != "none":
             parts.insert(0, f"scale={self.scale!r}")
         return f"Pipeline({', '.join(parts)})"
 
     def named_parts(self) -> dict[str, Part]:
         """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
-        return {k: getattr(self, k) for k in self._STAGES if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}
 
     # -- stages --------------------------------------------------------------------
     def _solve(self, graph, X, n_clusters, ctx, stage=None) -> tuple[Solution, dict]:

@@ -39,7 +39,7 @@ __all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "DEFAULT_N
 #: The number of clusters when neither the estimator nor the spec gives one.
 DEFAULT_N_CLUSTERS = 8
 #: Spec sections that are also constructor parameters of the estimator.
-SECTION_PARAMS = ("anchors", "graph", "adapter", "solver", "rounding", "metrics")
+SECTION_PARAMS = (*SECTIONS, "metrics")
 
 
 def _seed_problem(value: Any) -> str | None:

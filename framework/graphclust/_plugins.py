@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import os
-import sys
 import threading
 import traceback
 import warnings
@@ -211,10 +210,3 @@ def get_plugin_manager() -> PluginManager:
 def get_registry() -> Registry:
     """The process-wide :class:`Registry` of every installed plugin's parts and presets."""
     return get_plugin_manager().registry
-
-
-def reset_plugin_manager() -> None:
-    """Forget the loaded plugins (tests; after installing or removing a plugin)."""
-    global _manager
-    with _lock:
-        _manager = None

@@ -53,13 +53,15 @@ from typing import Any
 import attrs
 
 from graphclust._errors import Problem, SpecError
+from graphclust._pipeline import STAGES
 from graphclust._registry import NAME_PATTERN
 from graphclust.numerics.scaling import SCALE_KINDS
 
 __all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec", "parse_spec",
            "parse_ensemble", "parse_scale", "merge_overrides", "SECTIONS"]
 
-SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
+#: A spec's part sections: the pipeline's stages.
+SECTIONS = STAGES
 TOP_KEYS = ("n_clusters", "seed", "scale", "metrics", *SECTIONS, "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")

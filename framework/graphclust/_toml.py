@@ -14,10 +14,11 @@ import math
 import re
 from typing import Any
 
+from graphclust._pipeline import STAGES
+
 __all__ = ["spec_to_toml", "plain_spec"]
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-_SECTIONS = ("anchors", "graph", "adapter", "solver", "rounding")
 
 
 def plain_spec(value: Any) -> Any:
@@ -96,7 +97,7 @@ def spec_to_toml(spec: dict) -> str:
     _table(lines, "", head)
     if lines:
         lines.append("")
-    order = [k for k in _SECTIONS if isinstance(plain.get(k), dict)]
+    order = [k for k in STAGES if isinstance(plain.get(k), dict)]
     order += [k for k, v in plain.items() if isinstance(v, dict) and k not in order]
     for k in order:
         _table(lines, _key(k), plain[k])

@@ -112,12 +112,12 @@ def test_composer_offers_the_adapter_for_an_affinity_only_solver():
     assert "remove the adapter" in problems["adapter"]
 
 
-def test_pipeline_given_an_adapter_name_still_works_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match="pass an Adapter part"):
-        pipe = graphclust.Pipeline(adapter="anchor-level")
+def test_pipeline_given_an_adapter_name_is_refused_and_points_to_a_part():
+    with pytest.raises(TypeError, match="must be an Adapter part.*graphclust.compose"):
+        graphclust.Pipeline(adapter="anchor-level")
+    pipe = graphclust.Pipeline(adapter=graphclust.resolve_part({"name": "anchor-level"},
+                                                               "adapter"))
     assert isinstance(pipe.adapter, AnchorLevelAdapter)
-    with pytest.raises(graphclust.UnknownPartError), pytest.warns(DeprecationWarning):
-        graphclust.Pipeline(adapter="anchor-levle")
 
 
 # -- typed fitted state ---------------------------------------------------------------

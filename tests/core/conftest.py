@@ -114,13 +114,13 @@ class ToyExplicitW(gc.Adapter):
     def adapt(self, graph, X, n_clusters, ctx):
         import scipy.sparse as sp
 
-        inv = sp.dia_array((gc.safe_inverse(graph.anchor_degrees)[None, :], [0]),
+        inv = sp.dia_array((gc.numerics.safe_inverse(graph.anchor_degrees)[None, :], [0]),
                            shape=(graph.n_anchors, graph.n_anchors))
         W = graph.Z @ inv @ graph.Z.T
         return gc.Adapted(gc.AffinityGraph(self.scale * W), X, n_clusters)
 
     def lift(self, solution, graph, adapted, ctx):
-        inv = gc.safe_inverse(graph.anchor_degrees)
+        inv = gc.numerics.safe_inverse(graph.anchor_degrees)
 
         def per_anchor(F):  # a new point's row of W is z Λ⁻¹ Zᵀ, so it gets z (Λ⁻¹ Zᵀ F)
             return None if F is None else inv[:, None] * (graph.Z.T @ F)

@@ -6,7 +6,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphclust import AffinityGraph, Anchors, AnchorGraph, Solution, safe_inverse
+from graphclust import AffinityGraph, Anchors, AnchorGraph, Solution
+from graphclust.numerics import safe_inverse
 
 
 def random_Z(rng, n=40, m=8, s=3, empty_anchor=None):

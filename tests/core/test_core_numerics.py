@@ -1,9 +1,6 @@
 """graphclust.numerics against slow obvious references (dense eigh, brute-force
 distances and weights) plus hypothesis properties (row sums, float32, seeds)."""
 
-import importlib
-import sys
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -238,11 +235,7 @@ def test_clamp_neighbors_warns_and_names_the_part():
         assert nx.clamp_neighbors(12, 10, "graph 'x'") == 10
 
 
-def test_neighbors_module_is_a_deprecated_alias():
-    sys.modules.pop("graphclust.neighbors", None)
-    with pytest.warns(DeprecationWarning, match="graphclust.numerics"):
-        old = importlib.import_module("graphclust.neighbors")
-    assert old.nearest_anchors is nx.nearest_anchors and old.knn is nx.knn
+def test_top_level_numerics_names_are_the_numerics_layer_s():
     assert graphclust.clamp_anchors is nx.clamp_anchors
     assert graphclust.float_dtype is nx.float_dtype
 

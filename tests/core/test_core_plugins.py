@@ -3,7 +3,6 @@
 import importlib.metadata as md
 import sys
 import textwrap
-import warnings
 
 import numpy as np
 import pytest

@@ -453,12 +453,3 @@ def test_rounding_param_checks():
     assert not EllipsoidRounding().check_params()
 
 
-def test_old_package_level_names_are_deprecated_aliases():
-    import graphclust_plugins.ncer as bundle
-
-    with pytest.warns(DeprecationWarning, match="graphclust_plugins.ncer.solver_er"):
-        assert bundle.er is er
-    with pytest.warns(DeprecationWarning, match="solver_mer"):
-        assert bundle.MerEmbedding is MerEmbedding
-    with pytest.raises(AttributeError):
-        bundle.no_such_name

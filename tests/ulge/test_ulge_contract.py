@@ -47,9 +47,3 @@ def test_presets_fit_transform_predict(preset, blobs):
     np.testing.assert_array_equal(est.labels_, est2.labels_)
 
 
-def test_old_package_level_names_are_deprecated_aliases():
-    import graphclust_plugins.ulge as bundle
-
-    for name, cls in (("BKHK", BKHK), ("AdaptiveAnchorGraph", AdaptiveAnchorGraph), ("ULGE", ULGE)):
-        with pytest.warns(DeprecationWarning, match=cls.__module__):
-            assert getattr(bundle, name) is cls

@@ -155,15 +155,6 @@ def test_parts_compose_with_other_bundles(spec):
     np.testing.assert_array_equal(est.predict(X), est.labels_)
 
 
-def test_old_package_level_names_are_deprecated_aliases():
-    import graphclust_plugins.uspec as bundle
-    from graphclust_plugins.uspec.consensus_tcut import TcutConsensus
-
-    for cls in (HybridAnchors, KNRBipartiteGraph, TransferCut, TcutConsensus):
-        with pytest.warns(DeprecationWarning, match=cls.__module__):
-            assert getattr(bundle, cls.__name__) is cls
-
-
 def test_bundle_init_imports_no_part_module():
     import subprocess
     import sys

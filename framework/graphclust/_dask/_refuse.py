@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphclust._errors import Problem, SpecError
+from graphclust._pipeline import STAGES
 
 __all__ = ["check_chunkwise"]
 
@@ -94,7 +95,7 @@ def _pipeline_problems(pipe) -> list:
                                 + _alternatives("solver", lambda cls: "anchor" in cls.accepts)))
     if pipe.anchors is None and pipe.graph is not None and pipe.graph.produces == "anchor":
         pass  # the composer already requires anchors for anchor builders
-    for section in ("anchors", "graph", "solver", "rounding"):
+    for section in (s for s in STAGES if s != "adapter"):  # the adapter was asked above
         part = getattr(pipe, section)
         if part is None:
             if section == "anchors":

@@ -159,10 +159,6 @@ def _assign(rounding, lifter, solution, X, Z, kept=None):
                       dtype=np.int64)
 
 
-def _scale_rows(X, kind):
-    return Scaling(kind).transform(X)
-
-
 def _apply_scaling(X, scaling):
     return scaling.transform(X)
 

@@ -8,7 +8,8 @@ module                    what it holds
 :mod:`.anchor_rows`       Gaussian and adaptive (ULGE Eq. 18) anchor-graph rows
 :mod:`.distances`         blocked squared distances, nearest-``s`` search (all or
                           grouped candidates), kNN
-:mod:`.rows`              row normalisation (unit length, unit sum)
+:mod:`.rows`              row normalisation (unit length, unit sum); degree
+                          scaling without division by zero (``safe_inverse``)
 :mod:`.scaling`           the ``scale`` stage: blocked column statistics, fitted
                           :class:`Scaling` reapplied at predict
 :mod:`.pca`               principal-component reduction through the blocked
@@ -58,7 +59,7 @@ from graphclust.numerics.random import (
 from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
-from graphclust.numerics.rows import normalize_rows, row_norms
+from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "random_orthonormal",
     "row_norms",
     "rows_to_csr",
+    "safe_inverse",
     "sample_rows",
     "self_first_neighbors",
     "self_tuning_sigma",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust.numerics.rows import normalize_rows
+from graphclust.numerics.rows import normalize_rows, safe_inverse
 
 __all__ = ["rows_to_csr", "gaussian_weights", "gaussian_anchor_rows", "self_tuning_sigma",
            "adaptive_weights", "adaptive_anchor_rows", "scaled_anchor_rows"]
@@ -137,8 +137,6 @@ def scaled_anchor_rows(Z, lam: np.ndarray) -> sp.csr_array:
     """Rows of ``B = Z Λ^{-1/2}`` (``W = B Bᵀ``) for a block of rows of ``Z``, with
     ``λ = Zᵀ1`` of **all** rows (summed over the blocks first), computed as
     :meth:`graphclust.AnchorGraph.B` does (``0`` for an anchor no point chose)."""
-    from graphclust._graphs import safe_inverse
-
     m = Z.shape[1]
     scale = sp.dia_array((safe_inverse(lam, 0.5)[None, :], [0]), shape=(m, m))
     return sp.csr_array(sp.csr_array(Z, dtype=np.float64) @ scale)

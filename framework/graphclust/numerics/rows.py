@@ -1,4 +1,5 @@
-"""Row normalisation: unit Euclidean length (``l2``) or unit sum (``l1``)."""
+"""Row normalisation: unit Euclidean length (``l2``) or unit sum (``l1``); the degree
+scaling ``D^{-p}`` with zero for a zero degree (:func:`safe_inverse`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from numpy.typing import ArrayLike
 
 from graphclust.numerics.dtypes import as_float
 
-__all__ = ["normalize_rows", "row_norms"]
+__all__ = ["normalize_rows", "row_norms", "safe_inverse"]
 
 
 def row_norms(E: ArrayLike) -> np.ndarray:
@@ -43,3 +44,16 @@ def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
         raise ValueError(f"norm must be 'l2' or 'l1', got {norm!r}")
     scale = np.where(scale > 0, scale, 1.0).astype(E.dtype, copy=False)
     return E / scale[:, None]
+
+
+def safe_inverse(values: ArrayLike, power: float = 1.0) -> np.ndarray:
+    """``values ** -power`` where ``values > 0`` and ``0`` elsewhere, in float64.
+
+    The rule for degrees (``D^{-1/2}``, ``Λ^{-1}``): an isolated vertex or an anchor no
+    point chose gets ``0``, so nothing is divided by zero.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros_like(values)
+    positive = values > 0
+    out[positive] = values[positive] ** (-power)
+    return out

@@ -16,10 +16,10 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from graphclust.numerics import gaussian_anchor_rows, nearest_anchors, self_tuning_sigma
+from graphclust.numerics import (gaussian_anchor_rows, nearest_anchors, safe_inverse,
+                                 self_tuning_sigma)
 from graphclust._checks import integer
-from graphclust._graphs import (AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state,
-                               safe_inverse)
+from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
 from graphclust._solution import Solution
 

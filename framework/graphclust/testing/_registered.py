@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from graphclust._parts import PART_KINDS, Part
+from graphclust._pipeline import STAGES
 from graphclust._registry import PartRecord, Registry
 
 __all__ = ["registered_parts", "missing_parts", "canonical_distribution"]
@@ -87,7 +88,7 @@ def missing_parts(part_obj: Part | type, registry: Registry | None = None) -> li
 def _missing_in(kind: str, value: dict, registry: Registry) -> list[str]:
     if kind == "pipeline":
         out = []
-        for sec in ("anchors", "graph", "solver", "rounding"):
+        for sec in STAGES:
             if isinstance(value.get(sec), dict):
                 out.extend(_missing_in(sec, value[sec], registry))
         return out

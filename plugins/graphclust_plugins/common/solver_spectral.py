@@ -5,11 +5,11 @@ from __future__ import annotations
 import graphclust
 import numpy as np
 import scipy.sparse as sp
-from graphclust import safe_inverse
 from graphclust.chunks import anchor_degrees
 from graphclust.numerics import (
     leading_eigenvectors,
     normalize_rows,
+    safe_inverse,
     scaled_anchor_rows,
     sign_flip,
     singular_values_from_gram,

@@ -19,7 +19,6 @@ modules of their parts.
 from pathlib import Path
 
 from graphclust import hookimpl
-from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
@@ -39,17 +38,3 @@ def graphclust_register_components(registry):
     registry.roundings.add(EllipsoidRounding)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
-
-
-# Deprecated: these names used to be re-exported here (the docs named ncer.er).
-__getattr__ = moved_names(__name__, {
-    "PolyKnnGraph": "graphclust_plugins.ncer.graph_poly_knn",
-    "NcerEmbedding": "graphclust_plugins.ncer.solver_ncer_embedding",
-    "EllipsoidRounding": "graphclust_plugins.ncer.rounding_ellipsoid",
-    "ellipsoid_round": "graphclust_plugins.ncer.rounding_ellipsoid",
-    "assign_by_nnls": "graphclust_plugins.ncer.rounding_ellipsoid",
-    "ErEmbedding": "graphclust_plugins.ncer.solver_er",
-    "er": "graphclust_plugins.ncer.solver_er",
-    "er_embedding": "graphclust_plugins.ncer.solver_er",
-    "MerEmbedding": "graphclust_plugins.ncer.solver_mer",
-})

@@ -10,8 +10,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import graphclust
-from graphclust import safe_inverse
-from graphclust.numerics import leading_eigenvectors
+from graphclust.numerics import leading_eigenvectors, safe_inverse
 
 __all__ = ["NcerEmbedding", "first_vector_basis"]
 

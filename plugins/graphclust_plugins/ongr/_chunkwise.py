@@ -28,9 +28,8 @@ from __future__ import annotations
 import graphclust
 import numpy as np
 import scipy.sparse as sp
-from graphclust import safe_inverse
 from graphclust.chunks import anchor_degrees
-from graphclust.numerics import leading_eigenvectors, scaled_anchor_rows
+from graphclust.numerics import leading_eigenvectors, safe_inverse, scaled_anchor_rows
 
 from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
 from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar

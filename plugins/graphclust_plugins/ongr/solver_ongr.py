@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
-from graphclust import safe_inverse
 from graphclust.chunks import InMemoryChunks
-from graphclust.numerics import leading_eigenvectors
+from graphclust.numerics import leading_eigenvectors, safe_inverse
 from threadpoolctl import threadpool_limits
 
 from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces

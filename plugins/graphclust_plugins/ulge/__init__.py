@@ -17,7 +17,6 @@ Presets ``ulge``, ``oulge`` and ``oulge-mean`` (``presets/ulge.toml``).
 from pathlib import Path
 
 from graphclust import hookimpl
-from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
@@ -33,11 +32,3 @@ def graphclust_register_components(registry):
     registry.solvers.add(ULGE)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
-
-
-# Deprecated: these names used to be re-exported here.
-__getattr__ = moved_names(__name__, {
-    "BKHK": "graphclust_plugins.ulge.anchors_bkhk",
-    "AdaptiveAnchorGraph": "graphclust_plugins.ulge.graph_adaptive_anchor",
-    "ULGE": "graphclust_plugins.ulge.solver_ulge",
-})

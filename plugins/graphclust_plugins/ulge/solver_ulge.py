@@ -6,10 +6,10 @@ import graphclust
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from graphclust import safe_inverse
 from graphclust.numerics import (
     as_dense_float,
     leading_eigenvectors,
+    safe_inverse,
     scaled_anchor_rows,
     sign_flip,
     singular_values_from_gram,

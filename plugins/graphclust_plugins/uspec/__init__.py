@@ -20,7 +20,6 @@ Presets ``uspec`` (``presets/uspec.toml``) and ``usenc`` (``presets/usenc.toml``
 from pathlib import Path
 
 from graphclust import hookimpl
-from graphclust._deprecation import moved_names
 
 PRESETS = Path(__file__).parent / "presets"
 
@@ -38,12 +37,3 @@ def graphclust_register_components(registry):
     registry.consensus.add(TcutConsensus)
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)
-
-
-# Deprecated: these names used to be re-exported here.
-__getattr__ = moved_names(__name__, {
-    "HybridAnchors": "graphclust_plugins.uspec.anchors_hybrid",
-    "KNRBipartiteGraph": "graphclust_plugins.uspec.graph_knr_bipartite",
-    "TransferCut": "graphclust_plugins.uspec.solver_tcut",
-    "TcutConsensus": "graphclust_plugins.uspec.consensus_tcut",
-})

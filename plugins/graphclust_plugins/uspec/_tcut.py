@@ -24,8 +24,7 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust import safe_inverse
-from graphclust.numerics import leading_eigenvectors, sign_flip
+from graphclust.numerics import leading_eigenvectors, safe_inverse, sign_flip
 
 __all__ = ["TcutResult", "transfer_cut", "ZERO_GAIN", "point_transfer", "representative_side"]
 

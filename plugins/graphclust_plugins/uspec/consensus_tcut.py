@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
-from graphclust import safe_inverse
 from graphclust.chunks import anchor_degrees
+from graphclust.numerics import safe_inverse
 
 from graphclust_plugins.common.rounding_kmeans import KMeansRounding
 from graphclust_plugins.uspec._tcut import representative_side, transfer_cut

@@ -6,8 +6,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust import safe_inverse
-from graphclust.numerics import leading_eigenvectors
+from graphclust.numerics import leading_eigenvectors, safe_inverse
 
 from graphclust_nystrom._kernel import kernel_blocks, gaussian_kernel, self_tuning_sigma
 from graphclust_nystrom.graph_nystrom_landmarks import NystromLandmarkState
