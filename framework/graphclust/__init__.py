@@ -21,6 +21,7 @@ from graphclust._membership import Memberships
 from graphclust._input import check_input
 from graphclust._pipeline import FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
+from graphclust._contracts import GraphKind, SolutionField
 from graphclust._errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
@@ -32,6 +33,7 @@ from graphclust._errors import (
     PluginError,
     PluginWarning,
     Problem,
+    ProblemKind,
     SpecError,
     UnknownPartError,
 )
@@ -105,6 +107,7 @@ __all__ = [
     "GraphBuilder",
     "GraphClustering",
     "GraphClustWarning",
+    "GraphKind",
     "IncompatiblePartsError",
     "InputError",
     "Metric",
@@ -116,11 +119,13 @@ __all__ = [
     "PluginRecord",
     "PresetRecord",
     "Problem",
+    "ProblemKind",
     "Progress",
     "ProgressEvent",
     "Registry",
     "Rounding",
     "Solution",
+    "SolutionField",
     "Solver",
     "SpecError",
     "UnknownPartError",

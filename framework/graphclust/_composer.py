@@ -12,7 +12,7 @@ import copy
 import difflib
 from typing import Any
 
-from graphclust._errors import IncompatiblePartsError, Problem, SpecError, UnknownPartError
+from graphclust._errors import Problem, ProblemKind, SpecError, spec_error
 from graphclust._parts import Part
 from graphclust._registry import Registry, unknown_name_message
 from graphclust._spec import (SECTIONS, EnsembleSpec, MemberSpec, PartSpec, PipelineSpec,
@@ -48,7 +48,7 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
     catalog = registry.parts(kind)
     if ps.name not in catalog:
         problems.append(Problem(f"{loc}.name", unknown_name_message(
-            _KIND_LABEL[kind], ps.name, catalog.names())))
+            _KIND_LABEL[kind], ps.name, catalog.names()), ProblemKind.UNKNOWN_PART))
         return None
     cls = catalog.get(ps.name)
     fields = {f.name: f for f in cls.parameters()}
@@ -56,7 +56,8 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
     ok = True
     for key, value in ps.params.items():
         if not isinstance(key, str):
-            problems.append(Problem(f"{loc}.{key!r}", "parameter names must be strings"))
+            problems.append(Problem(f"{loc}.{key!r}", "parameter names must be strings",
+                                    ProblemKind.INVALID_PARAMETER))
             ok = False
             continue
         if key not in fields:
@@ -64,7 +65,8 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
             hint = f"; did you mean {close[0]!r}?" if close else ""
             known = ", ".join(fields) or "(none)"
             problems.append(Problem(f"{loc}.{key}", f"unknown parameter of {_KIND_LABEL[kind]} "
-                                    f"{ps.name!r}{hint} Parameters: {known}"))
+                                    f"{ps.name!r}{hint} Parameters: {known}",
+                                    ProblemKind.INVALID_PARAMETER))
             ok = False
             continue
         check = fields[key].metadata.get("check")
@@ -80,7 +82,8 @@ def build_part(kind: str, ps: PartSpec, loc: str, registry: Registry,
     try:
         part = cls(**kwargs)
     except Exception as exc:  # a required parameter is missing, or a part's own objection
-        problems.append(Problem(loc, f"cannot build {_KIND_LABEL[kind]} {ps.name!r}: {exc}"))
+        problems.append(Problem(loc, f"cannot build {_KIND_LABEL[kind]} {ps.name!r}: {exc}",
+                                ProblemKind.INVALID_PARAMETER))
         return None
     problems.extend(_checked(part, loc))
     return part
@@ -90,10 +93,11 @@ def _checked(part: Part, loc: str) -> list[Problem]:
     """``part.check_params()`` as problems; a check that itself fails on a value of an
     unexpected shape is reported as a problem of that part, never raised."""
     try:
-        return [Problem(f"{loc}.{p}", m) for p, m in part.check_params()]
+        return [Problem(f"{loc}.{p}", m, ProblemKind.INVALID_PARAMETER)
+                for p, m in part.check_params()]
     except Exception as exc:
         return [Problem(loc, f"invalid parameters for {part.kind} {part.name!r}: "
-                        f"{type(exc).__name__}: {exc}")]
+                        f"{type(exc).__name__}: {exc}", ProblemKind.INVALID_PARAMETER)]
 
 
 def build_metrics(specs, prefix: str, registry: Registry,
@@ -145,7 +149,7 @@ def _adapter_problems(graph: Part | None, adapter: Part, solver: Part | None,
         if solver is not None and produced in solver.accepts:
             msg += f"; solver {solver.name!r} accepts it as it is: remove the adapter"
         msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
-        out.append(Problem(f"{prefix}adapter", msg))
+        out.append(Problem(f"{prefix}adapter", msg, ProblemKind.INCOMPATIBLE))
         return out
     if solver is None:
         return out
@@ -160,13 +164,13 @@ def _adapter_problems(graph: Part | None, adapter: Part, solver: Part | None,
         if produced is not None and produced in solver.accepts:
             msg += "; the solver accepts the graph as it is: remove the adapter"
         msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
-        out.append(Problem(f"{prefix}solver", msg))
+        out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
     if solver.needs_features and not adapter.provides_features:
         fits = [r.name for r in registry.adapters.records() if r.cls.provides_features
                 and r.cls.produces in solver.accepts]
         out.append(Problem(f"{prefix}solver", f"solver {solver.name!r} needs features, but "
                            f"adapter {adapter.name!r} hands it none. Adapters that fit: "
-                           f"{', '.join(fits) or '(none)'}"))
+                           f"{', '.join(fits) or '(none)'}", ProblemKind.INCOMPATIBLE))
     return out
 
 
@@ -180,11 +184,11 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
             names = ", ".join(registry.anchors.names()) or "(none registered)"
             out.append(Problem(f"{prefix}anchors", f"graph builder {graph.name!r} builds an anchor "
                                f"graph and needs an [anchors] section; registered anchor "
-                               f"selectors: {names}"))
+                               f"selectors: {names}", ProblemKind.INCOMPATIBLE))
         if not graph.needs_anchors and spec.anchors is not None:
             out.append(Problem(f"{prefix}anchors", f"graph builder {graph.name!r} does not use "
                                "anchors; remove the [anchors] section or choose an anchor graph "
-                               "builder"))
+                               "builder", ProblemKind.INCOMPATIBLE))
     produced = graph.produces if graph is not None else None
     if adapter is not None:
         out.extend(_adapter_problems(graph, adapter, solver, registry, prefix))
@@ -199,13 +203,13 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
             msg += "; set " + " or ".join(f"adapter = \"{r.name}\" ({_hint(r.cls)})"
                                           for r in bridges)
         msg += f". Graph builders that fit: {', '.join(fits) or '(none)'}"
-        out.append(Problem(f"{prefix}solver", msg))
-    if solver is not None and rounding is not None and rounding.needs not in solver.produces:
-        fits = [r.name for r in registry.roundings.records() if r.cls.needs in solver.produces]
+        out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
+    if solver is not None and rounding is not None and rounding.needs not in solver.provides:
+        fits = [r.name for r in registry.roundings.records() if r.cls.needs in solver.provides]
         out.append(Problem(f"{prefix}rounding", f"rounding {rounding.name!r} needs a solution "
                            f"with a {rounding.needs}, but solver {solver.name!r} produces "
-                           f"{' and '.join(sorted(solver.produces))}. Roundings that fit: "
-                           f"{', '.join(fits) or '(none)'}"))
+                           f"{' and '.join(sorted(solver.provides))}. Roundings that fit: "
+                           f"{', '.join(fits) or '(none)'}", ProblemKind.INCOMPATIBLE))
     return out
 
 
@@ -214,7 +218,7 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
     from graphclust._pipeline import Pipeline
 
     spec, structural = parse_spec(data, nested=nested)
-    problems.extend(Problem(f"{prefix}{p.loc}", p.msg) for p in structural)
+    problems.extend(p.at(f"{prefix}{p.loc}") for p in structural)
     if spec.ensemble is not None:  # members and consensus
         return compose_ensemble(spec.ensemble, spec, registry, problems, prefix=prefix)
     parts: dict[str, Part | None] = {}
@@ -280,7 +284,8 @@ def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) ->
     if ms.preset not in registry.presets:
         where = loc if not ms.spec else f"{loc}.preset"
         problems.append(Problem(where, unknown_name_message("preset", ms.preset,
-                                                            registry.presets.names())))
+                                                            registry.presets.names()),
+                                ProblemKind.UNKNOWN_PRESET))
         return None
     base = registry.presets.get(ms.preset)
     if "ensemble" in base:
@@ -291,14 +296,10 @@ def _member_data(ms: MemberSpec, loc: str, registry, problems: list[Problem]) ->
 
 
 def _raise(problems: list[Problem]) -> None:
-    if not problems:
-        return
-    if all("unknown " in p.msg and p.loc.endswith(".name") for p in problems):
-        raise UnknownPartError(problems, title="unknown part")
-    if all(p.msg.startswith(("solver ", "rounding ", "graph builder ", "adapter "))
-           for p in problems):
-        raise IncompatiblePartsError(problems, title="incompatible parts")
-    raise SpecError(problems)
+    """Raise the error for ``problems`` (none: return); its class comes from the problems'
+    kinds (:func:`graphclust._errors.spec_error`)."""
+    if problems:
+        raise spec_error(problems)
 
 
 def rule_needs_data(name: str) -> SpecError:

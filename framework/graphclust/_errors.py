@@ -6,6 +6,8 @@ Every exception subclasses a built-in (``ValueError``, ``TypeError``,
 
 from __future__ import annotations
 
+import enum
+
 import attrs
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "DegenerateDataWarning",
     "FewerClustersWarning",
     "Problem",
+    "ProblemKind",
+    "spec_error",
     "SpecError",
     "UnknownPartError",
     "IncompatiblePartsError",
@@ -45,23 +49,56 @@ class FewerClustersWarning(GraphClustWarning):
     """A fit returned fewer distinct labels than ``n_clusters``."""
 
 
+class ProblemKind(enum.Enum):
+    """What kind of problem a :class:`Problem` is, set where the problem is found. The
+    class of the error raised for a list of problems is chosen from these
+    (:func:`spec_error`), never from the wording of the messages."""
+
+    #: a part name that no plugin registered (:class:`UnknownPartError`)
+    UNKNOWN_PART = "unknown-part"
+    #: parts that cannot be connected (:class:`IncompatiblePartsError`)
+    INCOMPATIBLE = "incompatible"
+    #: an unknown parameter of a part, or an invalid parameter value
+    INVALID_PARAMETER = "invalid-parameter"
+    #: a preset name that no plugin registered (an ensemble member's; a spec that is
+    #: neither a preset nor a table is an ``INVALID_SPEC``)
+    UNKNOWN_PRESET = "unknown-preset"
+    #: a stage that cannot run on row chunks (the chunked execution)
+    NOT_CHUNKWISE = "not-chunkwise"
+    #: anything else wrong with a spec: its shape, a key, a value (the default)
+    INVALID_SPEC = "invalid-spec"
+
+
 @attrs.frozen
 class Problem:
-    """One validation problem: where it is (``loc``, e.g. ``"solver.lam"``) and what is wrong."""
+    """One validation problem: where it is (``loc``, e.g. ``"solver.lam"``), what is wrong
+    (``msg``, for people) and what kind of problem it is (``kind``, for programs)."""
 
     loc: str
     msg: str
+    kind: ProblemKind = ProblemKind.INVALID_SPEC
 
     def __str__(self) -> str:
         return f"{self.loc}: {self.msg}" if self.loc else self.msg
 
+    def at(self, loc: str) -> Problem:
+        """The same problem (message and kind) at another location."""
+        return attrs.evolve(self, loc=loc)
+
 
 class SpecError(ValueError):
-    """A pipeline spec is invalid. ``problems`` lists every problem found, each with its path."""
+    """A pipeline spec is invalid. ``problems`` lists every problem found, each with its path
+    and :class:`ProblemKind`.
+
+    A message given as a string becomes one problem of the class's ``problem_kind``.
+    """
+
+    #: the kind of a problem given to the constructor as a plain string
+    problem_kind: ProblemKind = ProblemKind.INVALID_SPEC
 
     def __init__(self, problems: list[Problem] | Problem | str, *, title: str = "invalid spec"):
         if isinstance(problems, str):
-            problems = [Problem("", problems)]
+            problems = [Problem("", problems, self.problem_kind)]
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems = list(problems)
@@ -74,10 +111,27 @@ class SpecError(ValueError):
 class UnknownPartError(SpecError, LookupError):
     """A spec names a part (or preset) that no plugin registered."""
 
+    problem_kind = ProblemKind.UNKNOWN_PART
+
 
 class IncompatiblePartsError(SpecError):
     """Two parts of a spec cannot be connected (e.g. a solver that needs an affinity graph
     after a builder that produces an anchor graph)."""
+
+    problem_kind = ProblemKind.INCOMPATIBLE
+
+
+def spec_error(problems: list[Problem]) -> SpecError:
+    """The error for ``problems`` (non-empty), its class chosen from their kinds only:
+    :class:`UnknownPartError` when every problem is an unknown part,
+    :class:`IncompatiblePartsError` when every one is an incompatibility, else
+    :class:`SpecError`."""
+    kinds = {p.kind for p in problems}
+    if kinds == {ProblemKind.UNKNOWN_PART}:
+        return UnknownPartError(problems, title="unknown part")
+    if kinds == {ProblemKind.INCOMPATIBLE}:
+        return IncompatiblePartsError(problems, title="incompatible parts")
+    return SpecError(problems)
 
 
 class InputError(ValueError):

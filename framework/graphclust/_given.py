@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust._contracts import GraphKind
 from graphclust._errors import InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, GraphBuilder, part
@@ -48,9 +49,10 @@ class GivenGraph(GraphBuilder):
     matrix: Any = None
 
     @property
-    def produces(self) -> str:  # type: ignore[override]
+    def produces(self) -> GraphKind:  # type: ignore[override]
         shape = np.shape(self.matrix)
-        return "affinity" if len(shape) == 2 and shape[0] == shape[1] else "anchor"
+        square = len(shape) == 2 and shape[0] == shape[1]
+        return GraphKind.AFFINITY if square else GraphKind.ANCHOR
 
     def check_matrix(self) -> None:
         """Raise :class:`InputError` unless the matrix is a 2-D, numeric, finite and
@@ -72,7 +74,7 @@ class GivenGraph(GraphBuilder):
         if X is not None and self.matrix.shape[0] != X.shape[0]:
             raise InputError(f"the precomputed graph has {self.matrix.shape[0]} rows but X has "
                              f"{X.shape[0]} samples")
-        if self.produces == "affinity":
+        if self.produces == GraphKind.AFFINITY:
             A = sp.csr_array(self.matrix)
             if abs(A - A.T).sum() > 1e-8 * max(1.0, abs(A).sum()):
                 raise InputError("a precomputed n x n graph must be symmetric")

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from graphclust._contracts import GraphKind
 from graphclust.numerics.rows import safe_inverse
 
 __all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state"]
@@ -148,7 +149,7 @@ class AffinityGraph:
         The builder's typed fitted state, when it keeps any.
     """
 
-    kind: ClassVar[str] = "affinity"
+    kind: ClassVar[GraphKind] = GraphKind.AFFINITY
 
     adjacency: sp.csr_array = attrs.field(converter=_as_csr)
     info: dict = attrs.field(factory=dict)
@@ -224,7 +225,7 @@ class AnchorGraph:
         points (e.g. ``GaussianAnchorState`` with the fitted bandwidth).
     """
 
-    kind: ClassVar[str] = "anchor"
+    kind: ClassVar[GraphKind] = GraphKind.ANCHOR
 
     Z: sp.csr_array = attrs.field(converter=_as_csr)
     anchors: Anchors | None = None

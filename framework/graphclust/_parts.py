@@ -11,8 +11,8 @@ pipeline grid-searches as ``anchors__n_anchors``). Declare a part with the
         '''One-line summary shown by ``graphclust plugins``.'''
 
         name = "my-solver"
-        accepts = frozenset({"anchor"})
-        produces = frozenset({"soft"})
+        accepts = frozenset({graphclust.GraphKind.ANCHOR})
+        provides = frozenset({graphclust.SolutionField.SOFT})
 
         lam: float = graphclust.param(1.0, doc="Trade-off λ (Eq. 7).", check=real(0, low_open=True))
 
@@ -34,6 +34,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from graphclust._checks import Check, check_fields
+from graphclust._contracts import GraphKind, RenamedDeclaration, SolutionField, \
+    normalise_declarations
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._membership import Memberships
 from graphclust._progress import Progress
@@ -117,6 +119,12 @@ class Part(BaseEstimator):
     chunk_hooks: ClassVar[tuple[str, ...]] = ()
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = ()
     chunk_needs: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # plain strings declared by a part become GraphKind / SolutionField values; a
+        # solver's old ``produces`` is taken as ``provides`` (DeprecationWarning)
+        normalise_declarations(cls, cls.kind)
 
     @classmethod
     def summary(cls) -> str:
@@ -259,14 +267,15 @@ class GraphBuilder(Part):
 
     Attributes
     ----------
-    produces : str
-        ``"affinity"`` or ``"anchor"``.
+    produces : GraphKind
+        The kind of graph :meth:`build` returns (a plain string ``"affinity"`` or
+        ``"anchor"`` is accepted and coerced when the class is defined).
     needs_anchors : bool
         Whether an anchor selector must run before it.
     """
 
     kind: ClassVar[str] = "graph"
-    produces: ClassVar[str] = "affinity"
+    produces: ClassVar[GraphKind] = GraphKind.AFFINITY
     needs_anchors: ClassVar[bool] = False
     chunk_hooks: ClassVar[tuple[str, ...]] = ("prepare_chunked",)
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (_SEARCH_HOOKS,)
@@ -388,9 +397,9 @@ class Adapter(Part):
 
     Attributes
     ----------
-    accepts : frozenset of str
-        Graph kinds it takes (``"affinity"``, ``"anchor"``).
-    produces : str
+    accepts : frozenset of GraphKind
+        Graph kinds it takes.
+    produces : GraphKind
         The graph kind it hands the solver.
     provides_features : bool
         Whether :meth:`adapt` hands the solver features (rows matching its graph), so a
@@ -406,8 +415,8 @@ class Adapter(Part):
 
     kind: ClassVar[str] = "adapter"
     chunk_hooks: ClassVar[tuple[str, ...]] = ("adapt_chunked", "lift_rows")
-    accepts: ClassVar[frozenset[str]] = frozenset({"anchor"})
-    produces: ClassVar[str] = "affinity"
+    accepts: ClassVar[frozenset[GraphKind]] = frozenset({GraphKind.ANCHOR})
+    produces: ClassVar[GraphKind] = GraphKind.AFFINITY
     provides_features: ClassVar[bool] = False
     out_of_sample: ClassVar[bool] = False
 
@@ -453,12 +462,14 @@ class Solver(Part):
 
     Attributes
     ----------
-    accepts : frozenset of str
-        Graph kinds it works on (``"affinity"``, ``"anchor"``).
+    accepts : frozenset of GraphKind
+        Graph kinds it works on.
     needs_features : bool
         Whether it needs ``X`` besides the graph.
-    produces : frozenset of str
-        What its solution holds: ``"embedding"`` and/or ``"soft"``.
+    provides : frozenset of SolutionField
+        What its solution holds: an embedding and/or a soft assignment. (Its old name,
+        ``produces``, still works in a solver's declaration, with a
+        :class:`DeprecationWarning` when the class is defined.)
     out_of_sample : bool
         Whether its solutions on an anchor graph place new points: they set a feature
         ``projection`` or per-anchor values (``anchor_embedding`` / ``anchor_soft``) for
@@ -467,9 +478,11 @@ class Solver(Part):
 
     kind: ClassVar[str] = "solver"
     chunk_hooks: ClassVar[tuple[str, ...]] = ("solve_chunked", "lift_rows")
-    accepts: ClassVar[frozenset[str]] = frozenset({"affinity", "anchor"})
+    accepts: ClassVar[frozenset[GraphKind]] = frozenset({GraphKind.AFFINITY, GraphKind.ANCHOR})
     needs_features: ClassVar[bool] = False
-    produces: ClassVar[frozenset[str]] = frozenset({"embedding"})
+    provides: ClassVar[frozenset[SolutionField]] = frozenset({SolutionField.EMBEDDING})
+    #: the old name of ``provides`` (reading it warns)
+    produces = RenamedDeclaration("provides")
     out_of_sample: ClassVar[bool] = False
 
     def solve(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
@@ -508,8 +521,9 @@ class Rounding(Part):
 
     Attributes
     ----------
-    needs : str
-        ``"embedding"`` or ``"soft"``: what it reads from the solution.
+    needs : SolutionField
+        What it reads from the solution (a plain string ``"embedding"`` or ``"soft"`` is
+        accepted and coerced when the class is defined).
 
     :meth:`round` may store what :meth:`assign` needs to label new points (e.g.
     k-means centres) in attributes ending with ``_``. A ``chunkwise`` rounding is one
@@ -519,7 +533,7 @@ class Rounding(Part):
     """
 
     kind: ClassVar[str] = "rounding"
-    needs: ClassVar[str] = "embedding"
+    needs: ClassVar[SolutionField] = SolutionField.EMBEDDING
     chunk_needs: ClassVar[tuple[str, ...]] = ("assign",)
 
     def round(self, solution: Solution, n_clusters: int,

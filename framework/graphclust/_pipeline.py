@@ -12,6 +12,7 @@ import warnings
 import attrs
 import numpy as np
 
+from graphclust._contracts import GraphKind
 from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import Adapter, Context, Metric, Part
@@ -211,7 +212,7 @@ class Pipeline:
 
         g, s, r, a = self.graph, self.solver, self.rounding, self.adapter
         extends = a.out_of_sample if a is not None else (s is not None and s.out_of_sample)
-        return (g is not None and g.produces == "anchor"
+        return (g is not None and g.produces == GraphKind.ANCHOR
                 and type(g).transform is not GraphBuilder.transform
                 and s is not None and extends
                 and r is not None and type(r).assign is not Rounding.assign)

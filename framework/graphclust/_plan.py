@@ -27,7 +27,7 @@ import numpy as np
 
 from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
-from graphclust._errors import InputError, Problem, SpecError
+from graphclust._errors import InputError, Problem, ProblemKind, SpecError
 from graphclust._given import GivenAnchors, GivenGraph, is_array_like
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
@@ -90,7 +90,8 @@ class FitParameters:
 
     def check(self) -> None:
         """Raise one :class:`SpecError` listing every invalid parameter."""
-        problems = [Problem(name, msg) for name, msg in check_fields(self)]
+        problems = [Problem(name, msg, ProblemKind.INVALID_PARAMETER)
+                    for name, msg in check_fields(self)]
         if problems:
             raise SpecError(problems, title="invalid parameter")
 
@@ -106,7 +107,8 @@ class FitParameters:
 def _checked_k(k: Any) -> int:
     msg = integer(1)(k)
     if msg:
-        raise SpecError(Problem("n_clusters", msg), title="invalid parameter")
+        raise SpecError(Problem("n_clusters", msg, ProblemKind.INVALID_PARAMETER),
+                        title="invalid parameter")
     return int(k)
 
 

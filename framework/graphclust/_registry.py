@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from graphclust._errors import Problem, UnknownPartError
+from graphclust._errors import Problem, ProblemKind, UnknownPartError
 from graphclust._parts import PART_KINDS, Part
 
 __all__ = ["Registry", "Catalog", "PartRecord", "PresetRecord", "PluginRecord", "Provider",
@@ -117,8 +117,10 @@ class Catalog(Generic[T]):
         try:
             return self._items[name]
         except KeyError:
+            kind = (ProblemKind.UNKNOWN_PRESET if self.kind in ("preset", "rule")
+                    else ProblemKind.UNKNOWN_PART)
             raise UnknownPartError(
-                Problem("", unknown_name_message(self.label, name, self.names())),
+                Problem("", unknown_name_message(self.label, name, self.names()), kind),
                 title=f"unknown {self.label}",
             ) from None
 

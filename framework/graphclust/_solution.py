@@ -5,6 +5,8 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+from graphclust._contracts import SolutionField
+
 __all__ = ["Solution"]
 
 
@@ -76,13 +78,14 @@ class Solution:
         return int(arr.shape[0])
 
     @property
-    def provides(self) -> frozenset[str]:
-        """What this solution offers a rounding: ``{"embedding", "soft"}`` or a subset."""
+    def provides(self) -> frozenset[SolutionField]:
+        """What this solution offers a rounding: both :class:`~graphclust.SolutionField`
+        values or one of them."""
         out = set()
         if self.embedding is not None:
-            out.add("embedding")
+            out.add(SolutionField.EMBEDDING)
         if self.soft is not None:
-            out.add("soft")
+            out.add(SolutionField.SOFT)
         return frozenset(out)
 
     @property

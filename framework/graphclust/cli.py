@@ -481,6 +481,8 @@ def _holder(registry, label: str, name: str) -> str:
 
 
 def _describe_part(record) -> dict:
+    from graphclust._contracts import RENAMED, plain
+
     cls = record.cls
     params = []
     for f in cls.parameters():
@@ -491,11 +493,13 @@ def _describe_part(record) -> dict:
                        "doc": f.metadata.get("doc", "")})
     info = {"kind": record.kind, "name": record.name, "bundle": record.provider.bundle,
             "summary": record.summary, "parameters": params}
-    for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
+    renamed = RENAMED.get(record.kind, {})
+    for attr in ("produces", "needs_anchors", "accepts", "needs_features", "provides", "needs",
                  "needs_truth", "provides_features", "out_of_sample", "chunkwise"):
+        if attr in renamed:  # an old name: listed under the new one
+            continue
         if hasattr(cls, attr) and not isinstance(getattr(cls, attr), property):
-            value = getattr(cls, attr)
-            info[attr] = sorted(value) if isinstance(value, frozenset) else value
+            info[attr] = plain(getattr(cls, attr))
     return info
 
 
@@ -542,8 +546,8 @@ def _cmd_describe(args) -> int:
             print()
             continue
         print(f"{info['kind']} {info['name']} ({info['bundle']}): {info['summary']}")
-        for attr in ("produces", "needs_anchors", "accepts", "needs_features", "needs",
-                     "provides_features", "out_of_sample", "chunkwise"):
+        for attr in ("produces", "needs_anchors", "accepts", "needs_features", "provides",
+                     "needs", "provides_features", "out_of_sample", "chunkwise"):
             if attr in info:
                 print(f"  {attr}: {info[attr]}")
         rows = [[p["name"], repr(p["default"]), p["type"], p["doc"]] for p in info["parameters"]]

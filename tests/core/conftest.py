@@ -63,7 +63,7 @@ class ToySolver(gc.Solver):
     name: ClassVar[str] = "toy-solver"
     accepts: ClassVar[frozenset] = frozenset({"affinity"})
     needs_features: ClassVar[bool] = False
-    produces: ClassVar[frozenset] = frozenset({"soft"})
+    provides: ClassVar[frozenset] = frozenset({"soft"})
     out_of_sample: ClassVar[bool] = True
     lam: float = gc.param(1.0, doc="λ", check=gc.real(0, low_open=True))
     mode: str = gc.param("a", doc="mode", check=gc.one_of("a", "b"))

@@ -24,7 +24,7 @@ class ToyAnchorSolver(gc.Solver):
 
     name: ClassVar[str] = "toy-anchor-solver"
     accepts: ClassVar[frozenset] = frozenset({"anchor"})
-    produces: ClassVar[frozenset] = frozenset({"soft"})
+    provides: ClassVar[frozenset] = frozenset({"soft"})
 
     def solve(self, graph, X, n_clusters, ctx):
         return gc.Solution(soft=np.full((graph.n, n_clusters), 1.0 / n_clusters))
@@ -37,7 +37,7 @@ class ToyFeatureSolver(gc.Solver):
     name: ClassVar[str] = "toy-feature-solver"
     accepts: ClassVar[frozenset] = frozenset({"affinity"})
     needs_features: ClassVar[bool] = True
-    produces: ClassVar[frozenset] = frozenset({"soft"})
+    provides: ClassVar[frozenset] = frozenset({"soft"})
 
     def solve(self, graph, X, n_clusters, ctx):
         return gc.Solution(soft=np.ones((graph.n, n_clusters)))
@@ -49,7 +49,7 @@ class ToySpreadSolver(gc.Solver):
 
     name: ClassVar[str] = "toy-spread"
     accepts: ClassVar[frozenset] = frozenset({"affinity"})
-    produces: ClassVar[frozenset] = frozenset({"soft"})
+    provides: ClassVar[frozenset] = frozenset({"soft"})
 
     def solve(self, graph, X, n_clusters, ctx):
         assert isinstance(graph, gc.AffinityGraph)
@@ -273,7 +273,7 @@ def test_dropping_loops_reaches_the_solver(reg):
 
         name: ClassVar[str] = "spy"
         accepts: ClassVar[frozenset] = frozenset({"affinity"})
-        produces: ClassVar[frozenset] = frozenset({"soft"})
+        provides: ClassVar[frozenset] = frozenset({"soft"})
 
         def solve(self, graph, X, n_clusters, ctx):
             seen["graph"], seen["X"] = graph, X

@@ -19,7 +19,7 @@ import graphclust as gc
 class EchoSolver(gc.Solver):
     """Echo solver of a third-party package."""
     name: ClassVar[str] = "{prefix}echo"
-    produces: ClassVar[frozenset] = frozenset({{"soft"}})
+    provides: ClassVar[frozenset] = frozenset({{"soft"}})
     def solve(self, graph, X, n_clusters, ctx):
         return gc.Solution(soft=np.ones((graph.n, n_clusters)))
 
@@ -169,7 +169,7 @@ class FakeSpectral(gc.Solver):
 class OwnSolver(gc.Solver):
     """A solver with a name of its own."""
     name: ClassVar[str] = "{prefix}own"
-    produces: ClassVar[frozenset] = frozenset({{"soft"}})
+    provides: ClassVar[frozenset] = frozenset({{"soft"}})
     def solve(self, graph, X, n_clusters, ctx):
         return gc.Solution(soft=np.ones((graph.n, n_clusters)))
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from graphclust._errors import Problem, SpecError
+from graphclust._contracts import GraphKind
+from graphclust._errors import Problem, ProblemKind, SpecError
 from graphclust._pipeline import STAGES
 
 __all__ = ["check_chunkwise"]
@@ -41,7 +42,7 @@ def _missing_hooks(where: str, part) -> list:
         return []
     return [Problem(where, f"{part.kind} {part.name!r} declares chunkwise = True but does not "
                     f"implement {', '.join(h + '()' for h in missing)} (the chunk protocol, "
-                    "graphclust.chunks)")]
+                    "graphclust.chunks)", ProblemKind.NOT_CHUNKWISE)]
 
 
 def check_chunkwise(pipe) -> None:
@@ -65,14 +66,14 @@ def check_chunkwise(pipe) -> None:
             problems.append(Problem("ensemble.consensus", f"consensus {pipe.consensus.name!r} "
                                     "does not run on row chunks: it has no chunk-wise "
                                     "combine (sums over the membership rows); chunk-wise "
-                                    "consensus parts: " + _alternatives("consensus")))
+                                    "consensus parts: " + _alternatives("consensus"),
+                                    ProblemKind.NOT_CHUNKWISE))
         seen = set()
         for member in pipe.members:
             for problem in _pipeline_problems(member.pipeline):
-                if problem.msg not in seen:  # once for a member repeated `count` times
-                    seen.add(problem.msg)
-                    problems.append(Problem(f"ensemble {member.label}: {problem.loc}",
-                                            problem.msg))
+                if problem not in seen:  # once for a member repeated `count` times
+                    seen.add(problem)
+                    problems.append(problem.at(f"ensemble {member.label}: {problem.loc}"))
         if problems:
             raise SpecError(problems, title="spec cannot run chunk-wise")
         return
@@ -92,15 +93,18 @@ def _pipeline_problems(pipe) -> list:
                                 "over chunks) and lift_rows (rows lifted per chunk); "
                                 "chunk-wise adapters: " + _alternatives("adapter") + "; "
                                 "chunk-wise solvers work on the anchor graph directly: "
-                                + _alternatives("solver", lambda cls: "anchor" in cls.accepts)))
-    if pipe.anchors is None and pipe.graph is not None and pipe.graph.produces == "anchor":
+                                + _alternatives("solver",
+                                                lambda cls: GraphKind.ANCHOR in cls.accepts),
+                                ProblemKind.NOT_CHUNKWISE))
+    if pipe.anchors is None and pipe.graph is not None and pipe.graph.produces == GraphKind.ANCHOR:
         pass  # the composer already requires anchors for anchor builders
     for section in (s for s in STAGES if s != "adapter"):  # the adapter was asked above
         part = getattr(pipe, section)
         if part is None:
             if section == "anchors":
                 continue
-            problems.append(Problem(section, "the chunked execution needs this stage"))
+            problems.append(Problem(section, "the chunked execution needs this stage",
+                                    ProblemKind.NOT_CHUNKWISE))
             continue
         if getattr(part, "chunkwise", False):
             if not (section == "solver" and pipe.adapter is not None):
@@ -112,17 +116,19 @@ def _pipeline_problems(pipe) -> list:
             continue
         if section == "graph" and getattr(part, "name", "") == "precomputed":
             problems.append(Problem("graph", "a precomputed graph cannot be split into "
-                                    "chunks; give the features as a dask array instead"))
+                                    "chunks; give the features as a dask array instead",
+                                    ProblemKind.NOT_CHUNKWISE))
             continue
         why = _WHY[section]
-        if section == "graph" and getattr(part, "produces", "") == "anchor":
+        if section == "graph" and getattr(part, "produces", None) == GraphKind.ANCHOR:
             why = _WHY["anchor-graph"]
         extra = None
         if section == "solver":
-            extra = lambda cls: "anchor" in cls.accepts
+            extra = lambda cls: GraphKind.ANCHOR in cls.accepts
         problems.append(Problem(section, f"{section} {part.name!r} does not run on row "
                                 f"chunks: {why}; chunk-wise {section} parts: "
-                                f"{_alternatives(section, extra)}"))
-    if not problems and pipe.graph.produces != "anchor":  # pragma: no cover - defensive
-        problems.append(Problem("graph", "the chunked execution needs an anchor graph"))
+                                f"{_alternatives(section, extra)}", ProblemKind.NOT_CHUNKWISE))
+    if not problems and pipe.graph.produces != GraphKind.ANCHOR:  # pragma: no cover - defensive
+        problems.append(Problem("graph", "the chunked execution needs an anchor graph",
+                                ProblemKind.NOT_CHUNKWISE))
     return problems

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
+from graphclust._contracts import GraphKind
 from graphclust._parts import PART_KINDS, Context, Part
 from graphclust._registry import NAME_PATTERN
 from graphclust.testing._contract import (
@@ -343,8 +344,8 @@ class Session:
         from graphclust.chunks import InMemoryChunks
 
         fx = self.fixture()
-        ensure("anchor" in self.cls.accepts, self.cls, "chunked", "declares chunkwise=True, "
-               f"which needs {word} that accepts anchor graphs")
+        ensure(GraphKind.ANCHOR in self.cls.accepts, self.cls, "chunked",
+               f"declares chunkwise=True, which needs {word} that accepts anchor graphs")
         graph = fx.anchor_graph
         chunks = InMemoryChunks(fx.X.copy(), graph.Z, block_rows=-(-fx.X.shape[0] // 3))
         return self.instance("chunked"), graph, fx.n_clusters, chunks

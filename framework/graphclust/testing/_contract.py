@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 import attrs
 import numpy as np
 
+from graphclust._contracts import GraphKind
 from graphclust._parts import PART_KINDS, Part
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,7 +98,7 @@ def accepts_anchor(cls: type) -> bool:
     """Whether ``cls`` accepts anchor graphs; a malformed ``accepts`` counts as not (its
     ``declarations`` check reports it)."""
     try:
-        return "anchor" in cls.accepts
+        return GraphKind.ANCHOR in cls.accepts
     except TypeError:
         return False
 

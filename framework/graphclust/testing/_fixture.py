@@ -19,6 +19,7 @@ from threadpoolctl import threadpool_limits
 from graphclust.numerics import (gaussian_anchor_rows, nearest_anchors, safe_inverse,
                                  self_tuning_sigma)
 from graphclust._checks import integer
+from graphclust._contracts import GraphKind, SolutionField
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state
 from graphclust._parts import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
 from graphclust._solution import Solution
@@ -86,7 +87,7 @@ class KitAnchorGraph(GraphBuilder):
     """Kit fixture: Gaussian weights on the ``s`` nearest anchors, rows summing to one."""
 
     name = "kit-anchor-graph"
-    produces = "anchor"
+    produces = GraphKind.ANCHOR
     needs_anchors = True
     n_neighbors: int = param(3, doc="Nearest anchors per point s.", check=integer(1))
 
@@ -104,7 +105,7 @@ class KitKnnGraph(GraphBuilder):
     """Kit fixture: symmetric Gaussian kNN affinity graph (dense distances; tiny n only)."""
 
     name = "kit-knn"
-    produces = "affinity"
+    produces = GraphKind.AFFINITY
     n_neighbors: int = param(6, doc="Neighbours per point.", check=integer(1))
 
     def build(self, X: np.ndarray, anchors: Anchors | None, ctx: Context) -> AffinityGraph:
@@ -171,8 +172,8 @@ class KitSolver(Solver):
     """Kit fixture: dense spectral embedding of the normalised graph plus a k-means soft part."""
 
     name = "kit-spectral"
-    accepts = frozenset({"affinity", "anchor"})
-    produces = frozenset({"embedding", "soft"})
+    accepts = frozenset({GraphKind.AFFINITY, GraphKind.ANCHOR})
+    provides = frozenset({SolutionField.EMBEDDING, SolutionField.SOFT})
     out_of_sample = True
 
     def solve(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
@@ -206,7 +207,7 @@ class KitKMeansRounding(Rounding):
     """Kit fixture: k-means on the embedding (3 restarts); new rows to the nearest centre."""
 
     name = "kit-kmeans"
-    needs = "embedding"
+    needs = SolutionField.EMBEDDING
 
     def round(self, solution: Solution, n_clusters: int, ctx: Context) -> np.ndarray:
         labels, self.centers_ = _kmeans(np.asarray(solution.embedding, dtype=np.float64),
@@ -224,7 +225,7 @@ class KitArgmaxRounding(Rounding):
     """Kit fixture: argmax of the soft assignment."""
 
     name = "kit-argmax"
-    needs = "soft"
+    needs = SolutionField.SOFT
 
     def round(self, solution: Solution, n_clusters: int, ctx: Context | None) -> np.ndarray:
         return np.asarray(solution.soft).argmax(axis=1).astype(np.int64)

@@ -1,8 +1,8 @@
 """Contract of adapters (kind ``"adapter"``, work method ``adapt``).
 
-Declarations: ``accepts`` a non-empty frozenset of graph kinds (``"affinity"``,
-``"anchor"``), ``produces`` one graph kind, ``provides_features`` and ``out_of_sample``
-bools, and ``lift`` implemented. ``adapt(graph, X, k, ctx)`` runs once per accepted
+Declarations: ``accepts`` a non-empty frozenset of :class:`graphclust.GraphKind`
+(``"affinity"``, ``"anchor"``), ``produces`` one graph kind, ``provides_features`` and
+``out_of_sample`` bools, and ``lift`` implemented. ``adapt(graph, X, k, ctx)`` runs once per accepted
 graph kind and returns a :class:`graphclust.Adapted` whose graph is of the declared
 kind, whose features (if any) have one row per vertex (and are present when
 ``provides_features`` and the graph has anchors), and whose ``n_clusters`` lies in
@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from graphclust._contracts import GraphKind
 from graphclust._parts import Adapted, Adapter, Context, Part
 from graphclust._solution import Solution
 from graphclust.testing._common import Session, lifted_rows
@@ -36,7 +37,7 @@ from graphclust.testing._fixture import (
 
 __all__ = ["AdapterContract", "CONTRACT"]
 
-_KINDS = ("affinity", "anchor")
+_KINDS = tuple(k.value for k in GraphKind)
 
 
 def _check_lift(session: Session) -> None:
@@ -124,8 +125,8 @@ class AdapterContract(KindContract):
     work_method = "adapt"
     float32_input = False
     attributes = (
-        ("accepts", 'frozenset of ``"affinity"`` / ``"anchor"``: graph kinds it takes'),
-        ("produces", '``"affinity"`` or ``"anchor"``: the graph kind it hands the solver'),
+        ("accepts", 'frozenset of ``GraphKind`` (``"affinity"``, ``"anchor"``): kinds taken'),
+        ("produces", '``GraphKind``: the graph kind it hands the solver'),
         ("provides_features", "bool: whether it hands the solver features "
                               "(e.g. the anchors)"),
         ("out_of_sample", "bool: whether its lifted solutions place new points "
@@ -166,7 +167,7 @@ class AdapterContract(KindContract):
         ensure(isinstance(out, Adapted), cls, c,
                f"adapt() must return graphclust.Adapted, got {type(out).__name__}")
         ensure(out.graph.kind == inst.produces, cls, c,
-               f"declares produces={inst.produces!r} but adapt() returned an "
+               f"declares produces={str(inst.produces)!r} but adapt() returned an "
                f"{out.graph.kind} graph")
         vertices = out.graph.n
         if out.X is not None:
@@ -194,7 +195,7 @@ class AdapterContract(KindContract):
 
     def minimal_spec(self, inst: Part) -> dict:
         spec: dict = {"adapter": inst, "solver": KitSolver(), "rounding": KitKMeansRounding()}
-        if "anchor" in inst.accepts:
+        if GraphKind.ANCHOR in inst.accepts:
             spec.update(anchors=KitAnchors(), graph=KitAnchorGraph())
         else:
             spec["graph"] = KitKnnGraph()

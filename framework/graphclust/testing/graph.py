@@ -1,6 +1,6 @@
 """Contract of graph builders (kind ``"graph"``, work method ``build``).
 
-Declarations: ``produces`` is ``"affinity"`` or ``"anchor"``; ``needs_anchors`` is a
+Declarations: ``produces`` is a :class:`graphclust.GraphKind` (or its plain string); ``needs_anchors`` is a
 bool; only anchor-graph builders implement ``transform``. ``build(X, anchors, ctx)``
 returns the declared graph with ``n`` rows: an affinity graph symmetric with edges on
 the fixture blobs, an anchor graph with one column of ``Z`` per anchor (when it
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust._contracts import GraphKind
 from graphclust._graphs import AffinityGraph, AnchorGraph
 from graphclust._parts import Context, Part
 from graphclust.chunks import Block, InMemoryChunks
@@ -53,7 +54,7 @@ def _check_chunked(session: Session) -> None:
     cls, c = session.cls, "chunked"
     fx = session.fixture()
     p = session.instance(c)
-    ensure(p.produces == "anchor" and cls.can_transform(), cls, c,
+    ensure(p.produces == GraphKind.ANCHOR and cls.can_transform(), cls, c,
            "declares chunkwise=True, which needs an anchor graph builder with transform()")
     rows = -(-fx.X.shape[0] // 3)
     with guard(cls, c, "build(), then prepare_chunked() and transform() per block"):
@@ -110,7 +111,7 @@ class GraphContract(KindContract):
     work_method = "build"
     sparse_input = True
     attributes = (
-        ("produces", '``"affinity"`` or ``"anchor"``: the graph ``build`` returns'),
+        ("produces", '``GraphKind`` (``"affinity"`` or ``"anchor"``): the graph built'),
         ("needs_anchors", "bool: whether an anchor selector must run before it"),
         ("transform", "method, anchor graphs only: rows of ``Z`` for new points "
                       "(enables ``predict``)"),
@@ -123,7 +124,7 @@ class GraphContract(KindContract):
             problems.append(f"produces must be 'affinity' or 'anchor', got {produces!r}")
         if not isinstance(cls.needs_anchors, bool):
             problems.append(f"needs_anchors must be a bool, got {cls.needs_anchors!r}")
-        if cls.can_transform() and produces != "anchor":
+        if cls.can_transform() and produces != GraphKind.ANCHOR:
             problems.append("only anchor-graph builders place new points, but it implements "
                             "transform()")
         return problems
@@ -140,8 +141,8 @@ class GraphContract(KindContract):
         cls, c = type(inst), check
         n = X.shape[0]
         produces = inst.produces
-        want = AnchorGraph if produces == "anchor" else AffinityGraph
-        ensure(isinstance(out, want), cls, c, f"declares produces={produces!r} so build() "
+        want = AnchorGraph if produces == GraphKind.ANCHOR else AffinityGraph
+        ensure(isinstance(out, want), cls, c, f"declares produces={str(produces)!r} so build() "
                f"must return graphclust.{want.__name__}, got {type(out).__name__}")
         ensure(out.n == n, cls, c, f"the graph must have n = {n} rows, got {out.n}")
         if isinstance(out, AffinityGraph):

@@ -1,6 +1,7 @@
 """Contract of roundings (kind ``"rounding"``, work method ``round``).
 
-Declarations: ``needs`` is ``"embedding"`` or ``"soft"``. ``round(solution, k, ctx)``
+Declarations: ``needs`` is a :class:`graphclust.SolutionField` (``"embedding"`` or
+``"soft"``). ``round(solution, k, ctx)``
 returns integer labels of shape ``(n,)`` in ``[0, k)`` from a solution holding only
 what ``needs`` declares (its ``float32`` check hands it a float32 solution). Own checks: ``one-cluster`` (``k = 1`` works) and ``assign``
 (when implemented, ``assign(solution)`` after ``round`` labels rows in ``[0, k)``).
@@ -49,7 +50,7 @@ class RoundingContract(KindContract):
     label = "rounding"
     work_method = "round"
     attributes = (
-        ("needs", '``"embedding"`` or ``"soft"``: what it reads from the solution'),
+        ("needs", '``SolutionField`` (``"embedding"`` or ``"soft"``): what it reads'),
         ("assign", "method, optional: labels of new points after ``round`` "
                    "(enables ``predict``)"),
     )

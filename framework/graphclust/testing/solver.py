@@ -1,10 +1,10 @@
 """Contract of solvers (kind ``"solver"``, work method ``solve``).
 
-Declarations: ``accepts`` and ``produces`` are non-empty frozensets (of ``"affinity"``
-/ ``"anchor"`` and of ``"embedding"`` / ``"soft"``); ``needs_features`` and
-``out_of_sample`` are bools. ``solve(graph, X, k, ctx)`` runs on every graph kind in
-``accepts`` and returns a :class:`graphclust.Solution` with ``n`` finite rows holding
-everything ``produces`` declares (``soft`` nonnegative with at most ``k`` columns;
+Declarations: ``accepts`` and ``provides`` are non-empty frozensets (of
+:class:`graphclust.GraphKind` and of :class:`graphclust.SolutionField` values, or their
+plain strings); ``needs_features`` and ``out_of_sample`` are bools. ``solve(graph, X, k,
+ctx)`` runs on every graph kind in ``accepts`` and returns a :class:`graphclust.Solution`
+with ``n`` finite rows holding everything ``provides`` declares (``soft`` nonnegative with at most ``k`` columns;
 per-anchor values of shape ``(m, p)``). Own checks: ``one-cluster`` (``k = 1`` works)
 and ``out-of-sample`` (on an anchor graph, the solution places new points exactly
 when ``out_of_sample`` says so, with every per-anchor value it can set); ``chunked`` for
@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from graphclust._contracts import GraphKind, SolutionField
 from graphclust._graphs import AnchorGraph
 from graphclust._parts import Context, Part
 from graphclust._solution import Solution
@@ -37,8 +38,8 @@ from graphclust.testing._fixture import (
 
 __all__ = ["SolverContract", "CONTRACT"]
 
-_GRAPH_KINDS = ("affinity", "anchor")
-_OUTPUTS = ("embedding", "soft")
+_GRAPH_KINDS = tuple(k.value for k in GraphKind)
+_OUTPUTS = tuple(f.value for f in SolutionField)
 
 
 def _variant(graph_kind: str) -> Variant:
@@ -113,18 +114,18 @@ class SolverContract(KindContract):
     work_method = "solve"
     sparse_input = True
     attributes = (
-        ("accepts", 'non-empty frozenset of ``"affinity"``, ``"anchor"``: graph kinds it '
-                    "works on"),
+        ("accepts", 'non-empty frozenset of ``GraphKind`` (``"affinity"``, ``"anchor"``): '
+                    "graph kinds it works on"),
         ("needs_features", "bool: whether ``solve`` needs ``X`` besides the graph"),
-        ("produces", 'non-empty frozenset of ``"embedding"``, ``"soft"``: what its '
-                     "solution holds"),
+        ("provides", 'non-empty frozenset of ``SolutionField`` (``"embedding"``, '
+                     '``"soft"``): what its solution holds'),
         ("out_of_sample", "bool: whether its anchor-graph solutions place new points "
                           "(a ``projection`` or every ``anchor_*`` value it can set)"),
     )
 
     def declaration_problems(self, cls: type[Part]) -> list[str]:
         problems = []
-        for attr, allowed in (("accepts", set(_GRAPH_KINDS)), ("produces", set(_OUTPUTS))):
+        for attr, allowed in (("accepts", set(_GRAPH_KINDS)), ("provides", set(_OUTPUTS))):
             value = getattr(cls, attr)
             if not (isinstance(value, (frozenset, set)) and value and value <= allowed):
                 problems.append(f"{attr} must be a non-empty frozenset of {sorted(allowed)}, "
@@ -150,9 +151,9 @@ class SolverContract(KindContract):
         n, k = X.shape[0], n_clusters
         ensure(isinstance(out, Solution), cls, c,
                f"solve() must return graphclust.Solution, got {type(out).__name__}")
-        missing = sorted(inst.produces - out.provides)
-        ensure(not missing, cls, c, f"declares produces={sorted(inst.produces)} but the "
-               f"solution has no {' / '.join(missing)}")
+        missing = sorted(str(f) for f in inst.provides - out.provides)
+        ensure(not missing, cls, c, f"declares provides={sorted(map(str, inst.provides))} but "
+               f"the solution has no {' / '.join(missing)}")
         ensure(out.n == n, cls, c, f"the solution must have n = {n} rows, got {out.n}")
         for attr in _OUTPUTS:
             arr = getattr(out, attr)
@@ -191,12 +192,12 @@ class SolverContract(KindContract):
 
     def minimal_spec(self, inst: Part) -> dict:
         spec: dict
-        if "anchor" in inst.accepts:
+        if GraphKind.ANCHOR in inst.accepts:
             spec = {"anchors": KitAnchors(), "graph": KitAnchorGraph()}
         else:
             spec = {"graph": KitKnnGraph()}
         spec["solver"] = inst
-        spec["rounding"] = (KitKMeansRounding() if "embedding" in inst.produces
+        spec["rounding"] = (KitKMeansRounding() if SolutionField.EMBEDDING in inst.provides
                             else KitArgmaxRounding())
         return spec
 

@@ -47,8 +47,8 @@ class AnchorLevelAdapter(graphclust.Adapter):
     """
 
     name = "anchor-level"
-    accepts = frozenset({"anchor"})
-    produces = "affinity"
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
+    produces = graphclust.GraphKind.AFFINITY
     provides_features = True
     out_of_sample = True
     chunkwise = True  # ZᵀZ is a sum over row blocks; rows are lifted per block

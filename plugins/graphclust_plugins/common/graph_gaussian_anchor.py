@@ -47,7 +47,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     """
 
     name = "gaussian-anchor"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # σ is a sum over row blocks; rows are transform()
 

@@ -67,7 +67,7 @@ class KNNGraph(graphclust.GraphBuilder):
     """
 
     name = "knn"
-    produces = "affinity"
+    produces = graphclust.GraphKind.AFFINITY
     needs_anchors = False
 
     n_neighbors: int = graphclust.param(10, doc="Neighbours per point k.",

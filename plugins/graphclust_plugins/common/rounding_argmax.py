@@ -28,7 +28,7 @@ class ArgmaxRounding(graphclust.Rounding):
     """
 
     name = "argmax"
-    needs = "soft"
+    needs = graphclust.SolutionField.SOFT
     chunkwise = True  # round() on a uniform sample of rows, assign() per block
 
     def _argmax(self, S: np.ndarray, fallback: int) -> np.ndarray:

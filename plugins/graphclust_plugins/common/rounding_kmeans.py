@@ -39,7 +39,7 @@ class KMeansRounding(graphclust.Rounding):
     """
 
     name = "kmeans"
-    needs = "embedding"
+    needs = graphclust.SolutionField.EMBEDDING
     chunkwise = True  # round() on a uniform sample of rows, assign() per block
 
     n_init: int = graphclust.param(10, doc="Number of k-means restarts; the best inertia is kept.",

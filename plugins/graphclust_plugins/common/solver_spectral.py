@@ -130,9 +130,9 @@ class SpectralEmbedding(graphclust.Solver):
 
     name = "spectral"
     out_of_sample = True  # places new points (projection or per-anchor values)
-    accepts = frozenset({"affinity", "anchor"})
+    accepts = frozenset({graphclust.GraphKind.AFFINITY, graphclust.GraphKind.ANCHOR})
     needs_features = False
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
 
     n_components: int | None = graphclust.param(
         None, doc="Embedding dimension p; None = n_clusters.",

@@ -71,9 +71,9 @@ class DCDSolver(graphclust.Solver):
     """
 
     name = "dcd"
-    accepts = frozenset({"affinity"})
+    accepts = frozenset({graphclust.GraphKind.AFFINITY})
     needs_features = False
-    produces = frozenset({"soft"})
+    provides = frozenset({graphclust.SolutionField.SOFT})
 
     init: dict | None = graphclust.param(
         None,

@@ -53,7 +53,7 @@ class LandmarkCodes(graphclust.GraphBuilder):
     """
 
     name = "landmark-codes"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
 
     n_neighbors: int = graphclust.param(

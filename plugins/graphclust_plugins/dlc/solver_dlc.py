@@ -89,9 +89,9 @@ class DLCSolver(graphclust.Solver):
 
     name = "dlc"
     out_of_sample = True  # places new points (projection or per-anchor values)
-    accepts = frozenset({"anchor"})
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
     needs_features = True
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
 
     n_layers: int = graphclust.param(
         2, doc="Number of stacked layers L (Algorithm 2; 1 = SLC, paper's DLC: 2).",

@@ -138,7 +138,7 @@ class PolyKnnGraph(graphclust.GraphBuilder):
     """
 
     name = "poly-knn"
-    produces = "affinity"
+    produces = graphclust.GraphKind.AFFINITY
     needs_anchors = False
 
     n_neighbors: int = graphclust.param(5, doc="Neighbour number p (Section 2; 5 in Section 7.3).",

@@ -94,7 +94,7 @@ class EllipsoidRounding(graphclust.Rounding):
     """
 
     name = "ellipsoid"
-    needs = "embedding"
+    needs = graphclust.SolutionField.EMBEDDING
 
     mvee: str = graphclust.param("fw", doc="MVEE backend: 'fw' (Frank–Wolfe, away steps) or 'cvxpy'.",
                                  check=graphclust.one_of("fw", "cvxpy"))

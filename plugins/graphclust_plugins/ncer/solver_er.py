@@ -132,9 +132,9 @@ class ErEmbedding(graphclust.Solver):
     """
 
     name = "er"
-    accepts = frozenset({"affinity", "anchor"})
+    accepts = frozenset({graphclust.GraphKind.AFFINITY, graphclust.GraphKind.ANCHOR})
     needs_features = True
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
     _modified = False
 
     degree_scaling: bool = graphclust.param(

@@ -63,7 +63,7 @@ class OngrAnchorGraph(graphclust.GraphBuilder):
     """
 
     name = "ongr-anchor"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # σ is a sum over row blocks; rows are transform()
 

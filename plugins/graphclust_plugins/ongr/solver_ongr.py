@@ -216,9 +216,9 @@ class OngrSolver(graphclust.Solver):
 
     name = "ongr"
     out_of_sample = True  # places new points (projection or per-anchor values)
-    accepts = frozenset({"anchor", "affinity"})
+    accepts = frozenset({graphclust.GraphKind.ANCHOR, graphclust.GraphKind.AFFINITY})
     needs_features = False
-    produces = frozenset({"soft", "embedding"})
+    provides = frozenset({graphclust.SolutionField.SOFT, graphclust.SolutionField.EMBEDDING})
 
     lam: float = graphclust.param(
         1.0, doc="Trade-off λ between reconstruction and ‖F − G‖² (Eq. 7).",

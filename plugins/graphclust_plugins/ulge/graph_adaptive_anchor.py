@@ -64,7 +64,7 @@ class AdaptiveAnchorGraph(graphclust.GraphBuilder):
     """
 
     name = "adaptive-anchor"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # no global state but the candidate lists; rows are transform()
 

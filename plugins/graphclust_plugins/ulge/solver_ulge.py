@@ -143,9 +143,9 @@ class ULGE(graphclust.Solver):
 
     name = "ulge"
     out_of_sample = True  # places new points (projection or per-anchor values)
-    accepts = frozenset({"anchor"})
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
     needs_features = True
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
 
     alpha: float = graphclust.param(
         0.01, doc="Ridge regularisation α of Eq. (23) (the paper uses 0.01).",

@@ -73,7 +73,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
     """
 
     name = "knr-bipartite"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # σ is a sum over row blocks; rows are transform()
 

@@ -44,9 +44,9 @@ class TransferCut(graphclust.Solver):
     """
 
     name = "tcut"
-    accepts = frozenset({"anchor"})
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
     needs_features = False
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
     out_of_sample = True
 
     n_components: int | None = graphclust.param(

@@ -54,7 +54,7 @@ class NystromLandmarkGraph(graphclust.GraphBuilder):
     """
 
     name = "nystrom-landmarks"
-    produces = "anchor"
+    produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
 
     n_neighbors: int = graphclust.param(

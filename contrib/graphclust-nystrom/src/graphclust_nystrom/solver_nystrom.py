@@ -107,9 +107,9 @@ class NystromSolver(graphclust.Solver):
     """
 
     name = "nystrom"
-    accepts = frozenset({"anchor"})
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
     needs_features = True
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
 
     bandwidth: float | None = graphclust.param(
         None, doc="Gaussian kernel width σ; None: from the graph, else self-tuning.",
