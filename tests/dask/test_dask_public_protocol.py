@@ -42,7 +42,7 @@ class ThirdPartyGram(graphclust.Solver):
 
     name = "third-party-gram"
     accepts = frozenset({"anchor"})
-    produces = frozenset({"embedding"})
+    provides = frozenset({"embedding"})
     out_of_sample = True
     chunkwise = True
 
