@@ -19,7 +19,7 @@ from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
 from graphclust._membership import Memberships
 from graphclust._input import check_input
-from graphclust._pipeline import FitResult, Pipeline
+from graphclust._pipeline import STAGES, FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._contracts import GraphKind, SolutionField
 from graphclust._errors import (
@@ -53,6 +53,7 @@ from graphclust._parts import (
     Context,
     GraphBuilder,
     Metric,
+    PART_KINDS,
     Part,
     Rounding,
     Solver,
@@ -61,7 +62,7 @@ from graphclust._parts import (
 )
 from graphclust._plugins import PluginManager, get_plugin_manager, get_registry
 from graphclust._progress import Progress, ProgressEvent
-from graphclust._registry import PartRecord, PluginRecord, PresetRecord, Registry
+from graphclust._registry import NAME_PATTERN, PartRecord, PluginRecord, PresetRecord, Registry
 from graphclust._rules import DataProfile, RulePresetRecord, profile_data
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
@@ -88,6 +89,7 @@ __all__ = [
     "Memberships",
     "FitResult",
     "Pipeline",
+    "STAGES",
     "check_input",
     "float_dtype",
     "compose",
@@ -112,6 +114,7 @@ __all__ = [
     "InputError",
     "Metric",
     "Part",
+    "PART_KINDS",
     "PartRecord",
     "PluginError",
     "PluginWarning",
@@ -123,6 +126,7 @@ __all__ = [
     "Progress",
     "ProgressEvent",
     "Registry",
+    "NAME_PATTERN",
     "Rounding",
     "Solution",
     "SolutionField",

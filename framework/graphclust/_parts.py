@@ -632,6 +632,7 @@ class Consensus(Part):
         return cls.implements("combine_chunked") and cls.implements("embed_rows")
 
 
+#: The part kinds, keyed by spec section, with the interface each kind implements.
 PART_KINDS: dict[str, type[Part]] = {
     "anchors": AnchorSelector,
     "graph": GraphBuilder,

@@ -17,6 +17,7 @@ from graphclust._parts import PART_KINDS, Part
 __all__ = ["Registry", "Catalog", "PartRecord", "PresetRecord", "PluginRecord", "Provider",
            "RuleCatalog", "NAME_PATTERN"]
 
+#: What a registered name must match: lower case, digits, dashes and underscores.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 T = TypeVar("T")

@@ -65,9 +65,9 @@ def _spec():
             "solver": ThirdPartyGram(), "rounding": {"name": "kmeans"}}
 
 
-def test_no_private_chunk_imports():
-    """Bundles, contrib packages and the contract kit reach the chunk protocol through
-    graphclust.chunks only: none imports graphclust._chunked or graphclust._dask."""
+def test_no_private_imports_outside_the_core():
+    """Bundles, contrib packages and the contract kit use public names only (the chunk
+    protocol through graphclust.chunks): none imports a graphclust._ module."""
     import ast
     from pathlib import Path
 
@@ -79,8 +79,10 @@ def test_no_private_chunk_imports():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             found += [f"{path.relative_to(root)}: {n}" for n in names
-                      if n.split(".")[:2] in (["graphclust", "_chunked"],
-                                              ["graphclust", "_dask"])]
+                      if n.startswith("graphclust._")]
+            if isinstance(node, ast.ImportFrom) and node.module == "graphclust":
+                found += [f"{path.relative_to(root)}: graphclust.{a.name}" for a in node.names
+                          if a.name.startswith("_")]
     assert not found, found
 
 

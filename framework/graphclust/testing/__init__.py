@@ -32,7 +32,7 @@ tiny parts in ``_fixture.py``.
 
 from __future__ import annotations
 
-from graphclust._checks import part_spec
+from graphclust import part_spec
 from graphclust.testing import adapter, anchors, consensus, graph, metric, rounding, solver
 from graphclust.testing._common import COMMON_CHECKS, check_declarations, check_parameters
 from graphclust.testing._contract import (

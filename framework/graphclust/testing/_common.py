@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
-from graphclust._contracts import GraphKind
-from graphclust._parts import PART_KINDS, Context, Part
-from graphclust._registry import NAME_PATTERN
+from graphclust import GraphKind
+from graphclust import PART_KINDS, Context, Part
+from graphclust import NAME_PATTERN
 from graphclust.testing._contract import (
     ContractViolation,
     KindContract,
@@ -455,7 +455,7 @@ def applies_sparse(cls: type, contract: KindContract) -> bool:
 def check_pipeline(session: Session) -> None:
     """The part runs in a minimal pipeline through :class:`graphclust.GraphClustering`:
     labels ``0..k-1``, ``predict`` where offered, NaN and ``n < k`` refused clearly."""
-    from graphclust._estimator import GraphClustering
+    from graphclust import GraphClustering
 
     if session.contract.check_pipeline(session):
         return

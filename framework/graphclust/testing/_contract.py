@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 import attrs
 import numpy as np
 
-from graphclust._contracts import GraphKind
-from graphclust._parts import PART_KINDS, Part
+from graphclust import GraphKind
+from graphclust import PART_KINDS, Part
 
 if TYPE_CHECKING:  # pragma: no cover
     from graphclust.testing._common import Session

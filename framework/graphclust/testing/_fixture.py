@@ -18,11 +18,11 @@ from threadpoolctl import threadpool_limits
 
 from graphclust.numerics import (gaussian_anchor_rows, nearest_anchors, safe_inverse,
                                  self_tuning_sigma)
-from graphclust._checks import integer
-from graphclust._contracts import GraphKind, SolutionField
-from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state
-from graphclust._parts import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
-from graphclust._solution import Solution
+from graphclust import integer
+from graphclust import GraphKind, SolutionField
+from graphclust import AffinityGraph, Anchors, AnchorGraph, FittedState, fitted_state
+from graphclust import AnchorSelector, Context, GraphBuilder, Rounding, Solver, param, part
+from graphclust import Solution
 
 __all__ = ["make_blobs", "make_fixture", "shared_fixture", "Fixture", "KitAnchors",
            "KitAnchorGraph", "KitKnnGraph", "KitSolver", "KitKMeansRounding",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from graphclust._parts import Part
-from graphclust._registry import PartRecord, Registry
+from graphclust import Part
+from graphclust import PartRecord, Registry
 from graphclust.testing._registered import registered_parts
 from graphclust.testing._runner import ContractCheck, iter_checks, part_label
 

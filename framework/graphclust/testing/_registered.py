@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from graphclust._parts import PART_KINDS, Part
-from graphclust._pipeline import STAGES
-from graphclust._registry import PartRecord, Registry
+from graphclust import PART_KINDS, Part
+from graphclust import STAGES
+from graphclust import PartRecord, Registry
 
 __all__ = ["registered_parts", "missing_parts", "canonical_distribution"]
 
@@ -50,7 +50,7 @@ def registered_parts(kinds: Iterable[str] | str | None = None, *,
         If ``distribution`` registered no part of these kinds (a misspelt name would
         otherwise silently test nothing); the message lists the distributions that did.
     """
-    from graphclust._plugins import get_registry
+    from graphclust import get_registry
 
     registry = registry or get_registry()
     wanted = _kinds(kinds)
@@ -70,7 +70,7 @@ def registered_parts(kinds: Iterable[str] | str | None = None, *,
 def missing_parts(part_obj: Part | type, registry: Registry | None = None) -> list[str]:
     """Nested part names (``part_spec`` parameters' values) that are not registered,
     e.g. ``["anchors 'random'"]`` for a part whose default nests a missing part."""
-    from graphclust._plugins import get_registry
+    from graphclust import get_registry
 
     registry = registry or get_registry()
     out: list[str] = []

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from graphclust._parts import Part
+from graphclust import Part
 from graphclust.testing._common import (
     COMMON_CHECK_FUNCTIONS,
     Session,

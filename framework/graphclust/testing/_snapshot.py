@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
-from graphclust._membership import Memberships
-from graphclust._parts import Adapted
-from graphclust._solution import Solution
+from graphclust import AffinityGraph, Anchors, AnchorGraph
+from graphclust import Memberships
+from graphclust import Adapted
+from graphclust import Solution
 
 __all__ = ["snapshot", "differs"]
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._contracts import GraphKind
-from graphclust._parts import Adapted, Adapter, Context, Part
-from graphclust._solution import Solution
+from graphclust import GraphKind
+from graphclust import Adapted, Adapter, Context, Part
+from graphclust import Solution
 from graphclust.testing._common import Session, lifted_rows
 from graphclust.testing._contract import (KindCheck, KindContract, Variant, chunked_on_anchors,
                                           ensure, guard)
@@ -78,7 +78,7 @@ def _check_chunked(session: Session) -> None:
     and ``lift`` (the kit's solver in between)."""
     import scipy.sparse as sp
 
-    from graphclust._graphs import AnchorGraph
+    from graphclust import AnchorGraph
 
     cls, c = session.cls, "chunked"
     p, graph, k, chunks = session.chunked_case("an adapter")

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._graphs import Anchors
-from graphclust._parts import Context, Part
+from graphclust import Anchors
+from graphclust import Context, Part
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
 from graphclust.testing._fixture import (

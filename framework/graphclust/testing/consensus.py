@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._membership import Memberships
+from graphclust import Memberships
 from graphclust.numerics import same_partition
-from graphclust._parts import Consensus, Context, Part
+from graphclust import Consensus, Context, Part
 from graphclust.testing._common import Session
 from graphclust.testing._contract import (
     KindCheck,

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust._contracts import GraphKind
-from graphclust._graphs import AffinityGraph, AnchorGraph
-from graphclust._parts import Context, Part
+from graphclust import GraphKind
+from graphclust import AffinityGraph, AnchorGraph
+from graphclust import Context, Part
 from graphclust.chunks import Block, InMemoryChunks
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard

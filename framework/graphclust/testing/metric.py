@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._parts import Context, Part
-from graphclust._registry import Registry
+from graphclust import Context, Part
+from graphclust import Registry
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, ensure, guard
 from graphclust.testing._fixture import Fixture, KitKMeansRounding, KitKnnGraph, KitSolver
@@ -77,7 +77,7 @@ class MetricContract(KindContract):
                 "metrics": [inst]}
 
     def check_pipeline(self, session: Session) -> bool:
-        from graphclust._composer import compose
+        from graphclust import compose
 
         cls, c = session.cls, "pipeline"
         fx = session.fixture()

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._parts import Context, Part, Rounding
-from graphclust._solution import Solution
+from graphclust import Context, Part, Rounding
+from graphclust import Solution
 from graphclust.testing._common import Session
 from graphclust.testing._contract import KindCheck, KindContract, Variant, check_labels, guard
 from graphclust.testing._fixture import Fixture, KitKnnGraph, KitSolver

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._contracts import GraphKind, SolutionField
-from graphclust._graphs import AnchorGraph
-from graphclust._parts import Context, Part
-from graphclust._solution import Solution
+from graphclust import GraphKind, SolutionField
+from graphclust import AnchorGraph
+from graphclust import Context, Part
+from graphclust import Solution
 from graphclust.testing._common import Session, lifted_rows
 from graphclust.testing._contract import (KindCheck, KindContract, Variant, accepts_anchor,
                                           chunked_on_anchors, ensure, guard)
