@@ -23,7 +23,7 @@ from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._given import GivenGraph
 from graphclust._input import check_input, validate_rows
 
-__all__ = ["InMemory", "Chunked", "executor_for", "open_data"]
+__all__ = ["InMemory", "Chunked", "executor_for", "is_dask_input", "open_data"]
 
 
 def _solution_rows(solution):
@@ -152,10 +152,14 @@ class Chunked:
                              self._new_rows(estimator, X), width)
 
 
+def is_dask_input(X: Any) -> bool:
+    """Whether ``X`` is a Dask collection (array or DataFrame), without importing Dask."""
+    module = type(X).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(X, "__dask_graph__")
+
+
 def executor_for(X: Any) -> InMemory | Chunked:
     """The executor for data ``X``: chunked for a Dask collection, else in memory."""
-    from graphclust._dask import is_dask_input
-
     return Chunked() if is_dask_input(X) else InMemory()
 
 

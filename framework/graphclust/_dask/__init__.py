@@ -1,8 +1,9 @@
 """Chunked execution of anchor pipelines on Dask (``dask.array`` in, labels out).
 
-Nothing here imports Dask at module import: :func:`is_dask_input` recognises a Dask
-collection by its type alone, and :func:`require_dask` imports it (with an error naming
-the ``[dask]`` extra when it is missing) only when such an input reaches ``fit``.
+Nothing here imports Dask at module import: :func:`graphclust._executors.is_dask_input`
+recognises a Dask collection by its type alone, and :func:`require_dask` imports it (with
+an error naming the ``[dask]`` extra when it is missing) only when such an input reaches
+``fit``.
 
 Modules: :mod:`._input` (a dask array or DataFrame → a validated float array chunked by
 rows), :mod:`._refuse` (which specs can run, checked before anything runs),
@@ -12,17 +13,10 @@ rows), :mod:`._refuse` (which specs can run, checked before anything runs),
 
 from __future__ import annotations
 
-from typing import Any
 
-__all__ = ["DASK_EXTRA_HINT", "is_dask_input", "require_dask"]
+__all__ = ["DASK_EXTRA_HINT", "require_dask"]
 
 DASK_EXTRA_HINT = 'pip install "graphclust[dask]"'
-
-
-def is_dask_input(X: Any) -> bool:
-    """Whether ``X`` is a Dask collection (array or DataFrame), without importing Dask."""
-    module = type(X).__module__ or ""
-    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(X, "__dask_graph__")
 
 
 def require_dask() -> None:
