@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.datasets import size_of
 from benchmarks.ranking import battery_rows, finite as _ok
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
@@ -33,7 +34,8 @@ __all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine
            "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
-_HEAD = {"purity": "purity"}
+#: The metrics' column heads (``ACC %``, ..., ``purity %``).
+_HEADS = [f"{m if m == 'purity' else m.upper()} %" for m in METRICS]
 
 
 def _pct(x: Any, digits: int = 1) -> str:
@@ -86,13 +88,11 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
         row: dict[str, Any] = {
             "method": method, "dataset": dataset, "kind": first.get("kind", "preset"),
             "params": json.loads(params), "prep": first.get("prep", "raw"),
-            "n": first.get("n"), "d": first.get("d"), "k": first.get("k"),
+            "n": first.get("n") or size_of(dataset), "d": first.get("d"), "k": first.get("k"),
             "runs": len(rs), "ok": len(ok), "time_cap": first.get("time_cap"),
             "status": "ok" if len(ok) == len(rs) else "partial" if ok else rs[0]["status"],
             "error": next((r.get("error", "") for r in rs if r["status"] != "ok"), ""),
         }
-        if row["n"] is None and "@" in dataset:
-            row["n"] = int(float(dataset.split("@")[1]))
         for m in METRICS:
             row[m], row[f"{m}_std"] = _mean_std([r.get(m) for r in ok])
         for s in STAGES:
@@ -250,10 +250,8 @@ def _dataset_table(rows: list[dict], dataset: str) -> str:
     first = next((r for r in rs if r.get("d")), None)
     head = f"**{dataset}**" + (f" (n = {first['n']}, d = {first['d']}, k = {first['k']})"
                                if first else "")
-    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "AMI %",
-                                   "fit s",
-                                   "t/t(KMeans)", "peak MB", "fit +MB", "seeds ok",
-                                   "setting"], body)
+    return head + "\n\n" + _table(["method", *_HEADS, "fit s", "t/t(KMeans)", "peak MB",
+                                   "fit +MB", "seeds ok", "setting"], body)
 
 
 def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
@@ -310,8 +308,7 @@ def _members_table(row: dict) -> str:
                  *(_pct(row[s]) for s in METRICS)])
     return (f"Members of `{row['method']}` on {row['dataset']} in the same runs "
             f"({row['ok']} seed(s); the median member is taken per seed):\n\n"
-            + _table(["member", "k", *(f"{_HEAD.get(s, s.upper())} %" for s in METRICS)],
-                     body))
+            + _table(["member", "k", *_HEADS], body))
 
 
 def _rst_line(values: list[str], width: list[int]) -> str:
