@@ -145,9 +145,9 @@ class Suite:
     cell, ``mem_cap_mb`` to the resident size of its process (None: no cap).
     ``isolate`` picks the worker processes: one per ``"dataset"`` (method and data set),
     ``"job"``, ``"method"``. ``scaling=True`` skips a method's larger sizes after a
-    failure and adds log-log slopes to the report. ``doc``: the docs page of its tables.
-    ``battery``: the report adds a battery table (mean / median ARI, mean rank, wins and
-    losses against each peer, :mod:`benchmarks.ranking`).
+    failure and adds log-log slopes to the report. ``battery``: the report adds a battery
+    table (mean / median ARI, mean rank, wins and losses against each peer,
+    :mod:`benchmarks.ranking`).
     """
 
     name: str
@@ -160,7 +160,6 @@ class Suite:
     mem_cap_mb: float | None = None
     isolate: str = "dataset"
     scaling: bool = False
-    doc: str = ""
     battery: bool = False
 
     def quick(self) -> Suite:

@@ -10,7 +10,6 @@ from benchmarks.suite import Suite, peer, preset, ratio
 SUITE = Suite(
     name="dcd",
     title="DCD — Yang, Corander, Oja, purity on one graph",
-    doc="docs/bundles/dcd.rst",
     datasets=("usps", "pendigits", "mnist"),
     seeds=1,
     methods=(

@@ -38,7 +38,6 @@ def _extra_component(spec_: dict) -> dict:
 SUITE = Suite(
     name="ensemble",
     title="Ensembles — U-SENC and a cross-bundle consensus",
-    doc="docs/reproduction.rst",
     datasets=_CROSS_SETS,
     seeds=1,
     time_cap=1800.0,

@@ -22,7 +22,6 @@ from benchmarks.suite import Suite, preset, ratio, score, spec
 SUITE = Suite(
     name="ncer",
     title="NCER — Mizutani, Tables 2–4",
-    doc="docs/bundles/ncer.rst",
     datasets=("mnist_test456", "mnist_test", "coil20", "usps", "usps_smooth", "jaffe", "orl"),
     seeds=1,
     methods=(

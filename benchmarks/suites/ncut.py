@@ -7,7 +7,6 @@ from benchmarks.suite import Suite, peer, preset, ratio, score
 SUITE = Suite(
     name="ncut",
     title="Common: ncut and anchor-spectral against SpectralClustering",
-    doc="docs/bundles/common.rst",
     datasets=("usps", "pendigits", "mnist", "coil20"),
     seeds=3,
     methods=(

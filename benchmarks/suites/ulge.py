@@ -16,7 +16,6 @@ _MNIST = ("mnist",)
 SUITE = Suite(
     name="ulge",
     title="ULGE / OULGE with BKHK — Nie, Zhu, Li, Table 5",
-    doc="docs/bundles/ulge.rst",
     datasets=("usps", "mnist", "connect4"),
     seeds=10,
     methods=(
