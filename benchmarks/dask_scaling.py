@@ -97,14 +97,6 @@ class WorkerMemory(Sampler):
                 "worker_restarts": len(self.seen - self.initial)}
 
 
-def _scores(labels, y) -> dict:
-    from graphclust import get_registry
-    from graphclust.cli import chunked_scores
-
-    metrics = [get_registry().metrics.get(m)() for m in ("ari", "acc")]
-    return chunked_scores(metrics, labels, y)[0]
-
-
 class _KMeansPredict(BaseEstimator):
     """dask-ml's ``KMeans`` whose ``labels_`` are its ``predict`` on the embedding: with
     dask 2026.8 and dask-ml 2025.1 the ``labels_`` of ``KMeans.fit`` cannot be computed
@@ -125,8 +117,10 @@ def run_method(client, method: str, X, y, seed: int = 0, fresh: bool = True) -> 
     """One fit on freshly restarted workers (``fresh``; each peak is the case's own): a graphclust
     preset, or ``dask-ml`` (Nyström spectral, 100 components, RBF width
     ``gamma = 1 / (d var(X))``, scikit-learn's ``"scale"`` rule)."""
-    from graphclust import GraphClustering
+    from graphclust import GraphClustering, get_registry
+    from graphclust.cli import chunked_scores
 
+    metrics = [get_registry().metrics.get(m)() for m in ("ari", "acc")]
     for _ in range(20 if fresh else 0):  # the previous case's results go asynchronously
         try:
             client.restart(timeout=600)  # a loaded machine starts workers slowly
@@ -149,7 +143,7 @@ def run_method(client, method: str, X, y, seed: int = 0, fresh: bool = True) -> 
                 model = GraphClustering(method, n_clusters=K, random_state=seed).fit(X)
                 labels, rec["timings"] = model.labels_, dict(model.timings_)
             rec["time"] = time.perf_counter() - t0
-            rec.update(_scores(labels, y), status="ok")
+            rec.update(chunked_scores(metrics, labels, y)[0], status="ok")
         except Exception as exc:  # noqa: BLE001 - reported, the next case still runs
             rec.update(status="error", error=f"{type(exc).__name__}: {exc}",
                        time=time.perf_counter() - t0)
