@@ -35,37 +35,34 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
 
 
-def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
-         datasets_: list[str] | None = None, methods: list[str] | None = None,
-         time_cap: float | None = None, mem_cap_mb: float | None = None,
-         where: dict | None = None, grid: dict | None = None) -> list[Cell]:
-    """The cells of ``suite`` after the command-line restrictions; ``where`` keeps the
-    cells whose parameters have these values (one setting of a grid); ``grid`` adds or
+def plan(suite: Suite, args: argparse.Namespace) -> list[Cell]:
+    """The cells of ``suite`` after the restrictions of ``run``'s arguments; ``--where`` keeps
+    the cells whose parameters have these values (one setting of a grid); ``--grid`` adds or
     replaces grid parameters of the (selected) presets and specs."""
-    if grid:
+    methods = _split(args.methods)
+    if args.grid:
+        grid = json.loads(args.grid)
         suite = replace(suite, methods=tuple(
             replace(m, grid={**m.grid, **grid}) if m.kind != "peer"
             and (not methods or m.name in methods) else m for m in suite.methods))
-    if quick:
+    if args.quick:
         suite = suite.quick()
-    if time_cap or mem_cap_mb:
-        suite = replace(suite, time_cap=time_cap or suite.time_cap,
-                        mem_cap_mb=mem_cap_mb or suite.mem_cap_mb)
-    out = cells(suite, seeds)
-    if datasets_:
-        wanted = {datasets.quick_name(d) if quick else d for d in datasets_}
+    if args.time_cap or args.mem_cap:
+        suite = replace(suite, time_cap=args.time_cap or suite.time_cap,
+                        mem_cap_mb=args.mem_cap or suite.mem_cap_mb)
+    out = cells(suite, args.seeds)
+    if names := _split(args.datasets):
+        wanted = {datasets.quick_name(d) if args.quick else d for d in names}
         out = [c for c in out if c.dataset in wanted]
     if methods:
         out = [c for c in out if c.method in methods]
-    if where:
-        out = [c for c in out if all(c.params.get(k) == v for k, v in where.items())]
+    for key, value in _where(args.where).items():
+        out = [c for c in out if c.params.get(key) == value]
     return out
 
 
-def _where(text: str | None) -> dict | None:
+def _where(text: str | None) -> dict:
     """``"solver__lam=1e-6,solver__positive_part=abs"`` → values parsed as JSON if they can be."""
-    if not text:
-        return None
     out = {}
     for item in _split(text) or []:
         key, _, raw = item.partition("=")
@@ -89,9 +86,7 @@ def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
 
 def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
-    todo = plan(suite, args.quick, args.seeds, _split(args.datasets), _split(args.methods),
-                args.time_cap, args.mem_cap, _where(args.where),
-                json.loads(args.grid) if args.grid else None)
+    todo = plan(suite, args)
     if not todo:
         print(f"{suite.name}: nothing to run after the restrictions", file=sys.stderr)
         return 1
