@@ -8,7 +8,6 @@ lower bound). Memory at 630 000 points: the ``scaling`` suite.
 from benchmarks.suite import Suite, peer, preset, ratio, score
 
 SUITE = Suite(
-    name="dlc",
     title="DLC — Shao, Li, Ding, Fu (IJCAI 2015), Tables 2–3",
     datasets=("pendigits", "letter", "mnist", "coil20", "yaleb"),
     seeds=5,

@@ -31,7 +31,6 @@ def _extra_component(spec_: dict) -> dict:
 
 
 SUITE = Suite(
-    name="ensemble",
     title="Ensembles — U-SENC and a cross-bundle consensus",
     datasets=_CROSS_SETS,
     seeds=1,

@@ -41,7 +41,6 @@ def _split(make: Callable[..., Method], name: str) -> tuple[Method, ...]:
 
 
 SUITE = Suite(
-    name="general",
     title="General battery — every preset against common peers (issue 16)",
     datasets=IMAGE_SETS + OTHER_SETS,
     seeds=1,

@@ -20,7 +20,6 @@ def _separable(name: str, prep: str):
 from benchmarks.suite import Suite, preset, ratio, score, spec
 
 SUITE = Suite(
-    name="ncer",
     title="NCER — Mizutani, Tables 2–4",
     datasets=("mnist_test456", "mnist_test", "coil20", "usps", "usps_smooth", "jaffe", "orl"),
     seeds=1,

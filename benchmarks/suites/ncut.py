@@ -5,7 +5,6 @@ without being slower (issue 2), same run."""
 from benchmarks.suite import Suite, peer, preset, ratio, score
 
 SUITE = Suite(
-    name="ncut",
     title="Common: ncut and anchor-spectral against SpectralClustering",
     datasets=("usps", "pendigits", "mnist", "coil20"),
     seeds=3,

@@ -48,7 +48,6 @@ def _grid(name: str, grid: dict, datasets: tuple[str, ...]):
 
 
 SUITE = Suite(
-    name="ongr",
     title="ONGR — Han, Xiong, Nie (IJCAI 2017), Table 4",
     datasets=("usps", "pendigits", "coil20", "mnist", "mnist-extend@630000"),
     seeds=1,

@@ -14,7 +14,6 @@ from benchmarks.suite import Suite, peer, preset, ratio, score
 _MNIST = ("mnist",)
 
 SUITE = Suite(
-    name="ulge",
     title="ULGE / OULGE with BKHK — Nie, Zhu, Li, Table 5",
     datasets=("usps", "mnist", "connect4"),
     seeds=10,

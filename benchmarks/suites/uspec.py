@@ -14,7 +14,6 @@ from benchmarks.suite import Suite, limit, peer, preset, ratio, score
 _630K = "mnist-extend@630000"
 
 SUITE = Suite(
-    name="uspec",
     title="U-SPEC — Huang et al., ultra-scalable spectral clustering",
     datasets=("usps", "pendigits", "mnist"),
     seeds=3,
