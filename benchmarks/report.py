@@ -48,13 +48,10 @@ def _secs(x: Any) -> str:
 
 def machine_info() -> dict:
     """Cores, memory, CPU, load, library versions and the git commit of this run."""
-    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version()}
-    try:
-        info["load_avg"] = [round(x, 2) for x in os.getloadavg()]
-        with open("/proc/meminfo") as fh:
-            info["memory_gb"] = round(int(fh.readline().split()[1]) / 2**20, 1)
-    except (OSError, ValueError):
-        pass
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(), "python": platform.python_version(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "memory_gb": round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1)}
     import graphclust
     import sklearn
 
@@ -98,8 +95,7 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
         for s in STAGES:
             row[f"time_{s}"], row[f"time_{s}_std"] = _mean_std([r.get(f"time_{s}") for r in ok])
         for key in ("peak_rss_mb", "fit_extra_mb", *(f"peak_{s}_mb" for s in FIT_STAGES)):
-            vals = [r[key] for r in ok if _ok(r.get(key))]
-            row[key] = max(vals) if vals else None
+            row[key] = max((r[key] for r in ok if _ok(r.get(key))), default=None)
         row.update(_members(ok))
         rows.append(row)
     best = {m.name for m in (suite.methods if suite else ()) if m.select == "best"}
