@@ -84,7 +84,7 @@ def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
     return None
 
 
-def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
+def run_one(suite: Suite, args: argparse.Namespace) -> int:
     """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
     todo = plan(suite, args)
     if not todo:
@@ -95,7 +95,7 @@ def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     stem = f"results-{suite.name}" + (f"-{args.tag}" if args.tag else "")
     print(f"benchmarks: suite {suite.name}, {len(todo)} cells → {out / stem}.json",
           file=sys.stderr)
-    meta = {"suite": suite.name, "command": command, "quick": args.quick,
+    meta = {"suite": suite.name, "command": args.command, "quick": args.quick,
             "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
             "seeds": max(c.seed for c in todo) + 1, "time_cap": max(c.time_cap for c in todo),
             "machine": report.machine_info()}
@@ -137,15 +137,11 @@ def _run(args: argparse.Namespace) -> int:
         names = [s.name for s in load_suites().values() if s.targets]
     suites = [get_suite(n) for n in names]
     signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
-    status = 0
-    for suite in suites:
-        status = max(status, run_one(suite, args, args.command))
-    return status
+    return max([run_one(suite, args) for suite in suites], default=0)
 
 
 def _report(args: argparse.Namespace) -> int:
-    target = Path(args.results) if args.results else Path(__file__).parent / "RESULTS.md"
-    md, rst = report.write_report(args.out, target, args.command, args.note)
+    md, rst = report.write_report(args.out, args.results, args.command, args.note)
     print(f"wrote {md} and {rst}", file=sys.stderr)
     return 0
 
@@ -188,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tag", default="", help="suffix of the result file name")
     p = sub.add_parser("report", help="write RESULTS.md and reproduction-tables.rst")
     p.add_argument("--out", required=True, help="folder with results-*.json")
-    p.add_argument("--results", help="RESULTS.md path (default: benchmarks/RESULTS.md)")
+    p.add_argument("--results", default=Path(__file__).parent / "RESULTS.md",
+                   help="RESULTS.md path (default: benchmarks/RESULTS.md)")
     p.add_argument("--note", default="", help="a paragraph placed under the introduction")
     sub.add_parser("list", help="suites, their methods and data sets")
     args = ap.parse_args(argv)

@@ -341,7 +341,7 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str,
                  note: str = "") -> tuple[Path, Path]:
     """Write ``results_md`` and ``<out_dir>/reproduction-tables.rst`` from the result
     files; ``note`` is a paragraph placed under the introduction."""
-    out_dir = Path(out_dir)
+    out_dir, results_md = Path(out_dir), Path(results_md)
     by_suite: dict[str, tuple[list[dict], dict]] = {}
     for path in sorted(out_dir.glob("results-*.json"), key=lambda p: p.stat().st_mtime):
         data = json.loads(path.read_text())
@@ -367,11 +367,10 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str,
         rows = aggregate(list(cells.values()), suite)
         parts += [suite_markdown(suite, name, metas, rows), ""]
         parts += [f"![{title}](figures/{png})" for title, png in _figures(
-            rows, Path(results_md).parent / "figures", name, bool(suite and suite.scaling))]
+            rows, results_md.parent / "figures", name, bool(suite and suite.scaling))]
         parts.append("")
         if suite and suite.targets:
             rst_entries.append((suite.title, [evaluate(t, rows) for t in suite.targets]))
-    results_md = Path(results_md)
     results_md.write_text("\n".join(parts).rstrip() + "\n")
     rst = out_dir / "reproduction-tables.rst"
     rst.write_text(targets_rst(rst_entries))
