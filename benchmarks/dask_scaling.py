@@ -59,13 +59,13 @@ def _chunk(seed: int, index: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def synthetic(n: int, seed: int = 0, chunk_rows: int | None = None):
+def synthetic(n: int, seed: int = 0):
     """``(X, y)`` dask arrays of ``n`` rows, chunked by the I/O module's byte rule."""
     import dask
     import dask.array as da
-    from graphclust.io import chunk_rows as rule
+    from graphclust.io import chunk_rows
 
-    rows = chunk_rows or rule(D, 8)
+    rows = chunk_rows(D, 8)
     sizes = [min(rows, n - s) for s in range(0, n, rows)]
     parts = [dask.delayed(_chunk, pure=True, nout=2)(seed, i, r) for i, r in enumerate(sizes)]
     X = da.concatenate([da.from_delayed(p[0], (r, D), np.float64) for p, r in zip(parts, sizes)])

@@ -160,7 +160,7 @@ def _warm_up(cell: Cell, X: np.ndarray, k: int) -> None:
         pass
 
 
-def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | None) -> dict:
+def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> dict:
     if cache.get("dataset") != cell.dataset:
         cache.clear()
         gc.collect()
@@ -182,8 +182,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | No
         _warm_up(cell, Xp, k)
         cache["warm"].add(cell.method)
     est = make_estimator(cell, k)
-    if send is not None:
-        send(("fit", None))  # the time cap restarts here: it bounds the fit itself
+    send(("fit", None))  # the time cap restarts here: it bounds the fit itself
     gc.collect()
     reset_ok = _reset_peak()
     base = rss_mb() or 0.0
@@ -229,7 +228,7 @@ def _worker_main(conn: Any, cells: list[Cell], data_dir: str | None) -> None:  #
 
 def run_cell_inline(cell: Cell, data_dir: str | None = None) -> dict:
     """One cell in this process, uncapped (tests, debugging): its record."""
-    return {**asdict(cell), **_run_cell(cell, data_dir, {}, None)}
+    return {**asdict(cell), **_run_cell(cell, data_dir, {}, lambda msg: None)}
 
 
 class Interrupted(Exception):
