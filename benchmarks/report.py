@@ -30,8 +30,8 @@ from benchmarks.ranking import battery_rows, finite as _ok
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
 
-__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info", "suite_markdown",
-           "targets_rst", "write_report"]
+__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info",
+           "suite_markdown", "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
 #: The metrics' column heads (``ACC %``, ..., ``purity %``).
