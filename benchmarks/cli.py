@@ -35,37 +35,34 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
 
 
-def plan(suite: Suite, quick: bool = False, seeds: int | None = None,
-         datasets_: list[str] | None = None, methods: list[str] | None = None,
-         time_cap: float | None = None, mem_cap_mb: float | None = None,
-         where: dict | None = None, grid: dict | None = None) -> list[Cell]:
-    """The cells of ``suite`` after the command-line restrictions; ``where`` keeps the
-    cells whose parameters have these values (one setting of a grid); ``grid`` adds or
+def plan(suite: Suite, args: argparse.Namespace) -> list[Cell]:
+    """The cells of ``suite`` after the restrictions of ``run``'s arguments; ``--where`` keeps
+    the cells whose parameters have these values (one setting of a grid); ``--grid`` adds or
     replaces grid parameters of the (selected) presets and specs."""
-    if grid:
+    methods = _split(args.methods)
+    if args.grid:
+        grid = json.loads(args.grid)
         suite = replace(suite, methods=tuple(
             replace(m, grid={**m.grid, **grid}) if m.kind != "peer"
             and (not methods or m.name in methods) else m for m in suite.methods))
-    if quick:
+    if args.quick:
         suite = suite.quick()
-    if time_cap or mem_cap_mb:
-        suite = replace(suite, time_cap=time_cap or suite.time_cap,
-                        mem_cap_mb=mem_cap_mb or suite.mem_cap_mb)
-    out = cells(suite, seeds)
-    if datasets_:
-        wanted = {datasets.quick_name(d) if quick else d for d in datasets_}
+    if args.time_cap or args.mem_cap:
+        suite = replace(suite, time_cap=args.time_cap or suite.time_cap,
+                        mem_cap_mb=args.mem_cap or suite.mem_cap_mb)
+    out = cells(suite, args.seeds)
+    if names := _split(args.datasets):
+        wanted = {datasets.quick_name(d) if args.quick else d for d in names}
         out = [c for c in out if c.dataset in wanted]
     if methods:
         out = [c for c in out if c.method in methods]
-    if where:
-        out = [c for c in out if all(c.params.get(k) == v for k, v in where.items())]
+    for key, value in _where(args.where).items():
+        out = [c for c in out if c.params.get(key) == value]
     return out
 
 
-def _where(text: str | None) -> dict | None:
+def _where(text: str | None) -> dict:
     """``"solver__lam=1e-6,solver__positive_part=abs"`` → values parsed as JSON if they can be."""
-    if not text:
-        return None
     out = {}
     for item in _split(text) or []:
         key, _, raw = item.partition("=")
@@ -87,11 +84,9 @@ def _scaling_skip(cell: Cell, records: list[dict]) -> str | None:
     return None
 
 
-def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
+def run_one(suite: Suite, args: argparse.Namespace) -> int:
     """Run one suite and write ``results-<suite>[-<tag>].json`` (+ ``.jsonl`` stream)."""
-    todo = plan(suite, args.quick, args.seeds, _split(args.datasets), _split(args.methods),
-                args.time_cap, args.mem_cap, _where(args.where),
-                json.loads(args.grid) if args.grid else None)
+    todo = plan(suite, args)
     if not todo:
         print(f"{suite.name}: nothing to run after the restrictions", file=sys.stderr)
         return 1
@@ -100,7 +95,7 @@ def run_one(suite: Suite, args: argparse.Namespace, command: str) -> int:
     stem = f"results-{suite.name}" + (f"-{args.tag}" if args.tag else "")
     print(f"benchmarks: suite {suite.name}, {len(todo)} cells → {out / stem}.json",
           file=sys.stderr)
-    meta = {"suite": suite.name, "command": command, "quick": args.quick,
+    meta = {"suite": suite.name, "command": args.command, "quick": args.quick,
             "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
             "seeds": max(c.seed for c in todo) + 1, "time_cap": max(c.time_cap for c in todo),
             "machine": report.machine_info()}
@@ -142,15 +137,11 @@ def _run(args: argparse.Namespace) -> int:
         names = [s.name for s in load_suites().values() if s.targets]
     suites = [get_suite(n) for n in names]
     signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
-    status = 0
-    for suite in suites:
-        status = max(status, run_one(suite, args, args.command))
-    return status
+    return max([run_one(suite, args) for suite in suites], default=0)
 
 
 def _report(args: argparse.Namespace) -> int:
-    target = Path(args.results) if args.results else Path(__file__).parent / "RESULTS.md"
-    md, rst = report.write_report(args.out, target, args.command, args.note)
+    md, rst = report.write_report(args.out, args.results, args.command, args.note)
     print(f"wrote {md} and {rst}", file=sys.stderr)
     return 0
 
@@ -193,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tag", default="", help="suffix of the result file name")
     p = sub.add_parser("report", help="write RESULTS.md and reproduction-tables.rst")
     p.add_argument("--out", required=True, help="folder with results-*.json")
-    p.add_argument("--results", help="RESULTS.md path (default: benchmarks/RESULTS.md)")
+    p.add_argument("--results", default=Path(__file__).parent / "RESULTS.md",
+                   help="RESULTS.md path (default: benchmarks/RESULTS.md)")
     p.add_argument("--note", default="", help="a paragraph placed under the introduction")
     sub.add_parser("list", help="suites, their methods and data sets")
     args = ap.parse_args(argv)

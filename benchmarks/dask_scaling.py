@@ -7,7 +7,8 @@ random plane of the 10-D space, noise in every direction), made chunk by chunk
 restarted workers: ARI and ACC (contingency table summed over chunks), time per stage,
 peak RSS of every worker (psutil via ``client.run`` every 0.5 s), worker restarts. Records
 are appended to ``OUT/dask-scaling.jsonl``; ``OUT/dask-scaling.png`` plots time against n
-(log-log) with the slopes. MNIST chunked against in memory: ``benchmarks.dask_equivalence``.
+(log-log) with the slopes. MNIST chunked against in memory: :func:`equivalence`
+(``python -m benchmarks.dask_equivalence``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -57,13 +59,13 @@ def _chunk(seed: int, index: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def synthetic(n: int, seed: int = 0, chunk_rows: int | None = None):
+def synthetic(n: int, seed: int = 0):
     """``(X, y)`` dask arrays of ``n`` rows, chunked by the I/O module's byte rule."""
     import dask
     import dask.array as da
-    from graphclust.io import chunk_rows as rule
+    from graphclust.io import chunk_rows
 
-    rows = chunk_rows or rule(D, 8)
+    rows = chunk_rows(D, 8)
     sizes = [min(rows, n - s) for s in range(0, n, rows)]
     parts = [dask.delayed(_chunk, pure=True, nout=2)(seed, i, r) for i, r in enumerate(sizes)]
     X = da.concatenate([da.from_delayed(p[0], (r, D), np.float64) for p, r in zip(parts, sizes)])
@@ -95,14 +97,6 @@ class WorkerMemory(Sampler):
                 "worker_restarts": len(self.seen - self.initial)}
 
 
-def _scores(labels, y) -> dict:
-    from graphclust import get_registry
-    from graphclust.cli import chunked_scores
-
-    metrics = [get_registry().metrics.get(m)() for m in ("ari", "acc")]
-    return chunked_scores(metrics, labels, y)[0]
-
-
 class _KMeansPredict(BaseEstimator):
     """dask-ml's ``KMeans`` whose ``labels_`` are its ``predict`` on the embedding: with
     dask 2026.8 and dask-ml 2025.1 the ``labels_`` of ``KMeans.fit`` cannot be computed
@@ -123,8 +117,10 @@ def run_method(client, method: str, X, y, seed: int = 0, fresh: bool = True) -> 
     """One fit on freshly restarted workers (``fresh``; each peak is the case's own): a graphclust
     preset, or ``dask-ml`` (Nyström spectral, 100 components, RBF width
     ``gamma = 1 / (d var(X))``, scikit-learn's ``"scale"`` rule)."""
-    from graphclust import GraphClustering
+    from graphclust import GraphClustering, get_registry
+    from graphclust.cli import chunked_scores
 
+    metrics = [get_registry().metrics.get(m)() for m in ("ari", "acc")]
     for _ in range(20 if fresh else 0):  # the previous case's results go asynchronously
         try:
             client.restart(timeout=600)  # a loaded machine starts workers slowly
@@ -147,7 +143,7 @@ def run_method(client, method: str, X, y, seed: int = 0, fresh: bool = True) -> 
                 model = GraphClustering(method, n_clusters=K, random_state=seed).fit(X)
                 labels, rec["timings"] = model.labels_, dict(model.timings_)
             rec["time"] = time.perf_counter() - t0
-            rec.update(_scores(labels, y), status="ok")
+            rec.update(chunked_scores(metrics, labels, y)[0], status="ok")
         except Exception as exc:  # noqa: BLE001 - reported, the next case still runs
             rec.update(status="error", error=f"{type(exc).__name__}: {exc}",
                        time=time.perf_counter() - t0)
@@ -185,24 +181,37 @@ def plot(records: list[dict], path: Path) -> Path:
     return path
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.dask_scaling", description=__doc__,
+@contextmanager
+def _client(workers: int, memory_limit: str):
+    """A client of a ``LocalCluster`` of ``workers`` one-thread worker processes."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
+                      memory_limit=memory_limit) as cluster, Client(cluster) as client:
+        yield client
+
+
+def _parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """The options of both scripts: the cluster's workers and their memory, the seed."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--memory-limit", default="3GB", help="per worker")
+    ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser("python -m benchmarks.dask_scaling", __doc__)
     ap.add_argument("--out", required=True, help="folder of dask-scaling.jsonl (appended)")
     ap.add_argument("--sizes", default="1e6,5e6,2e7")
     ap.add_argument("--methods", default="uspec,anchor-spectral,dask-ml",
                     help="graphclust presets and/or dask-ml")
     ap.add_argument("--peer-max", type=float, default=5e6, help="largest n for dask-ml")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--memory-limit", default="3GB")
-    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from distributed import Client, LocalCluster
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None,
-                      memory_limit=args.memory_limit) as cluster, Client(cluster) as client, \
+    with _client(args.workers, args.memory_limit) as client, \
             open(out / "dask-scaling.jsonl", "a") as stream:
         started = False  # the cluster's first case has fresh workers already
         for n in (int(float(s)) for s in args.sizes.split(",")):
@@ -220,6 +229,59 @@ def main(argv: list[str] | None = None) -> int:
     if summary["slopes"]:
         summary["plot"] = str(plot(records, out / "dask-scaling.png"))
     print(json.dumps(summary))
+    return 0
+
+
+def equivalence(argv: list[str] | None = None) -> int:
+    """Chunked (Dask) against in-memory labels of the anchor presets, same seed, same run.
+
+    For each preset: one in-memory fit and one fit of the same array as a ``--chunks``-chunk
+    dask array on the cluster started here. Reports ACC of both against the truth, the
+    fraction of equal labels and the ARI between the two labellings, both wall times (one
+    run each, indicative only; the ratio is the comparable number) and the stage times.
+    Up to 100 000 rows (MNIST-70k) the anchor and rounding samples of the chunked run are
+    every row (:mod:`graphclust.chunks`), so the only remaining difference is the order of
+    the block sums. MNIST pixels are scaled to ``[0, 1]`` (``/255``), as the issue asks.
+    """
+    import dask.array as da
+    from graphclust import GraphClustering
+    from sklearn.metrics import adjusted_rand_score
+
+    from benchmarks.datasets import load
+    from benchmarks.runner import score_all
+
+    ap = _parser("python -m benchmarks.dask_equivalence", equivalence.__doc__)
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("--dataset", default="mnist")
+    ap.add_argument("--chunks", type=int, default=8)
+    ap.add_argument("--presets", default="ulge,anchor-spectral,uspec,bkhk-dcd,ongr-k")
+    ap.add_argument("--out", help="JSON file of the rows")
+    args = ap.parse_args(argv)
+    X, y = load(args.dataset, args.data_dir)
+    if args.dataset.startswith("mnist"):
+        X = X / np.float32(255.0)
+    n, k = X.shape[0], int(np.unique(y).size)
+    out = []
+    with _client(args.workers, args.memory_limit):
+        Xd = da.from_array(X, chunks=(-(-n // args.chunks), X.shape[1])).persist()
+        for name in args.presets.split(","):
+            row = {"preset": name, "dataset": args.dataset, "n": n, "chunks": args.chunks,
+                   "workers": args.workers}
+            labels = []
+            for kind, data in (("memory", X), ("chunked", Xd)):
+                t0 = time.perf_counter()
+                model = GraphClustering(name, n_clusters=k, random_state=args.seed).fit(data)
+                labels.append(np.asarray(model.labels_))  # computes the chunked labels
+                row[f"seconds_{kind}"] = round(time.perf_counter() - t0, 2)
+                row.update({f"acc_{kind}": score_all(labels[-1], y)["acc"],
+                            f"{kind}_stages": {s: round(v, 2) for s, v in model.timings_.items()}})
+            row.update(anchor_sample=int(model.anchors_.info.get("sample_size", n)),
+                       equal_labels=float(np.mean(labels[0] == labels[1])),
+                       ari_between=float(adjusted_rand_score(*labels)))
+            out.append(row)
+            print(json.dumps(row), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(out, indent=2))
     return 0
 
 

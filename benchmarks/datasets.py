@@ -57,20 +57,11 @@ def size_of(name: str) -> int | None:
     return int(float(size)) if size else None
 
 
-def quick_name(name: str, rows: int = QUICK_ROWS) -> str:
-    """The ``--quick`` stand-in of a data set: ``rows`` rows of it (MNIST-extend and the
-    synthetic sets: their first ``10 * rows`` rows)."""
+def quick_name(name: str) -> str:
+    """The ``--quick`` stand-in of a data set: :data:`QUICK_ROWS` rows of it (MNIST-extend
+    and the synthetic sets: their first ``10 * QUICK_ROWS`` rows)."""
     base = family(name)
-    if base in ("mnist-extend", "synthetic"):
-        return f"{base}@{10 * rows}"
-    return f"{base}@{rows}"
-
-
-def _subset(X: Any, y: np.ndarray, n: int) -> tuple[Any, np.ndarray]:
-    if n >= X.shape[0]:
-        return X, y
-    idx = np.sort(np.random.default_rng(SUBSET_SEED).choice(X.shape[0], n, replace=False))
-    return X[idx], y[idx]
+    return f"{base}@{QUICK_ROWS * (10 if base in ('mnist-extend', 'synthetic') else 1)}"
 
 
 def synthetic_blobs(n: int, n_clusters: int = 10, dim: int = 16) -> tuple[np.ndarray, np.ndarray]:
@@ -173,8 +164,9 @@ def load(name: str, data_dir: str | None = None) -> tuple[np.ndarray, np.ndarray
         X, y = X[keep], y[keep]
     else:
         X, y = load_dataset(base, data_dir)
-    if n is not None and base not in ("mnist-extend", "synthetic", "blobs", *GENERATED):
-        X, y = _subset(X, np.asarray(y), n)
+    if n is not None and n < X.shape[0]:  # the generated sets have n rows already
+        idx = np.sort(np.random.default_rng(SUBSET_SEED).choice(X.shape[0], n, replace=False))
+        X, y = X[idx], np.asarray(y)[idx]
     if hasattr(X, "toarray"):
         X = X.toarray()
     X = np.asarray(X)

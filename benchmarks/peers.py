@@ -74,14 +74,11 @@ class HdbscanK(_LabelsPeer):
     def fit(self, X: np.ndarray) -> HdbscanK:
         from sklearn.cluster import HDBSCAN
 
-        best: tuple[int, np.ndarray, int] | None = None
-        for size in sorted({max(5, int(f * X.shape[0])) for f in HDBSCAN_SIZES}):
-            labels = HDBSCAN(min_cluster_size=size, copy=True).fit_predict(X)
-            gap = abs(len(set(labels.tolist()) - {-1}) - self.n_clusters)
-            if best is None or gap < best[0]:
-                best = (gap, labels, size)
-        assert best is not None
-        self.min_cluster_size_, labels = best[2], best[1]
+        sizes = sorted({max(5, int(f * X.shape[0])) for f in HDBSCAN_SIZES})
+        fits = [(HDBSCAN(min_cluster_size=s, copy=True).fit_predict(X), s) for s in sizes]
+        # min keeps the first, so the smaller size, of the labellings as close to k
+        labels, self.min_cluster_size_ = min(
+            fits, key=lambda fit: abs(len(set(fit[0].tolist()) - {-1}) - self.n_clusters))
         self.labels_ = np.where(labels < 0, labels.max() + 1, labels)
         return self
 

@@ -60,10 +60,8 @@ def quality_vs_time(rows: list[dict], out_dir, metric: str = "acc",
                         capsize=2)
             ax.annotate(r["method"], (r["time_fit"], 100 * r[metric]), fontsize=7,
                         xytext=(4, 3), textcoords="offset points")
-        ax.set_xscale("log")
+        ax.set(xscale="log", xlabel="fit time (s, log scale)", ylabel=f"{metric.upper()} (%)")
         _plain_log_ticks(ax.xaxis)
-        ax.set_xlabel("fit time (s, log scale)")
-        ax.set_ylabel(f"{metric.upper()} (%)")
         ax.set_title(f"{ds}: {metric.upper()} against time (circles: presets, squares: peers)",
                      fontsize=9)
         ax.grid(alpha=0.3)
@@ -84,21 +82,15 @@ def scaling_plots(rows: list[dict], out_dir, prefix: str = "") -> dict[str, str]
             continue
         fig, axes = plt.subplots(1, 2, figsize=(10, 4))
         for method in sorted({r["method"] for r in rs}):
-            pts = sorted((r["n"], r.get("time_fit"), r.get("fit_extra_mb"))
-                         for r in rs if r["method"] == method and r.get("n"))
-            ts = [(n, t) for n, t, _ in pts if _ok(t)]
-            ms = [(n, m) for n, _, m in pts if _ok(m)]
-            if ts:
-                axes[0].plot(*zip(*ts), marker="o", label=method)
-            if ms:
-                axes[1].plot(*zip(*ms), marker="o", label=method)
+            for ax, stat in zip(axes, ("time_fit", "fit_extra_mb")):
+                pts = sorted((r["n"], r[stat]) for r in rs
+                             if r["method"] == method and r.get("n") and _ok(r.get(stat)))
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=method)
         for ax, what in zip(axes, ("fit time (s)", "memory of fit above its input (MB)")):
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            ax.set(xscale="log", yscale="log", xlabel="n (log scale)", ylabel=what)
             _plain_log_ticks(ax.xaxis)
             _plain_log_ticks(ax.yaxis)
-            ax.set_xlabel("n (log scale)")
-            ax.set_ylabel(what)
             ax.grid(alpha=0.3, which="both")
         axes[0].legend(fontsize=7)
         fig.suptitle(f"{family}: time and memory against n", fontsize=10)

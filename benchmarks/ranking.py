@@ -32,19 +32,11 @@ def _num(x: Any) -> float:
 
 def average_ranks(scores: Sequence[Any]) -> np.ndarray:
     """Ranks of ``scores`` (higher is better, rank 1 the best), ties sharing the mean of
-    the ranks they span; failures (None, NaN) last. Empty input gives an empty array."""
-    s = np.array([_num(x) for x in scores], dtype=float)
-    n = s.size
-    order = np.argsort(-s, kind="stable")
-    ranks = np.empty(n, dtype=float)
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and s[order[j + 1]] == s[order[i]]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1  # mean of ranks i+1 .. j+1
-        i = j + 1
-    return ranks
+    the ranks they span (scipy's ``rankdata``); failures (None, NaN) last. Empty input
+    gives an empty array."""
+    from scipy.stats import rankdata
+
+    return rankdata([-_num(x) for x in scores], method="average").astype(float)
 
 
 def wins_losses(ours: Sequence[Any], theirs: Sequence[Any]) -> tuple[int, int, int]:

@@ -25,15 +25,17 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.datasets import size_of
 from benchmarks.ranking import battery_rows, finite as _ok
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
 
-__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info", "suite_markdown",
-           "targets_rst", "write_report"]
+__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info",
+           "suite_markdown", "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
-_HEAD = {"purity": "purity"}
+#: The metrics' column heads (``ACC %``, ..., ``purity %``).
+_HEADS = [f"{m if m == 'purity' else m.upper()} %" for m in METRICS]
 
 
 def _pct(x: Any, digits: int = 1) -> str:
@@ -46,13 +48,10 @@ def _secs(x: Any) -> str:
 
 def machine_info() -> dict:
     """Cores, memory, CPU, load, library versions and the git commit of this run."""
-    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version()}
-    try:
-        info["load_avg"] = [round(x, 2) for x in os.getloadavg()]
-        with open("/proc/meminfo") as fh:
-            info["memory_gb"] = round(int(fh.readline().split()[1]) / 2**20, 1)
-    except (OSError, ValueError):
-        pass
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(), "python": platform.python_version(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "memory_gb": round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1)}
     import graphclust
     import sklearn
 
@@ -86,20 +85,17 @@ def aggregate(records: list[dict], suite: Suite | None = None) -> list[dict]:
         row: dict[str, Any] = {
             "method": method, "dataset": dataset, "kind": first.get("kind", "preset"),
             "params": json.loads(params), "prep": first.get("prep", "raw"),
-            "n": first.get("n"), "d": first.get("d"), "k": first.get("k"),
+            "n": first.get("n") or size_of(dataset), "d": first.get("d"), "k": first.get("k"),
             "runs": len(rs), "ok": len(ok), "time_cap": first.get("time_cap"),
             "status": "ok" if len(ok) == len(rs) else "partial" if ok else rs[0]["status"],
             "error": next((r.get("error", "") for r in rs if r["status"] != "ok"), ""),
         }
-        if row["n"] is None and "@" in dataset:
-            row["n"] = int(float(dataset.split("@")[1]))
         for m in METRICS:
             row[m], row[f"{m}_std"] = _mean_std([r.get(m) for r in ok])
         for s in STAGES:
             row[f"time_{s}"], row[f"time_{s}_std"] = _mean_std([r.get(f"time_{s}") for r in ok])
         for key in ("peak_rss_mb", "fit_extra_mb", *(f"peak_{s}_mb" for s in FIT_STAGES)):
-            vals = [r[key] for r in ok if _ok(r.get(key))]
-            row[key] = max(vals) if vals else None
+            row[key] = max((r[key] for r in ok if _ok(r.get(key))), default=None)
         row.update(_members(ok))
         rows.append(row)
     best = {m.name for m in (suite.methods if suite else ()) if m.select == "best"}
@@ -250,10 +246,8 @@ def _dataset_table(rows: list[dict], dataset: str) -> str:
     first = next((r for r in rs if r.get("d")), None)
     head = f"**{dataset}**" + (f" (n = {first['n']}, d = {first['d']}, k = {first['k']})"
                                if first else "")
-    return head + "\n\n" + _table(["method", "ACC %", "NMI %", "ARI %", "purity %", "AMI %",
-                                   "fit s",
-                                   "t/t(KMeans)", "peak MB", "fit +MB", "seeds ok",
-                                   "setting"], body)
+    return head + "\n\n" + _table(["method", *_HEADS, "fit s", "t/t(KMeans)", "peak MB",
+                                   "fit +MB", "seeds ok", "setting"], body)
 
 
 def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
@@ -310,8 +304,7 @@ def _members_table(row: dict) -> str:
                  *(_pct(row[s]) for s in METRICS)])
     return (f"Members of `{row['method']}` on {row['dataset']} in the same runs "
             f"({row['ok']} seed(s); the median member is taken per seed):\n\n"
-            + _table(["member", "k", *(f"{_HEAD.get(s, s.upper())} %" for s in METRICS)],
-                     body))
+            + _table(["member", "k", *_HEADS], body))
 
 
 def _rst_line(values: list[str], width: list[int]) -> str:
@@ -348,7 +341,7 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str,
                  note: str = "") -> tuple[Path, Path]:
     """Write ``results_md`` and ``<out_dir>/reproduction-tables.rst`` from the result
     files; ``note`` is a paragraph placed under the introduction."""
-    out_dir = Path(out_dir)
+    out_dir, results_md = Path(out_dir), Path(results_md)
     by_suite: dict[str, tuple[list[dict], dict]] = {}
     for path in sorted(out_dir.glob("results-*.json"), key=lambda p: p.stat().st_mtime):
         data = json.loads(path.read_text())
@@ -374,11 +367,10 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str,
         rows = aggregate(list(cells.values()), suite)
         parts += [suite_markdown(suite, name, metas, rows), ""]
         parts += [f"![{title}](figures/{png})" for title, png in _figures(
-            rows, Path(results_md).parent / "figures", name, bool(suite and suite.scaling))]
+            rows, results_md.parent / "figures", name, bool(suite and suite.scaling))]
         parts.append("")
         if suite and suite.targets:
             rst_entries.append((suite.title, [evaluate(t, rows) for t in suite.targets]))
-    results_md = Path(results_md)
     results_md.write_text("\n".join(parts).rstrip() + "\n")
     rst = out_dir / "reproduction-tables.rst"
     rst.write_text(targets_rst(rst_entries))

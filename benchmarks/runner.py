@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 
@@ -41,11 +42,11 @@ from benchmarks.suite import Cell
 __all__ = ["METRICS", "STAGES", "Interrupted", "execute", "run_cell_inline"]
 
 METRICS = ("acc", "nmi", "ari", "purity", "ami")
-#: Metrics without a registered part, scored by scikit-learn.
-_SKLEARN_METRICS = ("ami",)
 FIT_STAGES = ("anchors", "graph", "solver", "rounding")
 STAGES = ("preprocess", *FIT_STAGES, "fit")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+#: Seconds a worker may take to start and load its data set.
+_STARTUP_S = 300.0
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -129,7 +130,7 @@ def score_all(labels: np.ndarray, y: np.ndarray) -> dict[str, float]:
     from sklearn.metrics import adjusted_mutual_info_score
 
     out = {m: float(resolve_part({"name": m}, "metric").score(labels, y)) for m in METRICS
-           if m not in _SKLEARN_METRICS}
+           if m != "ami"}
     out["ami"] = float(adjusted_mutual_info_score(y, labels))
     return out
 
@@ -159,7 +160,7 @@ def _warm_up(cell: Cell, X: np.ndarray, k: int) -> None:
         pass
 
 
-def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | None) -> dict:
+def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> dict:
     if cache.get("dataset") != cell.dataset:
         cache.clear()
         gc.collect()
@@ -181,8 +182,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable | No
         _warm_up(cell, Xp, k)
         cache["warm"].add(cell.method)
     est = make_estimator(cell, k)
-    if send is not None:
-        send(("fit", None))  # the time cap restarts here: it bounds the fit itself
+    send(("fit", None))  # the time cap restarts here: it bounds the fit itself
     gc.collect()
     reset_ok = _reset_peak()
     base = rss_mb() or 0.0
@@ -228,7 +228,7 @@ def _worker_main(conn: Any, cells: list[Cell], data_dir: str | None) -> None:  #
 
 def run_cell_inline(cell: Cell, data_dir: str | None = None) -> dict:
     """One cell in this process, uncapped (tests, debugging): its record."""
-    return {**asdict(cell), **_run_cell(cell, data_dir, {}, None)}
+    return {**asdict(cell), **_run_cell(cell, data_dir, {}, lambda msg: None)}
 
 
 class Interrupted(Exception):
@@ -260,8 +260,7 @@ def _group_key(cell: Cell, isolate: str, i: int) -> Any:
 def execute(cells: list[Cell], data_dir: str | None = None, isolate: str = "dataset",
             skip: Callable[[Cell, list[dict]], str | None] | None = None,
             threads: int | None = 1, on_record: Callable[[dict], None] | None = None,
-            log: Callable[[str], None] | None = None,
-            startup_timeout: float = 300.0) -> list[dict]:
+            log: Callable[[str], None] | None = None) -> list[dict]:
     """Run ``cells`` in spawned workers; one record per cell, in cell order.
 
     ``isolate``: ``"dataset"`` (a process per method and data set), ``"job"``,
@@ -300,34 +299,21 @@ def execute(cells: list[Cell], data_dir: str | None = None, isolate: str = "data
                             finish(i, {"status": "skipped", "error": why})
                     pending = [i for i in pending if not reasons[i]]
                 if pending:
-                    pending = _run_group(ctx, cells, pending, data_dir, finish,
-                                         startup_timeout, threads)
+                    pending = _run_group(ctx, cells, pending, data_dir, finish, threads)
     except KeyboardInterrupt:
         raise Interrupted([r for r in records if r is not None]) from None
     return [r for r in records if r is not None]
 
 
-def _start_worker(ctx: Any, args: tuple, threads: int | None) -> Any:
-    saved = {v: os.environ.get(v) for v in _THREAD_VARS}
-    if threads:
-        os.environ.update({v: str(threads) for v in _THREAD_VARS})
-    try:
-        proc = ctx.Process(target=_worker_main, args=args, daemon=True)
-        proc.start()
-    finally:
-        for v, old in saved.items():
-            if old is None:
-                os.environ.pop(v, None)
-            else:
-                os.environ[v] = old
-    return proc
-
-
 def _run_group(ctx: Any, cells: list[Cell], pending: list[int], data_dir: str | None,
-               finish: Callable, startup_timeout: float, threads: int | None) -> list[int]:
-    """Run ``pending`` cells in one worker; the cells still to run after a kill."""
+               finish: Callable, threads: int | None) -> list[int]:
+    """Run ``pending`` cells in one worker (its BLAS / OpenMP threads limited to
+    ``threads``); the cells still to run after a kill."""
     parent, child = ctx.Pipe(duplex=False)
-    proc = _start_worker(ctx, (child, [cells[i] for i in pending], data_dir), threads)
+    with patch.dict(os.environ, {v: str(threads) for v in _THREAD_VARS} if threads else {}):
+        proc = ctx.Process(target=_worker_main, args=(child, [cells[i] for i in pending],
+                                                      data_dir), daemon=True)
+        proc.start()  # the worker inherits the environment, this process keeps its own
     child.close()
     done: set[int] = set()
     current: int | None = None
@@ -351,7 +337,7 @@ def _run_group(ctx: Any, cells: list[Cell], pending: list[int], data_dir: str | 
 
     try:
         while True:
-            cap = startup_timeout if current is None else cells[pending[current]].time_cap
+            cap = _STARTUP_S if current is None else cells[pending[current]].time_cap
             wait = cap - (time.perf_counter() - started)
             if wait <= 0:
                 if current is None:

@@ -3,13 +3,13 @@
 A suite is data: methods (graphclust presets with parameter overrides or grids, and
 peers), data sets, seeds, caps, and the targets of the reproduction table. The runner
 expands it into cells (method × data set × parameter setting × seed); the report turns
-the results into tables. A suite module defines one module-level ``SUITE``::
+the results into tables. A suite module defines one module-level ``SUITE``, named after
+the module (``suites/uspec.py`` is ``--suite uspec``)::
 
     from benchmarks.suite import Suite, peer, preset, score
 
     SUITE = Suite(
-        name="uspec", title="U-SPEC (Huang et al., TKDE 2020)",
-        datasets=("usps", "pendigits"), seeds=5,
+        title="U-SPEC (Huang et al., TKDE 2020)", datasets=("usps", "pendigits"), seeds=5,
         methods=(preset("uspec"), peer("sk-kmeans"), peer("sk-spectral", cap=300)),
         targets=(score("USPS, uspec", "uspec", "usps", acc=68.3, nmi=74.1),),
     )
@@ -145,12 +145,12 @@ class Suite:
     cell, ``mem_cap_mb`` to the resident size of its process (None: no cap).
     ``isolate`` picks the worker processes: one per ``"dataset"`` (method and data set),
     ``"job"``, ``"method"``. ``scaling=True`` skips a method's larger sizes after a
-    failure and adds log-log slopes to the report. ``doc``: the docs page of its tables.
-    ``battery``: the report adds a battery table (mean / median ARI, mean rank, wins and
-    losses against each peer, :mod:`benchmarks.ranking`).
+    failure and adds log-log slopes to the report. ``battery``: the report adds a battery
+    table (mean / median ARI, mean rank, wins and losses against each peer,
+    :mod:`benchmarks.ranking`). ``name`` (``--suite NAME``, ``results-NAME.json``) is the
+    suite module's name, set by :func:`load_suites`.
     """
 
-    name: str
     title: str
     methods: tuple[Method, ...]
     datasets: tuple[str, ...]
@@ -160,8 +160,8 @@ class Suite:
     mem_cap_mb: float | None = None
     isolate: str = "dataset"
     scaling: bool = False
-    doc: str = ""
     battery: bool = False
+    name: str = ""
 
     def quick(self) -> Suite:
         """The ``--quick`` version: subsets of every data set, one seed, two values per
@@ -248,17 +248,14 @@ def cells(suite: Suite, seeds: int | None = None) -> list[Cell]:
 
 
 def load_suites() -> dict[str, Suite]:
-    """Every ``SUITE`` of the modules in :mod:`benchmarks.suites`, by name."""
+    """Every ``SUITE`` of the modules in :mod:`benchmarks.suites`, by name (the module's)."""
     from benchmarks import suites as pkg
 
     found: dict[str, Suite] = {}
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{pkg.__name__}.{info.name}")
-        suite = getattr(module, "SUITE", None)
+        suite = getattr(importlib.import_module(f"{pkg.__name__}.{info.name}"), "SUITE", None)
         if isinstance(suite, Suite):
-            if suite.name in found:
-                raise ValueError(f"two suites named {suite.name!r} (module {info.name})")
-            found[suite.name] = suite
+            found[info.name] = replace(suite, name=info.name)
     return found
 
 

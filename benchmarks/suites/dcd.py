@@ -8,9 +8,7 @@ MNIST-70k: ≥ 10× faster. Memory at 630 000 points: the ``scaling`` suite.
 from benchmarks.suite import Suite, peer, preset, ratio
 
 SUITE = Suite(
-    name="dcd",
     title="DCD — Yang, Corander, Oja, purity on one graph",
-    doc="docs/bundles/dcd.rst",
     datasets=("usps", "pendigits", "mnist"),
     seeds=1,
     methods=(

@@ -8,9 +8,7 @@ lower bound). Memory at 630 000 points: the ``scaling`` suite.
 from benchmarks.suite import Suite, peer, preset, ratio, score
 
 SUITE = Suite(
-    name="dlc",
     title="DLC — Shao, Li, Ding, Fu (IJCAI 2015), Tables 2–3",
-    doc="docs/bundles/dlc.rst",
     datasets=("pendigits", "letter", "mnist", "coil20", "yaleb"),
     seeds=5,
     methods=(

@@ -13,8 +13,6 @@ The ``-k1`` rows are the same ensembles with the consensus keeping one eigenvect
 ``k`` (``extra_components = 1``; a variant, not the presets' default): the member seeds
 derive from the run's seed, so they combine the very same memberships."""
 
-import copy
-
 import graphclust
 
 from benchmarks.suite import Suite, median_of, peer, preset, ratio, score, spec
@@ -28,17 +26,12 @@ _CROSS = {"ensemble": {"members": [{"preset": name, "metrics": []} for name in M
 
 def _extra_component(spec_: dict) -> dict:
     """``spec_`` (an ensemble spec) with one more consensus eigenvector than ``k``."""
-    out = {"ensemble": copy.deepcopy(spec_["ensemble"])}
-    consensus = out["ensemble"]["consensus"]
-    consensus = {"name": consensus} if isinstance(consensus, str) else consensus
-    out["ensemble"]["consensus"] = {**consensus, "extra_components": 1}
-    return out
+    ensemble = spec_["ensemble"]
+    return {"ensemble": {**ensemble, "consensus": {**ensemble["consensus"], "extra_components": 1}}}
 
 
 SUITE = Suite(
-    name="ensemble",
     title="Ensembles — U-SENC and a cross-bundle consensus",
-    doc="docs/reproduction.rst",
     datasets=_CROSS_SETS,
     seeds=1,
     time_cap=1800.0,

@@ -19,12 +19,10 @@ search, :class:`benchmarks.peers.HdbscanK`), Genie (G = 0.3) and UMAP (10 compon
 KMeans.
 """
 
-from collections.abc import Callable
-
 import graphclust
 
 from benchmarks.datasets import GENERATED
-from benchmarks.suite import Method, Suite, peer, preset
+from benchmarks.suite import Suite, peer, preset
 
 #: Data sets with three seeds (images); every other data set has one.
 IMAGE_SETS = ("usps", "mnist_test", "mnist", "coil20", "digits")
@@ -32,23 +30,16 @@ OTHER_SETS = ("pendigits", "letter", "connect4", "iris", "wine", "breast_cancer"
               *(f"{g}@{n}" for n in (1000, 20000) for g in GENERATED))
 PEER_NAMES = ("sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans")
 
-
-def _split(make: Callable[..., Method], name: str) -> tuple[Method, ...]:
-    """One method as two rows of the same label: three seeds on the image sets, one on
-    the others."""
-    return (make(name, datasets=IMAGE_SETS, seeds=3),
-            make(name, datasets=OTHER_SETS, seeds=1))
-
-
 SUITE = Suite(
-    name="general",
     title="General battery — every preset against common peers (issue 16)",
     datasets=IMAGE_SETS + OTHER_SETS,
     seeds=1,
     time_cap=900.0,
     mem_cap_mb=8000.0,
     battery=True,
-    methods=tuple(m for p in graphclust.get_registry().preset_names()
-                  for m in _split(preset, p))
-    + tuple(m for p in PEER_NAMES for m in _split(peer, p)),
+    # every method as two rows of one label: three seeds on the image sets, one on the others
+    methods=tuple(make(name, datasets=sets, seeds=seeds)
+                  for make, names in ((preset, graphclust.get_registry().preset_names()),
+                                      (peer, PEER_NAMES))
+                  for name in names for sets, seeds in ((IMAGE_SETS, 3), (OTHER_SETS, 1))),
 )

@@ -2,12 +2,14 @@
 
 ``ncer`` is deterministic: one seed. ``usps_smooth`` emulates the paper's USPS file
 (0.75 px smoothing, see docs/bundles/ncer.rst). ``ncer-raw`` and ``ncer-l2nn`` are the
-other readings of the graph (raw values; Euclidean neighbours). Speed on MNIST-70k: MVEE + SPA + NNLS
-(the ``rounding`` stage) against the eigendecomposition before it (the ``solver``
-stage), goal < 0.1 of its time. Table 5 needs no graph: MER (= NCER with p = m,
+other readings of the graph (raw values; Euclidean neighbours). Speed on MNIST-70k:
+MVEE + SPA + NNLS (the ``rounding`` stage) against the eigendecomposition before it (the
+``solver`` stage), goal < 0.1 of its time. Table 5 needs no graph: MER (= NCER with p = m,
 Corollary 1) and ER with Assumption 4's scaling, on unit-length and on raw values.
 ``nc`` is the paper's NC peer: one k-means start on the ``ncer`` embedding, ten seeds.
 """
+
+from benchmarks.suite import Suite, preset, ratio, score, spec
 
 
 def _separable(name: str, prep: str):
@@ -17,12 +19,8 @@ def _separable(name: str, prep: str):
                 prep=prep, datasets=("mnist_test", "coil20"))
 
 
-from benchmarks.suite import Suite, preset, ratio, score, spec
-
 SUITE = Suite(
-    name="ncer",
     title="NCER — Mizutani, Tables 2–4",
-    doc="docs/bundles/ncer.rst",
     datasets=("mnist_test456", "mnist_test", "coil20", "usps", "usps_smooth", "jaffe", "orl"),
     seeds=1,
     methods=(
@@ -39,7 +37,8 @@ SUITE = Suite(
         spec("nc", {"graph": {"name": "poly-knn", "n_neighbors": 5, "b": 0.0, "c": 1,
                               "neighbors": "similarity", "include_self": False,
                               "normalize": True},
-                    "solver": {"name": "ncer-embedding"}, "rounding": {"name": "kmeans", "n_init": 1}},
+                    "solver": {"name": "ncer-embedding"},
+                    "rounding": {"name": "kmeans", "n_init": 1}},
              prep="raw-pixels", seeds=10, datasets=("mnist_test", "usps", "usps_smooth")),
         *(_separable(name, prep) for name in ("mer", "er") for prep in ("normalize", "raw")),
     ),

@@ -5,9 +5,7 @@ without being slower (issue 2), same run."""
 from benchmarks.suite import Suite, peer, preset, ratio, score
 
 SUITE = Suite(
-    name="ncut",
     title="Common: ncut and anchor-spectral against SpectralClustering",
-    doc="docs/bundles/common.rst",
     datasets=("usps", "pendigits", "mnist", "coil20"),
     seeds=3,
     methods=(
@@ -19,13 +17,10 @@ SUITE = Suite(
               goal=1.0, stat="acc"),
         ratio("ncut speed vs SpectralClustering, USPS", "ncut", "usps", versus="sk-spectral",
               goal=1.0),
-        score("anchor-spectral (LSC-K) USPS, ONGR Table 4", "anchor-spectral", "usps",
-              acc=77.00, nmi=80.64),
-        score("anchor-spectral (LSC-K) PenDigits", "anchor-spectral", "pendigits",
-              acc=79.97, nmi=81.85),
-        score("anchor-spectral (LSC-K) MNIST-70k", "anchor-spectral", "mnist",
-              acc=76.21, nmi=77.33),
-        score("anchor-spectral (LSC-K) COIL20", "anchor-spectral", "coil20",
-              acc=72.89, nmi=90.90),
+        *(score(f"anchor-spectral (LSC-K) {label}", "anchor-spectral", ds, acc=acc, nmi=nmi)
+          for label, ds, acc, nmi in (("USPS, ONGR Table 4", "usps", 77.00, 80.64),
+                                      ("PenDigits", "pendigits", 79.97, 81.85),
+                                      ("MNIST-70k", "mnist", 76.21, 77.33),
+                                      ("COIL20", "coil20", 72.89, 90.90))),
     ),
 )

@@ -48,9 +48,7 @@ def _grid(name: str, grid: dict, datasets: tuple[str, ...]):
 
 
 SUITE = Suite(
-    name="ongr",
     title="ONGR — Han, Xiong, Nie (IJCAI 2017), Table 4",
-    doc="docs/bundles/ongr.rst",
     datasets=("usps", "pendigits", "coil20", "mnist", "mnist-extend@630000"),
     seeds=1,
     time_cap=1800.0,
@@ -58,14 +56,11 @@ SUITE = Suite(
         _grid("ongr-k", GRID_PAPER, _SMALL), _grid("ongr-r", GRID_PAPER, _SMALL),
         _grid("ongr-k", GRID_MNIST, ("mnist",)), _grid("ongr-r", GRID_MNIST, ("mnist",)),
         _grid("ongr-r", GRID_EXTEND, ("mnist-extend@630000",)),
-        preset("ongr-r", label="ongr-r defaults", prep="minmax-pca",
-               datasets=("mnist", *_DEFAULTS), seeds=3),
-        preset("ongr-k", label="ongr-k defaults", prep="minmax-pca", datasets=_DEFAULTS,
-               seeds=3),
-        preset("ongr-r", label="ongr-r paper start", params=_PAPER_START, prep="minmax-pca",
-               datasets=_DEFAULTS, seeds=3),
-        preset("ongr-k", label="ongr-k paper start", params=_PAPER_START, prep="minmax-pca",
-               datasets=_DEFAULTS, seeds=3),
+        preset("ongr-r", label="ongr-r defaults", prep="minmax-pca", datasets=("mnist",), seeds=3),
+        *(preset(p, label=f"{p} {what}", params=params, prep="minmax-pca", datasets=_DEFAULTS,
+                 seeds=3)
+          for what, params in (("defaults", {}), ("paper start", _PAPER_START))
+          for p in ("ongr-r", "ongr-k")),
         peer("sk-kmeans-1", prep="minmax-pca", datasets=("mnist",), seeds=3),
     ),
     targets=(

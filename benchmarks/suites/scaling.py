@@ -9,7 +9,6 @@ _SYNTH = tuple(f"synthetic@{n}" for n in (250_000, 500_000, 1_000_000, 2_000_000
 _630K = "mnist-extend@630000"
 
 SUITE = Suite(
-    name="scaling",
     title="Scaling: MNIST-extend and synthetic sets",
     datasets=_EXTEND + _SYNTH,
     seeds=1,

@@ -15,7 +15,6 @@ def _has_data() -> bool:
         return False
 
 SUITE = Suite(
-    name="smoke",
     title="Smoke: every registered preset on tiny subsets",
     datasets=("usps@600", "pendigits@600", "digits@600") if _has_data()
     else ("digits@600", "blobs@600"),

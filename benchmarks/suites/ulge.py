@@ -14,9 +14,7 @@ from benchmarks.suite import Suite, peer, preset, ratio, score
 _MNIST = ("mnist",)
 
 SUITE = Suite(
-    name="ulge",
     title="ULGE / OULGE with BKHK — Nie, Zhu, Li, Table 5",
-    doc="docs/bundles/ulge.rst",
     datasets=("usps", "mnist", "connect4"),
     seeds=10,
     methods=(

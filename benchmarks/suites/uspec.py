@@ -14,9 +14,7 @@ from benchmarks.suite import Suite, limit, peer, preset, ratio, score
 _630K = "mnist-extend@630000"
 
 SUITE = Suite(
-    name="uspec",
     title="U-SPEC — Huang et al., ultra-scalable spectral clustering",
-    doc="docs/bundles/uspec.rst",
     datasets=("usps", "pendigits", "mnist"),
     seeds=3,
     methods=(

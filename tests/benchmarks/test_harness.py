@@ -77,7 +77,7 @@ def test_suite_names_existing_presets_peers_recipes_and_datasets(name):
 
 
 def test_cells_expand_the_grid_and_the_quick_version_is_small():
-    suite = Suite("t", "t", datasets=("usps", "pendigits"), seeds=3, methods=(
+    suite = Suite("t", datasets=("usps", "pendigits"), seeds=3, methods=(
         preset("ongr-r", grid={"solver__lam": [1, 2, 3], "graph__n_neighbors": [2, 5]},
                select="best"),
         peer("sk-kmeans", datasets=("usps",), seeds=1)))
@@ -183,8 +183,8 @@ def test_aggregate_means_and_best_of_grid():
     recs = [_rec("a", "x", s, acc=v, nmi=0.5, time_fit=1.0) for s, v in enumerate((0.6, 0.8))]
     recs += [_rec("g", "x", 0, params={"p": p}, acc=a, nmi=n)
              for p, a, n in ((1, 0.7, 0.1), (2, 0.9, 0.2), (3, 0.9, 0.3))]
-    suite = Suite("t", "t", datasets=("x",), methods=(preset("ncut", label="a"),
-                                                      preset("ncut", label="g", select="best")))
+    suite = Suite("t", datasets=("x",), methods=(preset("ncut", label="a"),
+                                                 preset("ncut", label="g", select="best")))
     rows = {r["method"]: r for r in report.aggregate(recs, suite)}
     assert rows["a"]["acc"] == pytest.approx(0.7) and rows["a"]["acc_std"] == pytest.approx(0.1)
     assert rows["g"]["params"] == {"p": 3} and rows["g"]["settings_tried"] == 3
