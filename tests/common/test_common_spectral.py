@@ -313,7 +313,7 @@ def test_drop_trivial_connected_on_a_connected_anchor_graph_drops():
 def test_drop_trivial_connected_chunked_equals_in_memory():
     """The chunked LSC (sums over row blocks) decides ``"connected"`` from the summed Gram
     matrix as the in-memory solve does: the same embedding rows."""
-    from graphclust._chunked import InMemoryChunks
+    from graphclust.chunks import InMemoryChunks
 
     rng = np.random.default_rng(2)
     X, _, g = _blob_anchor_graph((200, 90, 30), rng)

@@ -1,7 +1,7 @@
 """The ``anchor-level`` adapter chunk-wise: DCD on anchors (``bkhk-dcd``) and any other
 affinity solver on the ``m x m`` graph ``ZᵀZ = Σ_b Z_bᵀ Z_b``, labels lifted per block.
 
-The protocol tests (:class:`~graphclust._chunked.InMemoryChunks`) need no Dask; the
+The protocol tests (:class:`~graphclust.chunks.InMemoryChunks`) need no Dask; the
 cluster tests run on the module's 2-worker ``LocalCluster`` and are skipped without the
 ``[dask]`` extra.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from graphclust import SpecError
-from graphclust._chunked import InMemoryChunks
+from graphclust.chunks import InMemoryChunks
 from graphclust._composer import compose
 from graphclust._dask._refuse import check_chunkwise
 from graphclust._parts import Context

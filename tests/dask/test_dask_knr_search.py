@@ -42,7 +42,7 @@ def test_one_search_per_chunk(search, digits, as_dask, dask_client, monkeypatch)
 def test_kept_search_rows_equal_transform(digits):
     """The one-search methods give prepare_chunked()'s σ and transform()'s rows, for any
     cut of the rows (no Dask: blocks summed by hand)."""
-    from graphclust._chunked import Block, InMemoryChunks
+    from graphclust.chunks import Block, InMemoryChunks
     from graphclust._parts import Context
 
     X, _ = digits

@@ -6,7 +6,7 @@ from __future__ import annotations
 import graphclust as gc
 import numpy as np
 import pytest
-from graphclust._chunked import ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR, sample_size
+from graphclust.chunks import ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR, sample_size
 from graphclust_plugins.ongr.anchors_capped import CappedAnchors
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -71,7 +71,7 @@ def test_dask_state_api_equals_in_memory(dask_client):
     chunk's first row), ``sum(state=)`` and ``on_sample`` read them, as
     :class:`InMemoryChunks` does; a released state refuses to be used."""
     import dask.array as da
-    from graphclust._chunked import InMemoryChunks
+    from graphclust.chunks import InMemoryChunks
     from graphclust._dask._chunks import DaskChunks
 
     X = np.random.default_rng(0).normal(size=(103, 3))

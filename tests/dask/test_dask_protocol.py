@@ -1,5 +1,5 @@
 """The chunk-wise protocol without Dask: every chunk-wise part's chunked form equals its
-in-memory form on blocks in memory (:class:`graphclust._chunked.InMemoryChunks`)."""
+in-memory form on blocks in memory (:class:`graphclust.chunks.InMemoryChunks`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import graphclust as gc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graphclust._chunked import (ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR, InMemoryChunks,
+from graphclust.chunks import (ANCHOR_SAMPLE_MIN, ANCHOR_SAMPLE_PER_ANCHOR, InMemoryChunks,
                                  add_sums, sample_size)
 from graphclust._composer import compose
 from graphclust._parts import Context

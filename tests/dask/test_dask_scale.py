@@ -6,7 +6,7 @@ from __future__ import annotations
 import graphclust as gc
 import numpy as np
 import pytest
-from graphclust._chunked import InMemoryChunks
+from graphclust.chunks import InMemoryChunks
 from graphclust.numerics.scaling import (
     ColumnStats,
     fit_scaling,

@@ -50,11 +50,11 @@ def test_ensemble_and_scale_on_threads(digits):
 def test_sampled_anchors_are_a_uniform_subset(monkeypatch, digits):
     """Above the sample rule, the selector sees a uniform sample of rows drawn from the
     run's seed, and the fit still labels every row (lower the rule's floor to see it)."""
-    import graphclust._dask._run as run
+    import graphclust.chunks as protocol  # the floors every chunked run reads
 
-    monkeypatch.setattr(run, "ANCHOR_SAMPLE_MIN", 500)
-    monkeypatch.setattr(run, "ANCHOR_SAMPLE_PER_ANCHOR", 5)
-    monkeypatch.setattr(run, "ROUNDING_SAMPLE_MIN", 600)
+    monkeypatch.setattr(protocol, "ANCHOR_SAMPLE_MIN", 500)
+    monkeypatch.setattr(protocol, "ANCHOR_SAMPLE_PER_ANCHOR", 5)
+    monkeypatch.setattr(protocol, "ROUNDING_SAMPLE_MIN", 600)
     X, y = digits
     Xd = da.from_array(X, chunks=300)
     model = gc.GraphClustering("uspec", n_clusters=10, random_state=0,

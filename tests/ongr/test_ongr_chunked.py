@@ -1,5 +1,5 @@
 """ONGR's solver on row chunks (:meth:`OngrSolver.solve_chunked`) against the in-memory
-solve, on blocks in memory (:class:`graphclust._chunked.InMemoryChunks`; no Dask)."""
+solve, on blocks in memory (:class:`graphclust.chunks.InMemoryChunks`; no Dask)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graphclust._chunked import BlockState, InMemoryChunks, split_kept
+from graphclust.chunks import BlockState, InMemoryChunks, split_kept
 from graphclust._composer import compose
 from graphclust._parts import Context
 from graphclust._plugins import get_registry

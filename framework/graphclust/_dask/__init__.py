@@ -7,7 +7,7 @@ an error naming the ``[dask]`` extra when it is missing) only when such an input
 
 Modules: :mod:`._input` (a dask array or DataFrame → a validated float array chunked by
 rows), :mod:`._refuse` (which specs can run, checked before anything runs),
-:mod:`._chunks` (:class:`~graphclust._chunked.RowChunks` over Dask blocks),
+:mod:`._chunks` (:class:`~graphclust.chunks.RowChunks` over Dask blocks),
 :mod:`._run` (the pipeline: sample → anchors → graph → solve → round → labels).
 """
 

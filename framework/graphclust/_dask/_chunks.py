@@ -1,10 +1,10 @@
-""":class:`~graphclust._chunked.RowChunks` over the blocks of a ``dask.array``."""
+""":class:`~graphclust.chunks.RowChunks` over the blocks of a ``dask.array``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphclust._chunked import Block, BlockState, RowChunks, add_sums, split_by_block
+from graphclust.chunks import Block, BlockState, RowChunks, add_sums, split_by_block
 
 __all__ = ["DaskChunks", "active_client", "apply_block", "apply_block_at"]
 
@@ -64,7 +64,7 @@ class DaskChunks(RowChunks):
 
     :meth:`map` / :meth:`map_sum` keep one task's result per block: on a distributed
     client as futures (the values stay in the workers' memory, held by the returned
-    :class:`~graphclust._chunked.BlockState`, and are recomputed from their lineage if a
+    :class:`~graphclust.chunks.BlockState`, and are recomputed from their lineage if a
     worker is lost), on Dask's threads by ``dask.persist``; ``release()`` drops the
     handle's references so the scheduler frees them. ``map_sum`` computes the ``(value,
     summand)`` pairs, keeps the first items and adds the second ones in :meth:`sum`'s

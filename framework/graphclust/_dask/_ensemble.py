@@ -35,9 +35,8 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust._chunked import (
-    ROUNDING_SAMPLE_MIN,
-    ROUNDING_SAMPLE_PER_CLUSTER,
+from graphclust import chunks as protocol  # the sample floors, read at call time
+from graphclust.chunks import (
     Block,
     sample_size,
     split_by_block,
@@ -152,8 +151,8 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     consensus.combine_chunked(chunks, n_clusters, cctx)
 
     quiet = Context(cctx.seed, Progress(), ctx.n_jobs)
-    r_size = sample_size(n, n_clusters, per_unit=ROUNDING_SAMPLE_PER_CLUSTER,
-                         minimum=ROUNDING_SAMPLE_MIN)
+    r_size = sample_size(n, n_clusters, per_unit=protocol.ROUNDING_SAMPLE_PER_CLUSTER,
+                         minimum=protocol.ROUNDING_SAMPLE_MIN)
     r_idx = _sorted_sample(ctx.rng("chunked.consensus-sample"), n, r_size)
     shipped_consensus = dask.delayed(consensus)
     lift = dask.delayed(_coordinate_rows, pure=True)

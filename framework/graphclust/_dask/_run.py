@@ -33,11 +33,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from graphclust._chunked import (
-    ANCHOR_SAMPLE_MIN,
-    ANCHOR_SAMPLE_PER_ANCHOR,
-    ROUNDING_SAMPLE_MIN,
-    ROUNDING_SAMPLE_PER_CLUSTER,
+from graphclust import chunks as protocol  # the sample floors, read at call time
+from graphclust.chunks import (
     Block,
     sample_size,
     split_by_block,
@@ -254,7 +251,8 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     # a selector whose count depends on n (capped) is fixed from all n rows first
     selector = pipe.anchors.for_rows(n) if pipe.anchors.depends_on_rows() else pipe.anchors
     m = _n_anchors_asked(selector, n)
-    size = sample_size(n, m, per_unit=ANCHOR_SAMPLE_PER_ANCHOR, minimum=ANCHOR_SAMPLE_MIN)
+    size = sample_size(n, m, per_unit=protocol.ANCHOR_SAMPLE_PER_ANCHOR,
+                       minimum=protocol.ANCHOR_SAMPLE_MIN)
     idx = _sorted_sample(ctx.rng("chunked.anchor-sample"), n, size)
     Xs = X if idx is None else X[idx]
     anchors, caught = dask.delayed(_capturing)(_select, selector, Xs, quiet).compute()
@@ -303,8 +301,8 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     t0 = time.perf_counter()
     sctx = stage("rounding", pipe.rounding)
     sctx.progress.open()
-    r_size = sample_size(n, n_clusters, per_unit=ROUNDING_SAMPLE_PER_CLUSTER,
-                         minimum=ROUNDING_SAMPLE_MIN)
+    r_size = sample_size(n, n_clusters, per_unit=protocol.ROUNDING_SAMPLE_PER_CLUSTER,
+                         minimum=protocol.ROUNDING_SAMPLE_MIN)
     r_idx = _sorted_sample(ctx.rng("chunked.rounding-sample"), n, r_size)
     shipped_solution = dask.delayed(shipped)
     lifter = _lifter(pipe)

@@ -102,7 +102,7 @@ class ColumnStats:
 
     def __add__(self, other: ColumnStats) -> ColumnStats:
         """``a + b`` is :meth:`merge`, so row-block statistics add like any chunk sum
-        (:func:`graphclust._chunked.add_sums`)."""
+        (:func:`graphclust.chunks.add_sums`)."""
         return self.merge(other)
 
     @property
