@@ -76,7 +76,9 @@ class UMAPLayout(graphclust.Solver):
         1.0, doc="Weight γ of the negative samples.", check=graphclust.real(0.0))
 
     def _check_extra(self):
-        if self.min_dist > self.spread:
+        real = (int, float)
+        if (isinstance(self.min_dist, real) and isinstance(self.spread, real)
+                and not isinstance(self.min_dist, bool) and self.min_dist > self.spread):
             return [("min_dist", f"must be at most spread = {self.spread}, got {self.min_dist}")]
         return []
 
