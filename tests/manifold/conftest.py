@@ -1,5 +1,5 @@
 """Make the ``manifold`` bundle visible to the process-wide registry while these tests
-run, when its entry point is not installed yet (a worktree run against a shared
+run (module by module, so nothing else sees it), when its entry point is not installed yet (a worktree run against a shared
 environment): the bundle's own hook registers it, and the registry is restored after."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import graphclust
 from graphclust._registry import Provider
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def manifold_registered():
     from graphclust_plugins import manifold
 
