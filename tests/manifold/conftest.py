@@ -1,6 +1,7 @@
 """Make the ``manifold`` bundle visible to the process-wide registry while these tests
-run (module by module, so nothing else sees it), when its entry point is not installed yet (a worktree run against a shared
-environment): the bundle's own hook registers it, and the registry is restored after."""
+run (module by module, so no other test sees it) when its entry point is not installed
+yet (a worktree run against a shared environment): the bundle's own hook registers it,
+and the registry is restored after."""
 
 from __future__ import annotations
 
