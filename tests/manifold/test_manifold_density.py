@@ -123,3 +123,14 @@ def test_trivial_sizes():
         warnings.simplefilter("error")
         labels = DensityRounding().round(solution(np.arange(12.0)[:, None]), 12, ctx)
     assert sorted(labels) == list(range(12))
+
+
+def test_duplicate_rows():
+    """Points at distance 0 leave the tree at λ = ∞: counted at the densest level."""
+    rng = np.random.default_rng(0)
+    E = np.vstack([np.repeat(rng.normal(size=(20, 2)), 10, axis=0),
+                   np.repeat(rng.normal(size=(20, 2)) + 8, 10, axis=0)])
+    r = DensityRounding()
+    labels = r.round(solution(E), 2, graphclust.Context())
+    assert np.bincount(labels).tolist() == [200, 200]
+    assert np.all(np.isfinite(r.stability_)) and np.all(r.stability_ > 0)

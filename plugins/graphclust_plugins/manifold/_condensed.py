@@ -38,7 +38,9 @@ class CondensedTree:
         child = np.asarray(tree["child"], dtype=np.int64)
         lam = np.asarray(tree["lambda_val"], dtype=np.float64)
         size = np.asarray(tree["child_size"], dtype=np.float64)
-        lam = np.where(np.isfinite(lam), lam, 0.0)
+        finite = np.isfinite(lam)
+        # λ = ∞ (points leaving at distance 0: duplicates) counts as the densest level
+        lam = np.where(finite, lam, lam[finite].max(initial=0.0))
         self.root = self.n
         n_clusters = int(max(parent.max(initial=self.n), child.max(initial=self.n))) + 1 - self.n
         self.n_nodes = max(n_clusters, 1)
