@@ -30,7 +30,7 @@ def dense_reference(X, n_neighbors, metric="euclidean"):
         d = D[i, nb]
         rho = d[d > 0].min()
 
-        def f(s):
+        def f(s, d=d, rho=rho):
             return np.exp(-np.maximum(d - rho, 0) / s).sum() - target
 
         sigma = brentq(f, 1e-12, 1e6, xtol=1e-14)
@@ -58,7 +58,7 @@ def test_sigma_solves_the_row_equation(points):
     """Σ_j exp(−max(0, d_ij − ρ_i)/σ_i) = log2 k on every row the floor does not bind."""
     from graphclust.numerics import knn
 
-    idx, dsq = knn(points, 14, method="exact")
+    _, dsq = knn(points, 14, method="exact")
     d = np.sqrt(dsq)
     rho, sigma, floored = smooth_distances(d, math.log2(15))
     assert not floored.any()

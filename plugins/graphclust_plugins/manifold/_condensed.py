@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CondensedTree", "select_k", "label_points"]
+__all__ = ["CondensedTree", "label_points", "select_k"]
 
 
 class CondensedTree:

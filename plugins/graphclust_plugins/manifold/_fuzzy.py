@@ -9,8 +9,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["smooth_distances", "membership_weights", "fuzzy_union", "directed_graph",
-           "BISECTION_STEPS", "SIGMA_TOLERANCE", "SIGMA_FLOOR"]
+__all__ = [
+    "BISECTION_STEPS",
+    "SIGMA_FLOOR",
+    "SIGMA_TOLERANCE",
+    "directed_graph",
+    "fuzzy_union",
+    "membership_weights",
+    "smooth_distances",
+]
 
 #: Bisection steps of the σ search (each halves the bracket).
 BISECTION_STEPS = 64

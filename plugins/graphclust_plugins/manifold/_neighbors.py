@@ -10,7 +10,7 @@ import numpy as np
 
 from graphclust.numerics import exact_knn_seconds, knn, normalize_rows
 
-__all__ = ["EXACT_MAX_WORK", "choose_method", "exact_neighbors", "approx_neighbors"]
+__all__ = ["EXACT_MAX_WORK", "approx_neighbors", "choose_method", "exact_neighbors"]
 
 #: ``method="auto"`` searches exactly while ``n² · d`` stays at or below this (about
 #: 50 s of brute force on the 2-core reference machine by
