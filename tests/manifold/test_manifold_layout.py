@@ -67,3 +67,13 @@ def test_init_fallbacks():
 def test_min_dist_above_spread_is_refused():
     problems = UMAPLayout(min_dist=2.0, spread=1.0).check_params()
     assert [p for p, _ in problems] == ["min_dist"]
+
+
+def test_many_components_placed_from_the_features():
+    """With features, umap-learn places more than 2·p components from the data."""
+    rng = np.random.default_rng(0)
+    X = np.repeat(np.arange(8.0)[:, None] * 10, 3, axis=0) + rng.normal(size=(24, 1)) * 0.01
+    blocks = sp.block_diag([np.ones((3, 3)) - np.eye(3)] * 8, format="csr")
+    sol = UMAPLayout(n_components=2, n_epochs=10).solve(graphclust.AffinityGraph(blocks), X, 2,
+                                                        graphclust.Context(seed=0))
+    assert sol.info["init"] == "spectral" and np.all(np.isfinite(sol.embedding))

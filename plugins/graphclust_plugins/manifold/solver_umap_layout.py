@@ -88,7 +88,8 @@ class UMAPLayout(graphclust.Solver):
         n = graph.n
         dim = int(self.n_components)
         random_state = np.random.RandomState(ctx.seed_for("solver.umap-layout"))
-        init, why = self._init(graph, X, dim)
+        comps = graph.n_components() if n else 0
+        init, why = self._init(graph, X, dim, comps)
         A = sp.coo_matrix(graph.adjacency, dtype=np.float32, copy=True)
         A.setdiag(0.0)
         A.eliminate_zeros()
@@ -97,7 +98,9 @@ class UMAPLayout(graphclust.Solver):
             return graphclust.Solution(embedding=start, info={"init": "random (no edges)",
                                                               "n_epochs": 0})
         a, b = find_ab_params(self.spread, self.min_dist)
-        data = None if X is None or sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        data = None  # umap-learn reads the data only to place many components
+        if init == "spectral" and comps > 2 * dim:
+            data = np.asarray(X, dtype=np.float64)
         with warnings.catch_warnings():
             # umap-learn warns about its own spectral fallback; the rule above avoids it
             warnings.filterwarnings("ignore", message=".*[Ss]pectral initialisation failed.*")
@@ -112,14 +115,12 @@ class UMAPLayout(graphclust.Solver):
                                    info={"init": why, "n_epochs": int(epochs),
                                          "a": float(a), "b": float(b)})
 
-    def _init(self, graph, X, dim) -> tuple[str, str]:
+    def _init(self, graph, X, dim, comps) -> tuple[str, str]:
         if self.init == "random":
             return "random", "random"
         if graph.n <= dim + 1:
             return "random", f"random (spectral needs n > n_components + 1 = {dim + 1})"
-        if X is None or sp.issparse(X):
-            comps = graph.n_components()
-            if comps > 2 * dim:
-                return "random", (f"random ({comps} components > 2·n_components and no "
-                                  "features to place them)")
+        if comps > 2 * dim and (X is None or sp.issparse(X)):
+            return "random", (f"random ({comps} components > 2·n_components and no "
+                              "features to place them)")
         return "spectral", "spectral"
