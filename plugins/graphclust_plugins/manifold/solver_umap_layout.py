@@ -1,0 +1,126 @@
+"""UMAP layout of any affinity graph (a nonlinear node embedding)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+import graphclust
+
+
+@graphclust.part
+class UMAPLayout(graphclust.Solver):
+    """UMAP layout: a nonlinear node embedding of any affinity graph.
+
+    McInnes, Healy & Melville (2018), UMAP, arXiv:1802.03426, Sec. 3.2: points are
+    placed in ``n_components`` dimensions so that the low-dimensional similarities
+    ``(1 + a‖y_i − y_j‖^{2b})^{-1}`` match the graph's weights under the fuzzy-set
+    cross-entropy, by stochastic gradient descent over ``n_epochs`` epochs: each edge is
+    sampled in proportion to its weight (attraction), each sample followed by
+    ``negative_sample_rate`` random vertices (repulsion). ``a`` and ``b`` are fitted to
+    ``min_dist`` and ``spread`` (umap-learn's ``find_ab_params``). For clustering,
+    ``min_dist = 0`` packs the points of a cluster tightly and ~10 dimensions keep more
+    structure than 2 (the EVoC / UMAP+HDBSCAN recipe).
+
+    The graph may come from any graph part (``fuzzy-knn``, ``knn``, ``poly-knn``...):
+    its symmetric weights are the edge probabilities (UMAP scales them by their
+    maximum; edges below ``max / n_epochs`` are never sampled and are dropped, as in
+    umap-learn). It runs umap-learn's public ``umap.umap_.simplicial_set_embedding``.
+
+    Initialisation: ``"spectral"`` (UMAP's default: eigenvectors of the normalized
+    Laplacian, each connected component laid out apart) or ``"random"`` (uniform in
+    ``[-10, 10]``). Spectral falls back to random, recorded in ``solution.info["init"]``,
+    when the graph is too small for it (``n <= n_components + 1``) or has more than
+    ``2 · n_components`` components and the solver is given no features (umap-learn
+    places many components from the data). A graph with no edges keeps its random
+    start.
+
+    Determinism and threads: the generator is seeded from the run
+    (``ctx.seed_for("solver.umap-layout")``) and the gradient descent always runs
+    single-threaded (umap-learn's ``parallel=False``), so a seed fixes the embedding
+    whatever the thread count; umap-learn's multi-threaded descent is faster but not
+    reproducible and is not used. The first call in a process compiles umap-learn's
+    numba kernels (cached on disk afterwards).
+
+    Costs: ``O(n_epochs · nnz · (1 + negative_sample_rate) · n_components)`` time,
+    ``O(nnz + n · n_components)`` memory; the spectral start is an iterative
+    eigensolve on the sparse graph. Nothing ``n x n``. No out-of-sample extension
+    (``predict`` is not offered).
+    """
+
+    name = "umap-layout"
+    accepts = frozenset({"affinity"})
+    needs_features = False
+    produces = frozenset({"embedding"})
+
+    n_components: int = graphclust.param(
+        10, doc="Embedding dimension (10 keeps more cluster structure than UMAP's 2).",
+        check=graphclust.integer(1))
+    n_epochs: int | None = graphclust.param(
+        None, doc="Epochs of edge sampling; None = umap-learn's rule (500 up to "
+        "n = 10 000, 200 above).", check=graphclust.optional(graphclust.integer(1)))
+    init: str = graphclust.param("spectral", doc="Start: spectral layout or uniform random.",
+                                 check=graphclust.one_of("spectral", "random"))
+    min_dist: float = graphclust.param(
+        0.0, doc="Smallest distance of points in the layout (fits a, b); 0 for clustering.",
+        check=graphclust.real(0.0))
+    spread: float = graphclust.param(1.0, doc="Scale of the layout (fits a, b with min_dist).",
+                                     check=graphclust.real(0.0, low_open=True))
+    negative_sample_rate: int = graphclust.param(
+        5, doc="Negative samples per positive edge sample.", check=graphclust.integer(0))
+    learning_rate: float = graphclust.param(1.0, doc="Initial SGD step α (decays linearly).",
+                                            check=graphclust.real(0.0, low_open=True))
+    repulsion_strength: float = graphclust.param(
+        1.0, doc="Weight γ of the negative samples.", check=graphclust.real(0.0))
+
+    def _check_extra(self):
+        real = (int, float)
+        if (isinstance(self.min_dist, real) and isinstance(self.spread, real)
+                and not isinstance(self.min_dist, bool) and self.min_dist > self.spread):
+            return [("min_dist", f"must be at most spread = {self.spread}, got {self.min_dist}")]
+        return []
+
+    def solve(self, graph, X, n_clusters, ctx):
+        from umap.umap_ import find_ab_params, simplicial_set_embedding
+
+        n = graph.n
+        dim = int(self.n_components)
+        random_state = np.random.RandomState(ctx.seed_for("solver.umap-layout"))
+        comps = graph.n_components() if n else 0
+        init, why = self._init(graph, X, dim, comps)
+        A = sp.coo_matrix(graph.adjacency, dtype=np.float32, copy=True)
+        A.setdiag(0.0)
+        A.eliminate_zeros()
+        if n < 2 or A.nnz == 0:
+            start = random_state.uniform(-10.0, 10.0, size=(n, dim))
+            return graphclust.Solution(embedding=start, info={"init": "random (no edges)",
+                                                              "n_epochs": 0})
+        a, b = find_ab_params(self.spread, self.min_dist)
+        data = None  # umap-learn reads the data only to place many components
+        if init == "spectral" and comps > 2 * dim:
+            data = np.asarray(X, dtype=np.float64)
+        with warnings.catch_warnings():
+            # umap-learn warns about its own spectral fallback; the rule above avoids it
+            warnings.filterwarnings("ignore", message=".*[Ss]pectral initialisation failed.*")
+            emb, _ = simplicial_set_embedding(
+                data, A, dim, float(self.learning_rate), float(a), float(b),
+                float(self.repulsion_strength), int(self.negative_sample_rate),
+                self.n_epochs, init, random_state, "euclidean", {}, False, {}, False,
+                parallel=False, verbose=False)
+        emb = np.asarray(emb, dtype=np.float64)
+        epochs = self.n_epochs if self.n_epochs is not None else (500 if n <= 10000 else 200)
+        return graphclust.Solution(embedding=emb, n_iter=int(epochs),
+                                   info={"init": why, "n_epochs": int(epochs),
+                                         "a": float(a), "b": float(b)})
+
+    def _init(self, graph, X, dim, comps) -> tuple[str, str]:
+        if self.init == "random":
+            return "random", "random"
+        if graph.n <= dim + 1:
+            return "random", f"random (spectral needs n > n_components + 1 = {dim + 1})"
+        if comps > 2 * dim and (X is None or sp.issparse(X)):
+            return "random", (f"random ({comps} components > 2·n_components and no "
+                              "features to place them)")
+        return "spectral", "spectral"
