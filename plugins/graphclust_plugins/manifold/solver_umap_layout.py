@@ -53,7 +53,7 @@ class UMAPLayout(graphclust.Solver):
     name = "umap-layout"
     accepts = frozenset({"affinity"})
     needs_features = False
-    produces = frozenset({"embedding"})
+    provides = frozenset({"embedding"})
 
     n_components: int = graphclust.param(
         10, doc="Embedding dimension (10 keeps more cluster structure than UMAP's 2).",
