@@ -87,10 +87,21 @@ def test_parquet_numeric_columns_and_label_column(tmp_path, X):
 
 @pytest.mark.parametrize("suffix", [".npy", ".zarr", ".parquet"])
 def test_labels_round_trip_and_replace(tmp_path, suffix):
+    """A file is replaced; a folder (a zarr or parquet result) never is (issue 30)."""
     labels = da.from_array(np.arange(1000) % 7, chunks=300)
     out = tmp_path / f"labels{suffix}"
-    io.write_labels(out, labels + 1)
-    assert io.write_labels(out, labels) == out  # an existing result is replaced
+    if suffix == ".npy":
+        io.write_labels(out, labels + 1)
+        assert io.write_labels(out, labels) == out  # an existing file is replaced
+    else:
+        out.mkdir()
+        (out / "keep.txt").write_text("mine")
+        with pytest.raises(InputError, match="an existing folder; labels never replace"):
+            io.write_labels(out, labels)
+        assert [p.name for p in out.iterdir()] == ["keep.txt"]
+        (out / "keep.txt").unlink()
+        out.rmdir()
+        assert io.write_labels(out, labels) == out
     if suffix == ".npy":
         back = np.load(out)
     elif suffix == ".zarr":
