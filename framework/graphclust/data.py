@@ -92,6 +92,15 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
             y = None
         elif labels is None:
             y = _pick(f, _Y_KEYS, "y", path)
+            if y is not None:
+                y = np.asarray(y).ravel()
+                key = next(k for k in _Y_KEYS if k in f)
+                lost = (int(np.isnan(y).sum()) if y.dtype.kind in "fc" else
+                        _missing(y) if y.dtype.kind in "US" else 0)
+                if lost:
+                    raise InputError(f"{path}: the labels {key!r} have {lost} missing values "
+                                     f"(of {y.size}); give every row a label or pass "
+                                     "--no-labels")
         elif str(labels) in f:
             y = _checked_labels(np.asarray(f[str(labels)]).ravel(), f"key {labels!r}", path)
         else:
@@ -187,7 +196,7 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
     must be numbers; an empty field is a missing value (NaN), refused later by the fit.
     """
     path = Path(path)
-    with open(path, newline="") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:  # a byte-order mark is not a name
         first = fh.readline()
     if not first.strip():
         raise InputError(f"{path}: the file is empty" if not first else
@@ -222,14 +231,16 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
             warnings.filterwarnings("ignore", message=".*([Ee]mpty input file|contained no "
                                     "data).*")
             X = np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2, usecols=feats,
-                           converters=number)
+                           converters=number, encoding="utf-8-sig")
             y = None if col is None else np.loadtxt(
-                path, delimiter=delimiter, skiprows=skip, ndmin=1, usecols=[col], dtype=str)
+                path, delimiter=delimiter, skiprows=skip, ndmin=1, usecols=[col], dtype=str,
+                encoding="utf-8-sig")
     except ValueError as exc:
         msg = str(exc)
         if "column index" in msg:  # a short row: numpy's whole-row message is clearer
             try:
-                np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2, dtype=str)
+                np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2, dtype=str,
+                           encoding="utf-8-sig")
             except ValueError as whole:
                 msg = str(whole)
         msg = msg.split("; use `usecols`")[0]  # the columns are graphclust's to choose
@@ -250,7 +261,7 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
                 note(f"{path.name}: column {name!r} is kept as a feature, not taken as the "
                      f"labels: {problem.split(' (')[0]}")
             X = np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2,
-                           converters=number)
+                           converters=number, encoding="utf-8-sig")
             return X, None
     else:
         _checked_labels(y, f"column {name!r}", path)

@@ -170,6 +170,11 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None,
     if y is not None:
         if y.shape[0] != X.shape[0]:
             raise InputError(f"{path}: {y.shape[0]} labels for {X.shape[0]} rows")
+        if y.dtype.kind in "fc":
+            lost = int(da.isnan(y).sum().compute())
+            if lost:
+                raise InputError(f"{path}: the labels {ykey!r} have {lost} missing values (NaN, "
+                                 f"of {y.shape[0]}); give every row a label or pass --no-labels")
         y = _recode(y.rechunk((X.chunks[0],)))
     return X, y
 

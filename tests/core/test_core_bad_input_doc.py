@@ -147,6 +147,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("``--labels id``, a column of distinct integers",
      cli("run", "--dataset", "ids.csv", "--labels", "id")),
     ("CSV label column with a missing value", cli("run", "--dataset", "miss.csv")),
+    ("``.npz`` whose ``y`` has a NaN", cli("run", "--dataset", "nany.npz")),
     ("empty CSV file", cli("run", "--dataset", "empty.csv")),
     ("CSV with a header and no rows", cli("run", "--dataset", "head.csv")),
     ("``.npy`` file, no labels, no ``--n-clusters``",
@@ -221,6 +222,7 @@ def ragged_csv(tmp_path, monkeypatch):
                                                          for i, v in enumerate(BLOBS[:, 0])))
     (tmp_path / "miss.csv").write_text("a,b,label\n1,2,0\n3,4,\n5,6,1\n7,8,1\n")
     (tmp_path / "empty.csv").write_text("")
+    np.savez(tmp_path / "nany.npz", X=BLOBS, y=np.where(np.arange(90) == 4, np.nan, BLOBS_Y))
     (tmp_path / "head.csv").write_text("a,b\n")
     monkeypatch.chdir(tmp_path)
 

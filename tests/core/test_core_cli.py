@@ -428,3 +428,23 @@ def test_presets_command_and_dataset_did_you_mean(capsys):
     assert next(p for p in data if p["name"] == "auto")["rule"] is True
     code, _, err = run(capsys, "run", "--dataset", "digitz")
     assert code == 2 and "unknown dataset 'digitz'" in err and "did you mean 'digits'?" in err
+
+
+def test_headerless_csv_with_a_byte_order_mark_and_npz_labels_with_nan(capsys, tmp_path):
+    """Found by the sweep: a BOM made the first row a header (one row lost, silently); a
+    NaN in an .npz's y became a class of its own."""
+    X = np.arange(40.0).reshape(20, 2) % 7
+    path = tmp_path / "bom.csv"
+    path.write_text("".join(f"{a},{b}\n" for a, b in X), encoding="utf-8-sig")
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                         "--quiet", "--n-clusters", "2")
+    assert code == 0 and json.loads(out)["n_samples"] == 20, err
+    y = np.arange(20) % 2.0
+    y[4] = np.nan
+    np.savez(tmp_path / "nany.npz", X=X, y=y)
+    code, _, err = run(capsys, "run", "--dataset", str(tmp_path / "nany.npz"))
+    assert code == 2 and "the labels 'y' have 1 missing values (of 20)" in err
+    code, out, _ = run(capsys, "run", "--preset", "ncut", "--dataset",
+                       str(tmp_path / "nany.npz"), "--no-labels", "--n-clusters", "2",
+                       "--json", "--quiet")
+    assert code == 0 and json.loads(out)["scores"] == {}
