@@ -225,24 +225,6 @@ def _is_npy(path: str) -> bool:
     return Path(path).suffix.lower() == ".npy"
 
 
-def _read_npy_in_memory(path: str, labels):
-    """``(X, None)``: a ``.npy`` file memory-mapped (read-only), no Dask needed."""
-    if labels not in (None, False):
-        raise InputError(f"{path}: --labels {labels!r}: a .npy file holds only features")
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"no such data file: {path!r}" if not p.exists() else
-                         f"{path!r} is a folder, not a .npy file")
-    try:
-        X = np.load(p, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
-    if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
-        raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "
-                         f"got shape {X.shape} and dtype {X.dtype}")
-    return X, None
-
-
 def _load_input(args, chunked: bool, note=None):
     """``(X, y)``: a zarr/parquet path (and a ``.npy`` file with ``--scheduler``) as Dask
     arrays (:mod:`graphclust.io`); a ``.npy`` file without ``--scheduler`` memory-mapped;
@@ -251,9 +233,7 @@ def _load_input(args, chunked: bool, note=None):
 
     labels = _labels_arg(args)
     chunk_bytes = None if args.chunk_mb is None else int(args.chunk_mb * 2**20)
-    if _is_npy(args.dataset) and not chunked:
-        return _read_npy_in_memory(args.dataset, labels)
-    if io.is_large_format(args.dataset):
+    if io.is_large_format(args.dataset) and (chunked or not _is_npy(args.dataset)):
         return io.open_array(args.dataset, chunk_bytes, labels, note)
     X, y = _load(args.dataset, args.data_dir, labels, note)
     if not chunked:
@@ -800,8 +780,10 @@ def _decide(args, rule) -> tuple[dict, str]:
         raise SpecError(Problem("", f"{rule.name!r} is a rule preset: its spec depends on the "
                                 f"data; give --dataset (e.g. graphclust fill {rule.name} "
                                 "--dataset digits)"), title="rule preset needs data")
-    X, y = _load(args.dataset, args.data_dir)
+    X, y = _load(args.dataset, args.data_dir, note=_note([]))
     k = args.n_clusters or (int(np.unique(y).size) if y is not None else DEFAULT_N_CLUSTERS)
+    if not args.n_clusters and y is None:
+        _note([])(f"k = {DEFAULT_N_CLUSTERS} (the default; pass --n-clusters)")
     from graphclust._input import check_input
 
     check_input(X if not hasattr(X, "toarray") else X[:1].toarray(), None)
@@ -868,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="cluster a dataset with a preset or a spec file")
-    run.add_argument("--preset", help="registered preset name (see 'graphclust plugins'; "
+    run.add_argument("--preset", help="registered preset name (see 'graphclust presets'; "
                      "default: auto)")
     run.add_argument("--spec", help="spec file (.toml or .json)")
     run.add_argument("--dataset", required=True,

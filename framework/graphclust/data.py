@@ -1,4 +1,7 @@
-"""Data loading: ``.npz``, ``.mat``, ``.csv``, LIBSVM and scikit-learn's bundled sets.
+"""Data loading: ``.npz``, ``.mat``, ``.csv``, LIBSVM, ``.npy`` and scikit-learn's bundled sets.
+
+A ``.npy`` file is memory-mapped read-only here (no Dask needed); :mod:`graphclust.io`
+reads it in row chunks for a run on Dask.
 
 The data folder is, in order: the ``data_dir`` argument (``--data-dir`` on the
 command line), the ``GRAPHCLUST_DATA`` environment variable, then ``../shared/data``
@@ -67,7 +70,8 @@ def _pick(mapping, keys, what, path):
 def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
               note: Callable[[str], None] | None = None
               ) -> tuple[np.ndarray | sp.csr_array, np.ndarray | None]:
-    """Load ``(X, y)`` from a ``.npz``, ``.mat``, ``.csv`` or LIBSVM (``.svm``/``.libsvm``) file.
+    """Load ``(X, y)`` from a ``.npz``, ``.mat``, ``.csv``, LIBSVM (``.svm``/``.libsvm``) or
+    ``.npy`` (features only, memory-mapped read-only) file.
 
     ``y`` is ``None`` when the file has no labels; labels are re-coded to ``0..c-1``.
     ``labels``: ``None`` for the file's own labels (a CSV by the rule of
@@ -79,6 +83,17 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
     if not path.is_file():
         raise InputError(f"no such data file: {str(path)!r}")
     suffix = path.suffix.lower()
+    if suffix == ".npy":
+        if labels not in (None, False):
+            raise InputError(f"{path}: --labels {labels!r}: a .npy file holds only features")
+        try:
+            X = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read {path}: {exc}") from None
+        if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
+            raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "
+                             f"got shape {X.shape} and dtype {X.dtype}")
+        return X, None
     if suffix in (".npz", ".mat"):
         if suffix == ".npz":
             with np.load(path, allow_pickle=False) as npz:
@@ -120,7 +135,8 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
         return sp.csr_array(X), None if labels is False else _labels(y)
     if suffix in (".csv", ".txt", ".tsv"):
         return read_table(path, "\t" if suffix == ".tsv" else ",", labels, note)
-    raise InputError(f"{path}: unsupported file type {suffix!r} (use .npz, .mat, .csv, .svm)")
+    raise InputError(f"{path}: unsupported file type {suffix!r} (use .npz, .mat, .csv, .svm, "
+                     ".npy)")
 
 
 #: Header names a CSV label column may have to be taken without ``--labels``.

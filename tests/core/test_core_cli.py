@@ -417,6 +417,8 @@ def test_default_k_is_said(capsys, blobs_npy):
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet", "--n-clusters", "3")
     assert json.loads(out)["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    code, out, err = run(capsys, "fill", "auto", "--dataset", str(blobs_npy))
+    assert code == 0 and "k = 8 (the default; pass --n-clusters)" in err
 
 
 def test_presets_command_and_dataset_did_you_mean(capsys):
