@@ -434,8 +434,7 @@ def _write_output(what: str, path, write):
                          f"{exc.strerror or type(exc).__name__}") from None
 
 
-def _run_model(args, chunked: bool, plot_path: Path | None,
-               outputs: dict[str, Path] | None = None) -> int:
+def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, Path]) -> int:
     from graphclust import GraphClustering, io
     from graphclust._plan import DEFAULT_N_CLUSTERS
     from graphclust._plugins import get_registry
@@ -507,7 +506,6 @@ def _run_model(args, chunked: bool, plot_path: Path | None,
              "time": r.timings.get("total", 0.0)}
             for m, r, k, s in zip(model.pipeline_.members, res.members, res.member_n_clusters,
                                   res.member_seeds)]
-    outputs = plan_outputs(args, chunked) if outputs is None else outputs
     if args.output:
         out = outputs["--output"]
         if _is_dask(labels) or out.suffix.lower() in (".zarr", ".parquet"):
@@ -829,7 +827,7 @@ def _version() -> str:
     return __version__
 
 
-def _number(low: float, what: str, integer: bool = False):
+def _number(low: float, what: str):
     """An argparse type: a finite number above ``low`` (the message says ``what``)."""
     def parse(text: str):
         try:

@@ -320,8 +320,8 @@ def _npy(labels, tmp: Path) -> None:
               "shape": tuple(int(v) for v in labels.shape)}
     with open(tmp, "wb") as fh:
         np.lib.format.write_array_header_1_0(fh, header)
-        for block in labels.blocks:
-            fh.write(np.ascontiguousarray(block.compute(), dtype=dtype).tobytes())
+        fh.writelines(np.ascontiguousarray(block.compute(), dtype=dtype).tobytes()
+                      for block in labels.blocks)
 
 
 def _zarr(labels, tmp: Path) -> None:
