@@ -841,6 +841,14 @@ def _number(low: float, what: str):
     return parse
 
 
+def _nonempty(text: str) -> str:
+    """An argparse type: a non-blank string (an empty --spec or --output is not silently
+    the default)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, got an empty string")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphclust", description="Scalable graph clustering "
                                      "from interchangeable parts.")
@@ -848,15 +856,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="cluster a dataset with a preset or a spec file")
-    run.add_argument("--preset", help="registered preset name (see 'graphclust presets'; "
+    run.add_argument("--preset", type=_nonempty, help="registered preset name (see 'graphclust presets'; "
                      "default: auto)")
-    run.add_argument("--spec", help="spec file (.toml or .json)")
-    run.add_argument("--dataset", required=True,
+    run.add_argument("--spec", type=_nonempty, help="spec file (.toml or .json)")
+    run.add_argument("--dataset", required=True, type=_nonempty,
                      help="bundled name (digits), data-folder name (usps) or file path; "
                           ".zarr and .parquet are read in chunks (Dask); .npy is read in "
                           "memory (memory-mapped), in chunks only with --scheduler")
     labels = run.add_mutually_exclusive_group()
-    labels.add_argument("--labels", metavar="COLUMN",
+    labels.add_argument("--labels", metavar="COLUMN", type=_nonempty,
                         help="the label column (CSV/parquet: header name or 0-based index; "
                              ".npz/.mat/zarr: key). Without it a CSV/parquet column is taken "
                              "only when named label, labels, y, target or class and holding "
@@ -864,19 +872,19 @@ def build_parser() -> argparse.ArgumentParser:
                              "on stderr says so")
     labels.add_argument("--no-labels", action="store_true",
                         help="no labels: every column is a feature (no truth metrics)")
-    run.add_argument("--data-dir", help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
+    run.add_argument("--data-dir", type=_nonempty, help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
     run.add_argument("--n-clusters", type=int, help="default: the spec's, else the number of "
                      "classes in the labels, else 8 (said on stderr)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--set", action="append", metavar="SECTION.PARAM=VALUE",
                      help="override a parameter, e.g. --set graph.n_neighbors=15")
     run.add_argument("--metrics", help="comma-separated metrics (default acc,nmi,ari,purity)")
-    run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary), "
+    run.add_argument("--output", type=_nonempty, help="write the labels to this file: .npy (NumPy binary), "
                      ".zarr or .parquet (written chunk by chunk, the JSON report beside "
                      "it as <name>.json) or text, one label a line (.csv, .txt). Never "
                      "the data set, the spec or an existing folder; checked before work")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
-    run.add_argument("--plot", metavar="FILE",
+    run.add_argument("--plot", metavar="FILE", type=_nonempty,
                      help="write a picture of the result (.png, .pdf or .svg; needs the plot "
                           "extra): 2-D view, cluster sizes, stage timings, confusion matrix")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")

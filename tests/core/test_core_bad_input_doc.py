@@ -138,6 +138,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("``--chunk-mb 8`` on an in-memory run", cli("run", "--dataset", "X.npy",
                                                  "--chunk-mb", "8")),
     ("``--scheduler ''``", cli("run", "--dataset", "iris", "--scheduler", "")),
+    ("``--spec ''`` (or ``--output ''``)", cli("run", "--dataset", "iris", "--spec", "")),
     # data files and their labels (issue 29)
     ("CSV with header ``x,y`` (two float columns)",
      cli("run", "--preset", "ncut", "--dataset", "xy.csv", "--n-clusters", "2", "--quiet")),

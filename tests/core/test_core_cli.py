@@ -316,6 +316,16 @@ def test_numeric_options_are_checked_by_argparse(capsys, option, value):
     assert exit_.value.code == 2 and f"argument {option}: expected a positive number" in err
 
 
+@pytest.mark.parametrize("option", ["--preset", "--spec", "--output", "--plot", "--labels",
+                                    "--data-dir"])
+def test_empty_strings_are_not_silently_the_default(capsys, option):
+    """`--spec ""` used to run auto and `--output ""` to write nothing, silently."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--dataset", "iris", option, ""])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument {option}: expected a value" in err
+
+
 def test_empty_scheduler_and_chunk_mb_in_memory_are_refused(capsys):
     code, _, err = run(capsys, "run", "--dataset", "iris", "--scheduler", "")
     assert code == 2 and "--scheduler '': expected local" in err
