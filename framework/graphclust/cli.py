@@ -1,9 +1,16 @@
 """The ``graphclust`` command line.
 
-Sub-commands: ``run``, ``plugins``, ``describe``, ``validate``, ``fill`` (each handles
-ensemble specs as well as pipeline specs).
+Sub-commands: ``run``, ``plugins``, ``presets``, ``describe``, ``validate``, ``fill`` (each
+handles ensemble specs as well as pipeline specs).
 Errors in specs or data print one clear message to stderr and exit with status 2;
 no output file is written unless the run succeeded.
+
+The user's files are safe (:func:`plan_outputs`): every output of a run (the labels, the
+JSON report beside a chunked or zarr/parquet output, the picture) is checked before any
+work: it must differ from the others, from the data set and from the spec file, must not
+be an existing folder, and its folder must be writable; an existing ``NAME.json`` is
+replaced only when it is the report of an earlier run. Each is written under a temporary
+name in its own folder, then renamed; a failed write removes the temporary.
 """
 
 from __future__ import annotations
@@ -141,7 +148,7 @@ def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
     return out
 
 
-def _load(name: str, data_dir: str | None):
+def _load(name: str, data_dir: str | None, labels=None, note=None):
     """``load_dataset`` with every reading failure (a truncated .mat, ragged CSV rows, an
     unreadable file) as an :class:`~graphclust.InputError` naming the data set."""
     from graphclust._errors import InputError, SpecError
@@ -150,7 +157,7 @@ def _load(name: str, data_dir: str | None):
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*[Ee]mpty input file.*")
-            return load_dataset(name, data_dir)
+            return load_dataset(name, data_dir, labels, note)
     except (InputError, SpecError):
         raise
     except Exception as exc:
@@ -209,15 +216,26 @@ def _is_dask(a) -> bool:
     return type(a).__module__.startswith("dask.")
 
 
-def _load_input(args, chunked: bool):
-    """``(X, y)``: a ``.npy``/zarr/parquet path as Dask arrays (:mod:`graphclust.io`), any
-    other data set in memory, turned into row chunks when ``chunked`` (``--scheduler``)."""
+def _labels_arg(args):
+    """``--labels COLUMN`` / ``--no-labels`` as the ``labels`` argument of the readers."""
+    return False if args.no_labels else args.labels
+
+
+def _is_npy(path: str) -> bool:
+    return Path(path).suffix.lower() == ".npy"
+
+
+def _load_input(args, chunked: bool, note=None):
+    """``(X, y)``: a zarr/parquet path (and a ``.npy`` file with ``--scheduler``) as Dask
+    arrays (:mod:`graphclust.io`); a ``.npy`` file without ``--scheduler`` memory-mapped;
+    any other data set in memory, turned into row chunks when ``chunked``."""
     from graphclust import io
 
+    labels = _labels_arg(args)
     chunk_bytes = None if args.chunk_mb is None else int(args.chunk_mb * 2**20)
-    if io.is_large_format(args.dataset):
-        return io.open_array(args.dataset, chunk_bytes)
-    X, y = _load(args.dataset, args.data_dir)
+    if io.is_large_format(args.dataset) and (chunked or not _is_npy(args.dataset)):
+        return io.open_array(args.dataset, chunk_bytes, labels, note)
+    X, y = _load(args.dataset, args.data_dir, labels, note)
     if not chunked:
         return X, y
     if not isinstance(X, np.ndarray):
@@ -228,6 +246,94 @@ def _load_input(args, chunked: bool):
     rows = io.chunk_rows(X.shape[1], io.computed_itemsize(X.dtype), chunk_bytes)
     # persisted: the rows travel to the workers once, not with every pass of the fit
     return da.from_array(X, chunks=(rows, X.shape[1])).persist(), y
+
+
+def _input_paths(args) -> list[Path]:
+    """The user's files this run reads: the data set (a path, or the data-folder file a
+    name stands for) and the spec file."""
+    from graphclust.data import find_data_dir
+
+    paths = [Path(args.dataset)]
+    if args.spec:
+        paths.append(Path(args.spec))
+    if not Path(args.dataset).exists():
+        with contextlib.suppress(InputError, OSError):
+            folder = find_data_dir(args.data_dir)
+            if folder is not None:
+                paths += [folder / args.dataset, *(folder / f"{args.dataset}{ext}" for ext in
+                                                   (".npz", ".mat", ".csv", ".svm", ".libsvm"))]
+    return [p for p in paths if p.exists()]
+
+
+def _same_or_inside(path: Path, other: Path) -> bool:
+    """Whether ``path`` is ``other`` (also through links) or lies inside it."""
+    a, b = path.resolve(), other.resolve()
+    if a == b or b in a.parents:
+        return True
+    with contextlib.suppress(OSError):
+        return path.exists() and os.path.samefile(path, other)
+    return False
+
+
+def _is_report(path: Path) -> bool:
+    """Whether ``path`` holds the JSON report of an earlier run (which may be replaced)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"cluster_sizes", "resolved_spec", "n_samples"} <= set(data)
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse an output that is an existing folder or whose folder cannot be written."""
+    if path.is_dir():
+        raise InputError(f"{option} {str(path)!r} is an existing folder; graphclust never "
+                         "replaces a folder: remove it or choose another name")
+    parent = path.parent
+    while not parent.exists():
+        if parent.is_symlink():  # a dangling link is not a folder that can be made
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable")
+
+
+def plan_outputs(args, chunked: bool) -> dict[str, Path]:
+    """Every file the run will write, by option (``--output``, ``report``, ``--plot``),
+    checked before any work: :class:`~graphclust.InputError` (exit 2) for an output that
+    is the data set or the spec (or lies inside them), two outputs on one path, an
+    existing folder, an unwritable folder, or a report that would replace a file that is
+    not an earlier run's report."""
+    outputs: dict[str, Path] = {}
+    if args.output:
+        outputs["--output"] = Path(args.output)
+        if chunked or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
+            outputs["report"] = Path(args.output).with_suffix(".json")
+    if args.plot:
+        outputs["--plot"] = Path(args.plot)
+    inputs = _input_paths(args)
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        what = (f"the JSON report {str(path)!r} (beside --output)" if option == "report"
+                else f"{option} {str(path)!r}")
+        for given in inputs:
+            if _same_or_inside(path, given) or _same_or_inside(given, path):
+                kind = "--spec" if args.spec and given == Path(args.spec) else "--dataset"
+                raise InputError(f"{what} would overwrite the input {kind} {str(given)!r}; "
+                                 "choose another output name")
+        key = path.resolve()
+        if key in seen:
+            raise InputError(f"{what} is also {seen[key]}: two outputs of one run must have "
+                             "different names")
+        seen[key] = what
+        _check_writable(path, option if option != "report" else "the JSON report")
+        if option == "report" and path.exists() and not _is_report(path):
+            raise InputError(f"{what}: {str(path)!r} exists and is not the report of an "
+                             "earlier run; graphclust will not overwrite it: choose another "
+                             "--output name or move the file")
+    return outputs
 
 
 def _check_output(args, chunked: bool) -> None:
@@ -249,18 +355,24 @@ def _cmd_run(args) -> int:
 
     if args.preset and args.spec:
         raise SystemExit("error: give at most one of --preset NAME or --spec FILE")
-    chunked = bool(args.scheduler) or io.is_large_format(args.dataset)
-    if args.scheduler:
+    scheduled = args.scheduler is not None
+    chunked = scheduled or (io.is_large_format(args.dataset) and not _is_npy(args.dataset))
+    if scheduled:
         parse_scheduler(args.scheduler)
+    if args.chunk_mb is not None and not chunked:
+        raise InputError(f"--chunk-mb sets the row chunks of a chunked run; {args.dataset} "
+                         "is read in memory (a .npy file is read in chunks only with "
+                         "--scheduler)")
+    outputs = plan_outputs(args, chunked)  # the user's files first
     if chunked and args.plot:
         raise InputError("--plot draws the data in memory; it is not available for a "
-                         "chunked run (--scheduler or a .npy/zarr/parquet input)")
+                         "chunked run (--scheduler or a zarr/parquet input)")
     plot_path = _check_plot_path(args.plot) if args.plot else None
     _check_output(args, chunked)
-    if not args.scheduler:
-        return _run_model(args, chunked, plot_path)
+    if not scheduled:
+        return _run_model(args, chunked, plot_path, outputs)
     with dask_client(args.scheduler, args.connect_timeout):
-        return _run_model(args, chunked, plot_path)
+        return _run_model(args, chunked, plot_path, outputs)
 
 
 def _n_classes(y) -> int:
@@ -303,11 +415,32 @@ def chunked_scores(metrics, labels, y) -> tuple[dict[str, float], list[str]]:
     return scores, skipped
 
 
-def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
+def _note(notes: list[str]):
+    """A function that prints a line about the input to stderr and keeps it for --json."""
+    def note(text: str) -> None:
+        notes.append(text)
+        print(f"note: {text}", file=sys.stderr)
+
+    return note
+
+
+def _write_output(what: str, path, write):
+    """``write()``, a failure to write (full disk, permissions changed meanwhile) as an
+    :class:`~graphclust.InputError` naming the file (the temporary is already removed)."""
+    try:
+        return write()
+    except OSError as exc:
+        raise InputError(f"cannot write {what} {str(path)!r}: "
+                         f"{exc.strerror or type(exc).__name__}") from None
+
+
+def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, Path]) -> int:
     from graphclust import GraphClustering, io
+    from graphclust._plan import DEFAULT_N_CLUSTERS
     from graphclust._plugins import get_registry
 
-    X, y = _load_input(args, chunked)
+    notes: list[str] = []
+    X, y = _load_input(args, chunked, _note(notes))
     spec = args.preset or args.spec or "auto"
     overrides = _overrides(args.set or [])
     if args.metrics is not None:
@@ -318,12 +451,19 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
                                          if m in registry.metrics])
     model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
                             verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides)
-    if model.n_clusters is None and y is not None:
+    k_from = "--n-clusters"
+    if model.n_clusters is None:
         from graphclust._composer import needs_data
 
-        spec_k = None if needs_data(spec) else model._compose().n_clusters
-        if spec_k is None:
+        spec_k = (overrides.get("n_clusters") if needs_data(spec)
+                  else model._compose().n_clusters)
+        k_from = "the spec"
+        if spec_k is None and y is not None:
             model.set_params(n_clusters=_n_classes(y))
+            k_from = "the labels"
+        elif spec_k is None:
+            k_from = "the default"
+            _note(notes)(f"k = {DEFAULT_N_CLUSTERS} (the default; pass --n-clusters)")
     model.fit(X, y)
     labels = model.labels_
     scores, skipped = model.scores_, []
@@ -342,6 +482,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
         "n_samples": int(X.shape[0]),
         "n_features": int(X.shape[1]),
         "n_clusters": int(model.n_clusters_),
+        "n_clusters_from": k_from,
         "seed": args.seed,
         "cluster_sizes": sizes.tolist(),
         "scores": scores,
@@ -350,6 +491,8 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
     }
     if skipped:
         result["metrics_skipped"] = skipped
+    if notes:
+        result["notes"] = notes
     if args.scheduler:
         result["scheduler"] = args.scheduler
         result["n_chunks"] = int(X.numblocks[0])
@@ -364,16 +507,21 @@ def _run_model(args, chunked: bool, plot_path: Path | None) -> int:
             for m, r, k, s in zip(model.pipeline_.members, res.members, res.member_n_clusters,
                                   res.member_seeds)]
     if args.output:
-        if _is_dask(labels) or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
-            result["output"] = str(io.write_labels(args.output, labels))
+        out = outputs["--output"]
+        if _is_dask(labels) or out.suffix.lower() in (".zarr", ".parquet"):
+            result["output"] = str(_write_output("the labels", out,
+                                                 lambda: io.write_labels(out, labels)))
         else:
-            result["output"] = str(write_labels(args.output, labels))
-        if chunked or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
-            report = Path(args.output).with_suffix(".json")
+            result["output"] = str(_write_output("the labels", out,
+                                                 lambda: write_labels(out, labels)))
+        if "report" in outputs:
+            report = outputs["report"]
             result["report"] = str(report)
-            _write_text(report, json.dumps(result, indent=2) + "\n")
+            _write_output("the JSON report", report,
+                          lambda: _write_text(report, json.dumps(result, indent=2) + "\n"))
     if plot_path is not None:
-        result["plot"] = str(_write_plot(plot_path, model, X, y))
+        result["plot"] = str(_write_output("the picture", plot_path,
+                                           lambda: _write_plot(plot_path, model, X, y)))
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -423,9 +571,13 @@ def _write_plot(path: Path, model, X, y) -> Path:
     from graphclust.plotting import plot_report
 
     fig = plot_report(model, X, y)
+    buf = BytesIO()
+    try:
+        fig.savefig(buf, dpi=100, format=path.suffix.lower()[1:])
+    finally:
+        plt.close(fig)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _atomic_write(path, buf.getvalue())
     return path
 
 
@@ -469,6 +621,25 @@ def _cmd_plugins(args) -> int:
     print("\npresets:", file=out)
     _print_table([[r.name + (" (rule)" if hasattr(r, "rule") else ""), r.provider.bundle,
                    r.summary] for r in presets], ["preset", "bundle", "summary"], out)
+    return 0
+
+
+def _cmd_presets(args) -> int:
+    """The presets and rule presets, one line each (name, bundle, summary)."""
+    from graphclust._plugins import get_registry
+
+    registry = get_registry()
+    records = sorted([*registry.presets.records(), *registry.rules.records()],
+                     key=lambda r: r.name)
+    if args.json:
+        print(json.dumps([{"name": r.name, "bundle": r.provider.bundle, "summary": r.summary,
+                           "paper": r.paper, "rule": hasattr(r, "rule")} for r in records],
+                         indent=2))
+        return 0
+    _print_table([[r.name + (" (rule)" if hasattr(r, "rule") else ""), r.provider.bundle,
+                   r.summary] for r in records], ["preset", "bundle", "summary"], sys.stdout)
+    print("\n(graphclust describe NAME for a preset's spec; a rule preset decides its spec "
+          "from the data: graphclust fill NAME --dataset X)")
     return 0
 
 
@@ -611,8 +782,10 @@ def _decide(args, rule) -> tuple[dict, str]:
         raise SpecError(Problem("", f"{rule.name!r} is a rule preset: its spec depends on the "
                                 f"data; give --dataset (e.g. graphclust fill {rule.name} "
                                 "--dataset digits)"), title="rule preset needs data")
-    X, y = _load(args.dataset, args.data_dir)
+    X, y = _load(args.dataset, args.data_dir, note=_note([]))
     k = args.n_clusters or (int(np.unique(y).size) if y is not None else DEFAULT_N_CLUSTERS)
+    if not args.n_clusters and y is None:
+        _note([])(f"k = {DEFAULT_N_CLUSTERS} (the default; pass --n-clusters)")
     from graphclust._input import check_input
 
     check_input(X if not hasattr(X, "toarray") else X[:1].toarray(), None)
@@ -658,6 +831,28 @@ def _version() -> str:
     return __version__
 
 
+def _number(low: float, what: str):
+    """An argparse type: a finite number above ``low`` (the message says ``what``)."""
+    def parse(text: str):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not np.isfinite(value) or value <= low:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _nonempty(text: str) -> str:
+    """An argparse type: a non-blank string (an empty --spec or --output is not silently
+    the default)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, got an empty string")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphclust", description="Scalable graph clustering "
                                      "from interchangeable parts.")
@@ -665,24 +860,35 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="cluster a dataset with a preset or a spec file")
-    run.add_argument("--preset", help="registered preset name (see 'graphclust plugins'; "
+    run.add_argument("--preset", type=_nonempty, help="registered preset name (see 'graphclust presets'; "
                      "default: auto)")
-    run.add_argument("--spec", help="spec file (.toml or .json)")
-    run.add_argument("--dataset", required=True,
+    run.add_argument("--spec", type=_nonempty, help="spec file (.toml or .json)")
+    run.add_argument("--dataset", required=True, type=_nonempty,
                      help="bundled name (digits), data-folder name (usps) or file path; "
-                          ".npy, .zarr and .parquet are read in chunks (Dask)")
-    run.add_argument("--data-dir", help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
+                          ".zarr and .parquet are read in chunks (Dask); .npy is read in "
+                          "memory (memory-mapped), in chunks only with --scheduler")
+    labels = run.add_mutually_exclusive_group()
+    labels.add_argument("--labels", metavar="COLUMN", type=_nonempty,
+                        help="the label column (CSV/parquet: header name or 0-based index; "
+                             ".npz/.mat/zarr: key). Without it a CSV/parquet column is taken "
+                             "only when named label, labels, y, target or class and holding "
+                             "class labels (integers or words, at most n/2 distinct); a note "
+                             "on stderr says so")
+    labels.add_argument("--no-labels", action="store_true",
+                        help="no labels: every column is a feature (no truth metrics)")
+    run.add_argument("--data-dir", type=_nonempty, help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
     run.add_argument("--n-clusters", type=int, help="default: the spec's, else the number of "
-                     "classes in the labels")
+                     "classes in the labels, else 8 (said on stderr)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--set", action="append", metavar="SECTION.PARAM=VALUE",
                      help="override a parameter, e.g. --set graph.n_neighbors=15")
     run.add_argument("--metrics", help="comma-separated metrics (default acc,nmi,ari,purity)")
-    run.add_argument("--output", help="write the labels to this file: .npy (NumPy binary), "
+    run.add_argument("--output", type=_nonempty, help="write the labels to this file: .npy (NumPy binary), "
                      ".zarr or .parquet (written chunk by chunk, the JSON report beside "
-                     "it as <name>.json) or text, one label a line (.csv, .txt)")
+                     "it as <name>.json) or text, one label a line (.csv, .txt). Never "
+                     "the data set, the spec or an existing folder; checked before work")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
-    run.add_argument("--plot", metavar="FILE",
+    run.add_argument("--plot", metavar="FILE", type=_nonempty,
                      help="write a picture of the result (.png, .pdf or .svg; needs the plot "
                           "extra): 2-D view, cluster sizes, stage timings, confusion matrix")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -691,16 +897,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--scheduler", metavar="local[:N]|tcp://HOST:PORT",
                      help="run chunk-wise on Dask (needs the dask extra): a LocalCluster of N "
                           "one-thread workers (default one per core) or a running scheduler")
-    run.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+    run.add_argument("--connect-timeout", type=_number(0, "a positive number of seconds"),
+                     default=10.0, metavar="SECONDS",
                      help="how long to try reaching a tcp:// scheduler (default 10)")
-    run.add_argument("--chunk-mb", type=float, default=None, metavar="MB",
-                     help="rows per chunk hold about this many MB of features (default 64; "
-                          "zarr keeps its stored row chunks, parquet its partitions)")
+    run.add_argument("--chunk-mb", type=_number(0, "a positive number of MB"), default=None,
+                     metavar="MB",
+                     help="chunked runs: rows per chunk hold about this many MB of features "
+                          "(default 64; zarr keeps its stored row chunks, parquet its "
+                          "partitions)")
     run.set_defaults(func=_cmd_run)
 
     plugins = sub.add_parser("plugins", help="list plugins, parts and presets")
     plugins.add_argument("--json", action="store_true")
     plugins.set_defaults(func=_cmd_plugins)
+
+    presets = sub.add_parser("presets", help="list presets and rule presets with their "
+                             "summaries")
+    presets.add_argument("--json", action="store_true")
+    presets.set_defaults(func=_cmd_presets)
 
     describe = sub.add_parser("describe", help="a part's or preset's parameters")
     describe.add_argument("name")

@@ -1,4 +1,7 @@
-"""Data loading: ``.npz``, ``.mat``, ``.csv``, LIBSVM and scikit-learn's bundled sets.
+"""Data loading: ``.npz``, ``.mat``, ``.csv``, LIBSVM, ``.npy`` and scikit-learn's bundled sets.
+
+A ``.npy`` file is memory-mapped read-only here (no Dask needed); :mod:`graphclust.io`
+reads it in row chunks for a run on Dask.
 
 The data folder is, in order: the ``data_dir`` argument (``--data-dir`` on the
 command line), the ``GRAPHCLUST_DATA`` environment variable, then ``../shared/data``
@@ -7,7 +10,11 @@ command line), the ``GRAPHCLUST_DATA`` environment variable, then ``../shared/da
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -60,43 +67,224 @@ def _pick(mapping, keys, what, path):
     raise InputError(f"{path}: no {what} found (looked for keys {', '.join(keys)})")
 
 
-def load_file(path: str | os.PathLike) -> tuple[np.ndarray | sp.csr_array, np.ndarray | None]:
-    """Load ``(X, y)`` from a ``.npz``, ``.mat``, ``.csv`` or LIBSVM (``.svm``/``.libsvm``) file.
+def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
+              note: Callable[[str], None] | None = None
+              ) -> tuple[np.ndarray | sp.csr_array, np.ndarray | None]:
+    """Load ``(X, y)`` from a ``.npz``, ``.mat``, ``.csv``, LIBSVM (``.svm``/``.libsvm``) or
+    ``.npy`` (features only, memory-mapped read-only) file.
 
     ``y`` is ``None`` when the file has no labels; labels are re-coded to ``0..c-1``.
-    A CSV's last column is taken as the label when it is named ``y``/``label``/``class``.
+    ``labels``: ``None`` for the file's own labels (a CSV by the rule of
+    :func:`read_table`), ``False`` for none, or the label column (a CSV's name or
+    0-based index) or key (``.npz``/``.mat``). ``note`` receives a line saying which
+    column was taken as the labels, when one was taken from a CSV header.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"no such data file: {str(path)!r}")
     suffix = path.suffix.lower()
-    if suffix == ".npz":
-        with np.load(path, allow_pickle=False) as f:
-            X = _pick(f, _X_KEYS, "X", path)
-            y = _pick(f, _Y_KEYS, "y", path)
-            return np.asarray(X), _labels(y)
-    if suffix == ".mat":
-        from scipy.io import loadmat
+    if suffix == ".npy":
+        if labels not in (None, False):
+            raise InputError(f"{path}: --labels {labels!r}: a .npy file holds only features")
+        try:
+            X = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read {path}: {exc}") from None
+        if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
+            raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "
+                             f"got shape {X.shape} and dtype {X.dtype}")
+        return X, None
+    if suffix in (".npz", ".mat"):
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as npz:
+                f = dict(npz)
+        else:
+            from scipy.io import loadmat
 
-        f = loadmat(path)
+            f = loadmat(path)
         X = _pick(f, _X_KEYS, "X", path)
-        y = _pick(f, _Y_KEYS, "y", path)
-        return (sp.csr_array(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)), _labels(y)
+        if labels is False:
+            y = None
+        elif labels is None:
+            y = _pick(f, _Y_KEYS, "y", path)
+            if y is not None:
+                y = np.asarray(y).ravel()
+                key = next(k for k in _Y_KEYS if k in f)
+                lost = (int(np.isnan(y).sum()) if y.dtype.kind in "fc" else
+                        _missing(y) if y.dtype.kind in "US" else 0)
+                if lost:
+                    raise InputError(f"{path}: the labels {key!r} have {lost} missing values "
+                                     f"(of {y.size}); give every row a label or pass "
+                                     "--no-labels")
+        elif str(labels) in f:
+            y = _checked_labels(np.asarray(f[str(labels)]).ravel(), f"key {labels!r}", path)
+        else:
+            raise InputError(f"{path}: --labels {labels!r}: no such key (keys: "
+                             f"{', '.join(k for k in f if not k.startswith('__'))})")
+        if sp.issparse(X):
+            return sp.csr_array(X), _labels(y)
+        return np.asarray(X, dtype=np.float64 if suffix == ".mat" else None), _labels(y)
     if suffix in (".svm", ".libsvm", ".svmlight"):
         from sklearn.datasets import load_svmlight_file
 
+        if labels not in (None, False):
+            raise InputError(f"{path}: --labels names a column of a CSV or parquet file or a "
+                             "key of an .npz/.mat file; a LIBSVM file's labels are its first "
+                             "field (pass --no-labels to ignore them)")
         X, y = load_svmlight_file(str(path))
-        return sp.csr_array(X), _labels(y)
+        return sp.csr_array(X), None if labels is False else _labels(y)
     if suffix in (".csv", ".txt", ".tsv"):
-        delim = "\t" if suffix == ".tsv" else ","
-        with open(path) as fh:
-            header = fh.readline().strip().split(delim)
-        has_header = any(not _is_number(h) for h in header)
-        data = np.loadtxt(path, delimiter=delim, skiprows=int(has_header), ndmin=2)
-        if has_header and header[-1].strip().lower() in ("y", "label", "labels", "class", "target"):
-            return data[:, :-1], _labels(data[:, -1])
-        return data, None
-    raise InputError(f"{path}: unsupported file type {suffix!r} (use .npz, .mat, .csv, .svm)")
+        return read_table(path, "\t" if suffix == ".tsv" else ",", labels, note)
+    raise InputError(f"{path}: unsupported file type {suffix!r} (use .npz, .mat, .csv, .svm, "
+                     ".npy)")
+
+
+#: Header names a CSV label column may have to be taken without ``--labels``.
+LABEL_NAMES = ("label", "labels", "y", "target", "class")
+
+
+def _distinct_limit(n: int) -> int:
+    """The most distinct values a label column of ``n`` rows may hold: half the rows
+    (at least 2). More is an identifier or a measurement, not a class."""
+    return max(2, n // 2)
+
+
+def _label_problem(values: np.ndarray) -> str | None:
+    """Why ``values`` (strings, one a row) are not class labels, or None when they are."""
+    n = values.shape[0]
+    try:
+        numbers = values.astype(np.float64)
+    except ValueError:
+        numbers = None
+    if numbers is not None and not np.all(numbers == np.round(numbers)):
+        return "its values are not integers (continuous values are a feature, not a class)"
+    distinct = np.unique(values if numbers is None else numbers).size
+    if distinct > _distinct_limit(n):
+        return (f"it has {distinct} distinct values in {n} rows (class labels have at most "
+                f"{_distinct_limit(n)})")
+    return None
+
+
+def _missing_mask(values: np.ndarray) -> np.ndarray:
+    low = np.char.lower(np.char.strip(values.astype(str)))
+    return np.isin(low, ["", "nan", "na", "n/a", "null", "none"])
+
+
+def _missing(values: np.ndarray) -> int:
+    return int(_missing_mask(values).sum())
+
+
+def _checked_labels(values: np.ndarray, what: str, path) -> np.ndarray:
+    """``values`` as given by ``--labels``; :class:`InputError` when they are missing in
+    places or not class labels (see :func:`_label_problem`)."""
+    if values.dtype.kind in "fc" and np.isnan(values).any():
+        raise InputError(f"{path}: the label {what} has {int(np.isnan(values).sum())} missing "
+                         "values; give every row a label or pass --no-labels")
+    if values.dtype.kind in "US":
+        missing = _missing(values)
+        if missing:
+            raise InputError(f"{path}: the label {what} has {missing} missing values (of "
+                             f"{values.size}); give every row a label or pass --no-labels")
+    problem = _label_problem(values.astype(str) if values.dtype.kind in "US" else values)
+    if problem:
+        raise InputError(f"{path}: the {what} is not a label column: {problem}; "
+                         "pass --no-labels to cluster without labels")
+    return values
+
+
+def read_table(path: str | os.PathLike, delimiter: str = ",",
+               labels: str | int | bool | None = None,
+               note: Callable[[str], None] | None = None):
+    """``(X, y)`` from a delimited text file, with or without a header line.
+
+    The header is the first line when any of its fields is not a number. The labels are:
+
+    * with ``labels`` a column name or 0-based index (negative counts from the end): that
+      column, refused when a value is missing, when its values are numbers that are not
+      integers, or when it has more distinct values than half the rows;
+    * with ``labels=False``: none, every column is a feature;
+    * otherwise the **last** column, only when the header names it ``label``, ``labels``,
+      ``y``, ``target`` or ``class`` (any case) *and* its values are class labels (no
+      missing value, integers or words, at most half the rows distinct). A column so
+      named that fails the test stays a feature. ``note`` is told either way.
+
+    A file without a header has no labels unless ``labels`` is an index. Feature values
+    must be numbers; an empty field is a missing value (NaN), refused later by the fit.
+    """
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8-sig") as fh:  # a byte-order mark is not a name
+        first = fh.readline()
+    if not first.strip():
+        raise InputError(f"{path}: the file is empty" if not first else
+                         f"{path}: the first line is empty (expected a header or a row)")
+    fields = [h.strip().strip('"').strip() for h in first.rstrip("\r\n").split(delimiter)]
+    has_header = any(not _is_number(h) and h.lower() not in ("nan", "") for h in fields)
+    d = len(fields)
+    col = None
+    if labels is not None and labels is not False:
+        text = str(labels)
+        if has_header and text in fields:
+            col = fields.index(text)
+        elif re.fullmatch(r"-?[0-9]+", text) and -d <= int(text) < d:
+            col = int(text) % d
+        else:
+            names = f"columns: {', '.join(fields)}" if has_header else f"{d} columns, no header"
+            raise InputError(f"{path}: --labels {text!r}: no such column ({names}; a column "
+                             "is given by its header name or its 0-based index)")
+    elif labels is None and has_header and d > 1 and fields[-1].lower() in LABEL_NAMES:
+        col = d - 1
+    skip = int(has_header)
+    feats = [i for i in range(d) if i != col]
+    if not feats:
+        raise InputError(f"{path}: no feature column left besides the labels")
+
+    def number(text: str) -> float:
+        text = text.strip().strip('"')
+        return float(text) if text else np.nan
+
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*([Ee]mpty input file|contained no "
+                                    "data).*")
+            X = np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2, usecols=feats,
+                           converters=number, encoding="utf-8-sig")
+            y = None if col is None else np.loadtxt(
+                path, delimiter=delimiter, skiprows=skip, ndmin=1, usecols=[col], dtype=str,
+                encoding="utf-8-sig")
+    except ValueError as exc:
+        msg = str(exc)
+        if "column index" in msg:  # a short row: numpy's whole-row message is clearer
+            try:
+                np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2, dtype=str,
+                           encoding="utf-8-sig")
+            except ValueError as whole:
+                msg = str(whole)
+        msg = msg.split("; use `usecols`")[0]  # the columns are graphclust's to choose
+        raise InputError(f"{path}: cannot read the table: {msg}") from None
+    if X.shape[0] == 0:
+        raise InputError(f"{path}: no data rows" + (" after the header" if skip else ""))
+    if y is None:
+        return X, None
+    y = np.char.strip(np.char.strip(y), '"')
+    name = fields[col] if has_header else str(col)
+    if labels is None:  # the rule: taken only when the values are class labels
+        missing = _missing(y)
+        problem = _label_problem(y[~_missing_mask(y)]) if missing < y.size else "no values"
+        if missing and not problem:
+            _checked_labels(y, f"column {name!r}", path)  # refused, with the count
+        if problem:
+            if note is not None:
+                note(f"{path.name}: column {name!r} is kept as a feature, not taken as the "
+                     f"labels: {problem.split(' (')[0]}")
+            X = np.loadtxt(path, delimiter=delimiter, skiprows=skip, ndmin=2,
+                           converters=number, encoding="utf-8-sig")
+            return X, None
+    else:
+        _checked_labels(y, f"column {name!r}", path)
+    if note is not None:
+        note(f"{path.name}: column {name!r} taken as the labels ({np.unique(y).size} "
+             "classes; --no-labels to cluster every column, --labels COLUMN to choose)")
+    return X, _labels(y)
 
 
 def _is_number(text: str) -> bool:
@@ -107,35 +295,54 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def load_dataset(name: str | os.PathLike, data_dir: str | os.PathLike | None = None):
+def load_dataset(name: str | os.PathLike, data_dir: str | os.PathLike | None = None,
+                 labels: str | int | bool | None = None,
+                 note: Callable[[str], None] | None = None):
     """Load ``(X, y)`` by bundled name (``"digits"``), data-folder name (``"usps"``) or path.
+
+    ``labels`` and ``note`` are those of :func:`load_file` (a bundled set's labels are its
+    targets; ``labels=False`` drops them).
 
     Raises
     ------
     InputError
-        When the name is not found; the message lists what is available.
+        When the name is not found; the message lists what is available and the closest.
     """
     text = str(name)
     if text in BUNDLED:
         import sklearn.datasets as ds
 
+        if labels not in (None, False):
+            raise InputError(f"--labels {labels!r}: the bundled data set {text!r} has its "
+                             "own labels (pass --no-labels to ignore them)")
         bunch = getattr(ds, f"load_{text}")()
-        return np.asarray(bunch.data, dtype=np.float64), _labels(bunch.target)
+        y = None if labels is False else _labels(bunch.target)
+        return np.asarray(bunch.data, dtype=np.float64), y
     path = Path(text)
     if path.suffix and path.is_file():
-        return load_file(path)
+        return load_file(path, labels, note)
     folder = find_data_dir(data_dir)
     if folder is not None:
         for candidate in (folder / text, *(folder / f"{text}{ext}" for ext in
                                            (".npz", ".mat", ".csv", ".svm", ".libsvm"))):
             if candidate.is_file():
-                return load_file(candidate)
+                return load_file(candidate, labels, note)
+    if path.suffix and path.is_dir():
+        raise InputError(f"{text!r} is a folder, not a data file")
     available = list(BUNDLED)
     if folder is not None:
         available += sorted(p.stem for p in folder.iterdir() if p.is_file()
                             and p.suffix in (".npz", ".mat", ".csv", ".svm", ".libsvm"))
     where = f" in {str(folder)!r}" if folder is not None else " (no data folder found; set --data-dir or GRAPHCLUST_DATA)"
-    raise InputError(f"unknown dataset {text!r}{where}. Available: {', '.join(available)}")
+    if path.suffix or os.sep in text:
+        what = f"no such data file {text!r}"
+        close = difflib.get_close_matches(path.name, [p.name for p in path.parent.iterdir()]
+                                          if path.parent.is_dir() else [], n=1, cutoff=0.6)
+        hint = f"; did you mean {str(path.parent / close[0])!r}?" if close else ""
+        raise InputError(f"{what}{hint}")
+    close = difflib.get_close_matches(text, available, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InputError(f"unknown dataset {text!r}{where}{hint} Available: {', '.join(available)}")
 
 
 def mnist_extend(X: np.ndarray, y: np.ndarray, n: int | None = None,

@@ -121,8 +121,10 @@ def read_npy(path: str | os.PathLike, chunk_bytes: int | None = None):
     return da.concatenate(blocks), None
 
 
-def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
-    """``(X, y)`` from a zarr array (``y`` None) or a group holding ``X`` and maybe ``y``.
+def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None,
+              labels: str | bool | None = None, note=None):
+    """``(X, y)`` from a zarr array (``y`` None) or a group holding ``X`` and maybe ``y``
+    (the array ``labels`` when given, none with ``labels=False``).
 
     The stored chunks are kept when they span all columns; otherwise rows are re-chunked
     by the chunk-size rule."""
@@ -143,9 +145,23 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
             raise InputError(f"{path}: no features array in the zarr group "
                              f"(looked for {', '.join(_X_KEYS)})")
         X = da.from_zarr(str(path), component=xkey)
-        ykey = next((k for k in _Y_KEYS if k in keys), None)
+        if labels is False:
+            ykey = None
+        elif labels is not None:
+            ykey = str(labels)
+            if ykey not in keys:
+                raise InputError(f"{path}: --labels {ykey!r}: no such array in the zarr group "
+                                 f"(arrays: {', '.join(sorted(keys))})")
+        else:
+            ykey = next((k for k in _Y_KEYS if k in keys), None)
+            if ykey is not None and note is not None:
+                note(f"{Path(path).name}: array {ykey!r} taken as the labels (--no-labels "
+                     "to ignore it)")
         y = None if ykey is None else da.from_zarr(str(path), component=ykey).ravel()
     else:
+        if labels not in (None, False):
+            raise InputError(f"{path}: --labels {labels!r}: a zarr array holds only features "
+                             "(labels need a group with arrays X and y)")
         X = da.from_zarr(str(path))
     _check_2d(X, path)
     if X.numblocks[1] != 1:
@@ -154,15 +170,60 @@ def read_zarr(path: str | os.PathLike, chunk_bytes: int | None = None):
     if y is not None:
         if y.shape[0] != X.shape[0]:
             raise InputError(f"{path}: {y.shape[0]} labels for {X.shape[0]} rows")
+        if y.dtype.kind in "fc":
+            lost = int(da.isnan(y).sum().compute())
+            if lost:
+                raise InputError(f"{path}: the labels {ykey!r} have {lost} missing values (NaN, "
+                                 f"of {y.shape[0]}); give every row a label or pass --no-labels")
         y = _recode(y.rechunk((X.chunks[0],)))
     return X, y
 
 
-def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
+def _label_name(path, columns, labels):
+    """The column ``--labels`` names (a name, else a 0-based index)."""
+    names = [str(c) for c in columns]
+    text = str(labels)
+    if text in names:
+        return columns[names.index(text)]
+    if text.lstrip("-").isdigit() and -len(names) <= int(text) < len(names):
+        return columns[int(text)]
+    raise InputError(f"{path}: --labels {text!r}: no such column (columns: {', '.join(names)})")
+
+
+def _parquet_labels_problem(col, n: int) -> str | None:
+    """Why a label column is not class labels (missing values, non-integer numbers, more
+    distinct values than half the rows), or None; one pass, then one for the classes."""
+    import dask
+
+    nulls, fractional = dask.compute(
+        col.isna().sum(),
+        (col.astype("float64") % 1 > 0).any() if col.dtype.kind == "f" else False)  # NaN: no
+    if bool(fractional):
+        return "its values are not integers (continuous values are a feature, not a class)"
+    if int(nulls):
+        raise InputError(f"column {str(col.name)!r} holds the labels but {int(nulls)} of its "
+                         f"{n} values are missing (null); give every row a label, or pass "
+                         "--no-labels to cluster without them")
+    distinct = int(col.nunique().compute())
+    if distinct > max(2, n // 2):
+        return (f"it has {distinct} distinct values in {n} rows (class labels have at most "
+                f"{max(2, n // 2)})")
+    return None
+
+
+def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None,
+                 labels: str | int | bool | None = None, note=None):
     """``(X, y)``: the numeric columns of a parquet file or folder, one chunk per
-    partition (the partition lengths computed in one pass); a label column (see
-    the module) is ``y``, chunked like ``X``. ``chunk_bytes`` is unused: the files' row
-    groups already bound the chunks."""
+    partition (the partition lengths computed in one pass); a label column is ``y``,
+    chunked like ``X``. ``chunk_bytes`` is unused: the files' row groups already bound
+    the chunks.
+
+    The label column is ``labels`` (a name or 0-based index; refused when it has nulls,
+    non-integer numbers or more distinct values than half the rows), none with
+    ``labels=False``, else a column named ``y``, ``label``, ``labels``, ``class`` or
+    ``target`` when its values are class labels by the same test (a column so named that
+    fails it stays a feature; ``note`` is told either way). Nullable integer columns
+    (pandas' ``Int64``) are features as float64, their nulls NaN (refused by the fit)."""
     _dask()
     try:
         import dask.dataframe as dd
@@ -173,18 +234,55 @@ def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
         df = dd.read_parquet(str(path))
     except Exception as exc:  # noqa: BLE001 - pyarrow/fsspec raise many types
         raise InputError(f"cannot read {path} as parquet: {type(exc).__name__}: {exc}") from None
-    label = next((c for c in df.columns if str(c).lower() in _Y_KEYS), None)
-    numeric = [c for c in df.columns if c != label and df[c].dtype.kind in "biuf"]
-    if not numeric:
-        raise InputError(f"{path}: no numeric feature columns (columns: {list(df.columns)})")
+    columns = list(df.columns)
+    explicit = labels is not None and labels is not False
+    if explicit:
+        label = _label_name(path, columns, labels)
+    elif labels is None:
+        label = next((c for c in columns if str(c).lower() in _Y_KEYS), None)
+    else:
+        label = None
     # lengths counted once, per partition (``lengths=True`` can count them on a fused
-    # version of the frame, with fewer partitions, and then fails); the label column is
-    # cut from the same array as the features (a column of its own loses a chunk in this
-    # Dask), then the features are cast back to their own common dtype
+    # version of the frame, with fewer partitions, and then fails)
     lengths = tuple(int(v) for v in df.map_partitions(len).compute())
+    n = sum(lengths)
+    if label is not None:
+        if df[label].dtype.kind not in "biuf":  # words: only the missing ones are refused
+            nulls = int(df[label].isna().sum().compute())
+            if nulls:
+                raise InputError(f"{path}: column {str(label)!r} holds the labels but {nulls} "
+                                 f"of its {n} values are missing (null); give every row a "
+                                 "label, or pass --no-labels to cluster without them")
+            problem = None
+        else:
+            try:
+                problem = _parquet_labels_problem(df[label], n)
+            except InputError as exc:
+                raise InputError(f"{path}: {exc}") from None
+        if problem and explicit:
+            raise InputError(f"{path}: column {str(label)!r} is not a label column: {problem}; "
+                             "pass --no-labels to cluster without labels")
+        if problem:
+            if note is not None:
+                note(f"{Path(path).name}: column {str(label)!r} is kept as a feature, not "
+                     f"taken as the labels: {problem.split(' (')[0]}")
+            label = None
+        elif note is not None:
+            note(f"{Path(path).name}: column {str(label)!r} taken as the labels "
+                 "(--no-labels to cluster every column, --labels COLUMN to choose)")
+    numeric = [c for c in columns if c != label and df[c].dtype.kind in "biuf"]
+    if not numeric:
+        raise InputError(f"{path}: no numeric feature columns (columns: {columns})")
+    nullable = [c for c in numeric if not isinstance(df[c].dtype, np.dtype)]
+    if nullable:  # pandas' extension dtypes (Int64, Float64, boolean): NA becomes NaN
+        df = df.assign(**{str(c): df[c].astype("float64") for c in nullable})
     dtype = np.result_type(*(df[c].dtype for c in numeric))
     if label is None:
         return df[numeric].to_dask_array(lengths=lengths), None
+    # the label column is cut from the same array as the features (a column of its own
+    # loses a chunk in this Dask), then the features are cast back to their common dtype
+    if not isinstance(df[label].dtype, np.dtype) and df[label].dtype.kind in "biuf":
+        df = df.assign(**{str(label): df[label].astype("int64")})
     both = df[[*numeric, label]].to_dask_array(lengths=lengths)
     X = both[:, :-1].astype(dtype, copy=False)
     y = _recode(both[:, -1])
@@ -194,9 +292,11 @@ def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None):
 _READERS = {".npy": read_npy, ".zarr": read_zarr, ".parquet": read_parquet}
 
 
-def open_array(path: str | os.PathLike, chunk_bytes: int | None = None):
+def open_array(path: str | os.PathLike, chunk_bytes: int | None = None,
+               labels: str | int | bool | None = None, note=None):
     """``(X, y)`` as Dask arrays from a ``.npy``, ``.zarr`` or ``.parquet`` path (``y`` may
-    be None); :class:`~graphclust.InputError` for a missing path or another suffix."""
+    be None); :class:`~graphclust.InputError` for a missing path or another suffix.
+    ``labels`` and ``note`` as for :func:`read_parquet` (a ``.npy`` file has no labels)."""
     p = Path(path)
     reader = _READERS.get(p.suffix.lower())
     if reader is None:
@@ -204,20 +304,24 @@ def open_array(path: str | os.PathLike, chunk_bytes: int | None = None):
                          f"(use {', '.join(FORMATS)})")
     if not p.exists():
         raise InputError(f"no such data file or folder: {str(p)!r}")
-    return reader(p, chunk_bytes)
+    if reader is read_npy:
+        if labels not in (None, False):
+            raise InputError(f"{path}: --labels {labels!r}: a .npy file holds only features")
+        return reader(p, chunk_bytes)
+    return reader(p, chunk_bytes, labels, note)
 
 
 def _npy(labels, tmp: Path) -> None:
-    """Stream blocks into a memory-mapped ``.npy``, one block in the client at a time."""
+    """Stream blocks into a ``.npy`` file, one block in the client at a time (plain writes,
+    not a memory map: a full disk is an ``OSError``, not a bus error)."""
     labels = labels.persist()  # each block below is then read, not recomputed
-    mm = np.lib.format.open_memmap(tmp, mode="w+", dtype=labels.dtype, shape=labels.shape)
-    start = 0
-    for block in labels.blocks:
-        values = np.asarray(block.compute())
-        mm[start:start + values.shape[0]] = values
-        start += values.shape[0]
-    mm.flush()
-    del mm
+    dtype = np.dtype(labels.dtype)
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+              "shape": tuple(int(v) for v in labels.shape)}
+    with open(tmp, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+        fh.writelines(np.ascontiguousarray(block.compute(), dtype=dtype).tobytes()
+                      for block in labels.blocks)
 
 
 def _zarr(labels, tmp: Path) -> None:
@@ -238,7 +342,8 @@ def write_labels(path: str | os.PathLike, labels) -> Path:
     suffix, chunk by chunk, never whole in one process for zarr and parquet.
 
     The result appears only when complete: it is written beside ``path`` under a
-    temporary name, then renamed (an existing ``path`` is replaced)."""
+    temporary name, then renamed; an existing file ``path`` is replaced, an existing
+    folder never is (:class:`~graphclust.InputError`, before anything is written)."""
     da = _dask()
     out = Path(path)
     writer = _WRITERS.get(out.suffix.lower())
@@ -248,13 +353,17 @@ def write_labels(path: str | os.PathLike, labels) -> Path:
     if not isinstance(labels, da.Array):
         labels = np.asarray(labels)
         labels = da.from_array(labels, chunks=(chunk_rows(1, labels.dtype.itemsize),))
+    if out.is_dir():
+        raise InputError(f"{path}: an existing folder; labels never replace a folder "
+                         "(remove it or choose another name)")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.")) / out.name
     try:
         writer(labels, tmp)
-        if out.is_dir() and not out.is_symlink():
-            shutil.rmtree(out)
-        elif out.exists() and tmp.is_dir():
+        if out.is_dir():  # made meanwhile: still never replaced
+            raise InputError(f"{path}: an existing folder; labels never replace a folder "
+                             "(remove it or choose another name)")
+        if (out.exists() or out.is_symlink()) and tmp.is_dir():
             out.unlink()
         os.replace(tmp, out)
     finally:

@@ -23,7 +23,7 @@ from graphclust import GraphClustering, compose
 from graphclust.cli import main
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.rst"
-BLOBS, _ = make_blobs(90, centers=3, n_features=4, random_state=0)
+BLOBS, BLOBS_Y = make_blobs(90, centers=3, n_features=4, random_state=0)
 
 
 def fit(spec="ncut", X=BLOBS, k=3, **kw) -> Callable[[], object]:
@@ -37,8 +37,17 @@ def cli(*argv) -> Callable[[], object]:
 
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main(list(argv))
-        return f"exit {code}: " + err.getvalue().strip() if code else f"exit {code}"
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # argparse: usage, then the error line
+                code = exc.code
+        lines = err.getvalue().strip().splitlines()
+        if code and lines and lines[0].startswith("usage:"):
+            lines = lines[-1:]  # argparse: the usage lines, then the error
+        if code:
+            return f"exit {code}: " + " ".join(lines)
+        return " | ".join([f"exit {code}", *(line for line in lines
+                                             if line.startswith("note:"))])
 
     return run
 
@@ -111,6 +120,40 @@ CASES: list[tuple[str, Callable[[], object]]] = [
         "run", "--preset", "ncut", "--dataset", "ragged.csv", "--n-clusters", "2")),
     ("``--n-clusters 0``", cli("run", "--preset", "ncut", "--dataset", "iris",
                                "--n-clusters", "0")),
+    # the command line and the user's files (issue 30): checked before any work
+    ("``--output X.npy`` equal to ``--dataset X.npy``",
+     cli("run", "--dataset", "X.npy", "--n-clusters", "3", "--output", "X.npy")),
+    ("``--spec run.json --output run.zarr`` (the report ``run.json`` is the spec)",
+     cli("run", "--spec", "run.json", "--dataset", "X.npy", "--output", "run.zarr")),
+    ("``--output l.parquet`` beside a ``l.json`` that is not a report",
+     cli("run", "--dataset", "X.npy", "--output", "l.parquet")),
+    ("``--output keep.npy``, ``keep.npy`` an existing folder",
+     cli("run", "--dataset", "X.npy", "--output", "keep.npy")),
+    ("``--output r.png --plot r.png``",
+     cli("run", "--dataset", "X.npy", "--output", "r.png", "--plot", "r.png")),
+    ("``--output`` in a folder that is a file",
+     cli("run", "--dataset", "X.npy", "--output", "ragged.csv/l.npy")),
+    ("``--connect-timeout -1``", cli("run", "--dataset", "iris", "--connect-timeout", "-1")),
+    ("``--chunk-mb nan``", cli("run", "--dataset", "iris", "--chunk-mb", "nan")),
+    ("``--chunk-mb 8`` on an in-memory run", cli("run", "--dataset", "X.npy",
+                                                 "--chunk-mb", "8")),
+    ("``--scheduler ''``", cli("run", "--dataset", "iris", "--scheduler", "")),
+    ("``--spec ''`` (or ``--output ''``)", cli("run", "--dataset", "iris", "--spec", "")),
+    # data files and their labels (issue 29)
+    ("CSV with header ``x,y`` (two float columns)",
+     cli("run", "--preset", "ncut", "--dataset", "xy.csv", "--n-clusters", "2", "--quiet")),
+    ("CSV with header ``a,b,label`` (integer labels)",
+     cli("run", "--preset", "ncut", "--dataset", "lab.csv", "--quiet")),
+    ("``--labels y`` on that ``x,y`` CSV", cli("run", "--dataset", "xy.csv", "--labels", "y")),
+    ("``--labels id``, a column of distinct integers",
+     cli("run", "--dataset", "ids.csv", "--labels", "id")),
+    ("CSV label column with a missing value", cli("run", "--dataset", "miss.csv")),
+    ("``.npz`` whose ``y`` has a NaN", cli("run", "--dataset", "nany.npz")),
+    ("empty CSV file", cli("run", "--dataset", "empty.csv")),
+    ("CSV with a header and no rows", cli("run", "--dataset", "head.csv")),
+    ("``.npy`` file, no labels, no ``--n-clusters``",
+     cli("run", "--preset", "ncut", "--dataset", "X.npy", "--quiet")),
+    ("``--dataset digitz``", cli("run", "--dataset", "digitz", "--data-dir", ".")),
 ]
 
 
@@ -164,8 +207,24 @@ prints errors as one ``error:`` message on stderr and exits with status 2.
 
 @pytest.fixture(autouse=True)
 def ragged_csv(tmp_path, monkeypatch):
-    """Cases run in a scratch folder holding ``ragged.csv`` (rows of 2 and 1 values)."""
+    """Cases run in a scratch folder holding ``ragged.csv`` (rows of 2 and 1 values) and
+    the files of the command-line rows."""
     (tmp_path / "ragged.csv").write_text("1,2\n3\n")
+    np.save(tmp_path / "X.npy", BLOBS)
+    (tmp_path / "run.json").write_text('{"graph": {"name": "knn"}, "solver": {"name": '
+                                       '"spectral"}, "rounding": {"name": "kmeans"}}')
+    (tmp_path / "l.json").write_text('{"mine": 1}')
+    (tmp_path / "keep.npy").mkdir()
+    (tmp_path / "xy.csv").write_text("x,y\n" + "".join(
+        f"{a:.3f},{b:.3f}\n" for a, b in BLOBS[:, :2]))
+    (tmp_path / "lab.csv").write_text("a,b,label\n" + "".join(
+        f"{a:.3f},{b:.3f},{c}\n" for (a, b), c in zip(BLOBS[:, :2], BLOBS_Y)))
+    (tmp_path / "ids.csv").write_text("a,id\n" + "".join(f"{v:.3f},{i}\n"
+                                                         for i, v in enumerate(BLOBS[:, 0])))
+    (tmp_path / "miss.csv").write_text("a,b,label\n1,2,0\n3,4,\n5,6,1\n7,8,1\n")
+    (tmp_path / "empty.csv").write_text("")
+    np.savez(tmp_path / "nany.npz", X=BLOBS, y=np.where(np.arange(90) == 4, np.nan, BLOBS_Y))
+    (tmp_path / "head.csv").write_text("a,b\n")
     monkeypatch.chdir(tmp_path)
 
 

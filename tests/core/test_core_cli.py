@@ -211,3 +211,252 @@ def test_broken_pipe_is_quiet():
                               capture_output=True, text=True, timeout=120)
         assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
         assert proc.returncode in (0, 141)
+
+
+# -- issue 30: the command line never destroys a file it did not create ------------------
+
+@pytest.fixture
+def blobs_npy(tmp_path):
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(120, centers=3, n_features=3, random_state=0)
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    return path
+
+
+def test_output_equal_to_the_dataset_is_refused_before_work(capsys, tmp_path, blobs_npy):
+    before = blobs_npy.read_bytes()
+    for out in (blobs_npy, tmp_path / "." / "X.npy"):
+        code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                           "--n-clusters", "3", "--output", str(out))
+        assert code == 2 and "would overwrite the input --dataset" in err
+        assert "[graphclust]" not in err  # no work started
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, np.load(blobs_npy), delimiter=",")
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(csv),
+                       "--n-clusters", "3", "--output", str(csv))
+    assert code == 2 and "would overwrite the input" in err
+    assert blobs_npy.read_bytes() == before and csv.read_text().count("\n") == 120
+
+
+def test_output_that_is_an_existing_folder_is_refused(capsys, tmp_path, blobs_npy):
+    keep = tmp_path / "keep.npy"
+    keep.mkdir()
+    (keep / "mine.txt").write_text("precious")
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                       "--n-clusters", "3", "--output", str(keep))
+    assert code == 2 and "is an existing folder; graphclust never replaces a folder" in err
+    assert (keep / "mine.txt").read_text() == "precious"
+
+
+def test_two_outputs_of_one_run_must_differ(capsys, tmp_path, blobs_npy):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.png"
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                       "--n-clusters", "3", "--output", str(out), "--plot", str(out))
+    assert code == 2 and "two outputs of one run must have different names" in err
+    assert not out.exists()
+
+
+def test_unwritable_outputs_are_refused_before_work(capsys, tmp_path, blobs_npy):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                       "--n-clusters", "3", "--output", str(afile / "sub" / "l.npy"))
+    assert code == 2 and "is not a folder" in err and "[graphclust]" not in err
+    if os.geteuid() != 0:  # root writes anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o555)
+        try:
+            code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                               "--n-clusters", "3", "--output", str(ro / "l.npy"))
+            assert code == 2 and "is not writable" in err and "[graphclust]" not in err
+        finally:
+            ro.chmod(0o755)
+
+
+def test_a_failed_write_is_one_error_and_leaves_no_temporary(capsys, tmp_path, blobs_npy,
+                                                             monkeypatch):
+    import errno
+
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("graphclust.cli.os.fdopen", lambda fd, mode: Full(real(fd, mode)))
+    out = tmp_path / "out" / "l.csv"
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                       "--n-clusters", "3", "--quiet", "--output", str(out))
+    assert code == 2 and "Traceback" not in err
+    assert f"cannot write the labels '{out}': No space left on device" in err
+    assert list(out.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--connect-timeout", "-1"), ("--connect-timeout", "0"), ("--connect-timeout", "nan"),
+    ("--chunk-mb", "nan"), ("--chunk-mb", "inf"), ("--chunk-mb", "-2"), ("--chunk-mb", "x"),
+])
+def test_numeric_options_are_checked_by_argparse(capsys, option, value):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--dataset", "iris", option, value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument {option}: expected a positive number" in err
+
+
+@pytest.mark.parametrize("option", ["--preset", "--spec", "--output", "--plot", "--labels",
+                                    "--data-dir"])
+def test_empty_strings_are_not_silently_the_default(capsys, option):
+    """`--spec ""` used to run auto and `--output ""` to write nothing, silently."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--dataset", "iris", option, ""])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument {option}: expected a value" in err
+
+
+def test_empty_scheduler_and_chunk_mb_in_memory_are_refused(capsys):
+    code, _, err = run(capsys, "run", "--dataset", "iris", "--scheduler", "")
+    assert code == 2 and "--scheduler '': expected local" in err
+    code, _, err = run(capsys, "run", "--dataset", "iris", "--chunk-mb", "1")
+    assert code == 2 and "--chunk-mb sets the row chunks of a chunked run" in err
+
+
+# -- issue 29: labels are never guessed silently; .npy on the base install; k said ------------
+
+def _moons_csv(path, header="x,y"):
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(200, noise=0.05, random_state=0)
+    np.savetxt(path, X, delimiter=",", header=header, comments="")
+    return X, y
+
+
+def test_csv_header_x_y_keeps_both_columns_as_features(capsys, tmp_path):
+    _moons_csv(tmp_path / "moons.csv")
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset",
+                         str(tmp_path / "moons.csv"), "--n-clusters", "2", "--json", "--quiet")
+    result = json.loads(out)
+    assert code == 0 and result["n_features"] == 2 and result["scores"] == {}
+    assert "column 'y' is kept as a feature, not taken as the labels" in err
+    code, _, err = run(capsys, "run", "--dataset", str(tmp_path / "moons.csv"), "--labels", "y")
+    assert code == 2 and "not a label column: its values are not integers" in err
+    assert "--no-labels" in err
+
+
+def test_csv_label_column_taken_is_said_and_can_be_chosen_or_dropped(capsys, tmp_path):
+    X, y = _moons_csv(tmp_path / "m.csv")
+    path = tmp_path / "lab.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,class", comments="")
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                         "--quiet")
+    result = json.loads(out)
+    assert code == 0 and result["n_features"] == 2 and result["n_clusters"] == 2
+    assert result["n_clusters_from"] == "the labels" and "acc" in result["scores"]
+    assert "column 'class' taken as the labels (2 classes" in err
+    assert any("taken as the labels" in n for n in result["notes"])
+    code, out, _ = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                       "--quiet", "--no-labels", "--n-clusters", "2")
+    assert code == 0 and json.loads(out)["n_features"] == 3
+    code, out, _ = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                       "--quiet", "--labels", "2")
+    assert code == 0 and json.loads(out)["scores"]["acc"] > 0
+    code, _, err = run(capsys, "run", "--dataset", str(path), "--labels", "nosuch")
+    assert code == 2 and "--labels 'nosuch': no such column (columns: a, b, class" in err
+    code, _, err = run(capsys, "run", "--dataset", str(path), "--labels", "a")
+    assert code == 2 and "not a label column" in err  # continuous
+    ids = tmp_path / "ids.csv"
+    ids.write_text("a,id\n" + "".join(f"{i * 0.5},{i}\n" for i in range(20)))
+    code, _, err = run(capsys, "run", "--dataset", str(ids), "--labels", "id")
+    assert code == 2 and "20 distinct values in 20 rows" in err and "--no-labels" in err
+
+
+def test_csv_missing_labels_empty_and_header_only_files(capsys, tmp_path):
+    cases = {
+        "miss.csv": ("a,b,label\n1,2,0\n3,4,\n5,6,1\n7,8,1\n",
+                     "the label column 'label' has 1 missing values (of 4)"),
+        "empty.csv": ("", "the file is empty"),
+        "head.csv": ("a,b\n", "no data rows after the header"),
+        "words.csv": ("a,b\n1,cat\n", "cannot read the table: could not convert string"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        code, _, err = run(capsys, "run", "--dataset", str(tmp_path / name), "--n-clusters", "2")
+        assert code == 2 and message in err and "Traceback" not in err, (name, err)
+    (tmp_path / "w.csv").write_text("a,b,label\n1,2,cat\n3,4,dog\n5,6,cat\n7,8,dog\n")
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(tmp_path / "w.csv"),
+                         "--json", "--quiet", "--set", "graph.n_neighbors=2")
+    assert code == 0 and json.loads(out)["n_clusters"] == 2  # word labels are classes
+
+
+def test_npy_runs_in_memory_without_dask(tmp_path, blobs_npy):
+    """`graphclust run --dataset X.npy` on the base install (dask not importable)."""
+    code = ("import sys; sys.modules['dask'] = None; sys.modules['dask.array'] = None\n"
+            "from graphclust.cli import main\n"
+            f"sys.exit(main(['run', '--preset', 'ncut', '--dataset', {str(blobs_npy)!r},"
+            f" '--n-clusters', '3', '--quiet', '--output', {str(tmp_path / 'l.npy')!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=os.environ.copy(), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert np.load(tmp_path / "l.npy").shape == (120,)
+
+
+def test_run_help_says_npy_is_read_in_memory(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "in chunks only with --scheduler" in " ".join(capsys.readouterr().out.split())
+
+
+def test_default_k_is_said(capsys, blobs_npy):
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--json", "--quiet")
+    result = json.loads(out)
+    assert code == 0 and result["n_clusters"] == 8 and result["n_clusters_from"] == "the default"
+    assert "k = 8 (the default; pass --n-clusters)" in err
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--json", "--quiet", "--n-clusters", "3")
+    assert json.loads(out)["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    code, out, err = run(capsys, "fill", "auto", "--dataset", str(blobs_npy))
+    assert code == 0 and "k = 8 (the default; pass --n-clusters)" in err
+
+
+def test_presets_command_and_dataset_did_you_mean(capsys):
+    code, out, _ = run(capsys, "presets")
+    assert code == 0 and "ncut" in out and "auto (rule)" in out
+    code, out, _ = run(capsys, "presets", "--json")
+    data = json.loads(out)
+    assert {p["name"] for p in data} >= {"ncut", "auto"} and all(p["summary"] for p in data)
+    assert next(p for p in data if p["name"] == "auto")["rule"] is True
+    code, _, err = run(capsys, "run", "--dataset", "digitz")
+    assert code == 2 and "unknown dataset 'digitz'" in err and "did you mean 'digits'?" in err
+
+
+def test_headerless_csv_with_a_byte_order_mark_and_npz_labels_with_nan(capsys, tmp_path):
+    """Found by the sweep: a BOM made the first row a header (one row lost, silently); a
+    NaN in an .npz's y became a class of its own."""
+    X = np.arange(40.0).reshape(20, 2) % 7
+    path = tmp_path / "bom.csv"
+    path.write_text("".join(f"{a},{b}\n" for a, b in X), encoding="utf-8-sig")
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                         "--quiet", "--n-clusters", "2")
+    assert code == 0 and json.loads(out)["n_samples"] == 20, err
+    y = np.arange(20) % 2.0
+    y[4] = np.nan
+    np.savez(tmp_path / "nany.npz", X=X, y=y)
+    code, _, err = run(capsys, "run", "--dataset", str(tmp_path / "nany.npz"))
+    assert code == 2 and "the labels 'y' have 1 missing values (of 20)" in err
+    code, out, _ = run(capsys, "run", "--preset", "ncut", "--dataset",
+                       str(tmp_path / "nany.npz"), "--no-labels", "--n-clusters", "2",
+                       "--json", "--quiet")
+    assert code == 0 and json.loads(out)["scores"] == {}

@@ -100,14 +100,17 @@ def test_bad_input_format_is_an_error(capsys, tmp_path):
     assert code == 2 and "cannot read" in err and err.count("\n") == 1
 
 
-def test_npy_input_runs_chunked_and_writes_zarr_and_report(capsys, tmp_path, blobs):
+def test_npy_input_runs_in_memory_and_writes_zarr_and_report(capsys, tmp_path, blobs):
+    """A .npy file without --scheduler is read in memory (memory-mapped); a zarr output is
+    still written chunk by chunk with its JSON report beside it."""
     X, y = blobs
     np.save(tmp_path / "x.npy", X)
     out = tmp_path / "res" / "labels.zarr"
-    code, stdout, _ = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "x.npy"),
-                          "--n-clusters", "4", "--chunk-mb", "0.01", "--output", str(out),
-                          "--set", "anchors.n_anchors=64", "--json")
-    assert code == 0
+    code, stdout, err = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "x.npy"),
+                            "--n-clusters", "4", "--output", str(out),
+                            "--set", "anchors.n_anchors=64", "--json")
+    assert code == 0, err
+    assert "scheduler" not in json.loads(stdout)
     result = json.loads(stdout)
     labels = da.from_zarr(str(out)).compute()
     assert labels.shape == (1200,) and sorted(np.unique(labels)) == [0, 1, 2, 3]
@@ -180,3 +183,117 @@ def test_chunked_scores_equal_the_metric_parts_on_the_labels(labels, data, chunk
     assert skipped == []
     for m in metrics:
         assert scores[m.name] == pytest.approx(m.score(labels, y), abs=1e-12)
+
+
+# -- issue 30: outputs never replace an input, a spec, a folder or a foreign file ----------
+
+def test_zarr_input_store_is_never_the_output(capsys, tmp_path, blobs):
+    X, _ = blobs
+    store = tmp_path / "X.zarr"
+    da.to_zarr(da.from_array(X, chunks=(400, 5)), str(store))
+    code, _, err = run(capsys, "--preset", "ulge", "--dataset", str(store), "--n-clusters", "4",
+                       "--output", str(store))
+    assert code == 2 and "would overwrite the input --dataset" in err
+    assert np.allclose(da.from_zarr(str(store)).compute(), X)
+    code, _, err = run(capsys, "--preset", "ulge", "--dataset", str(store), "--n-clusters", "4",
+                       "--output", str(store / "inside.npy"))
+    assert code == 2 and "would overwrite the input --dataset" in err
+
+
+def test_report_never_overwrites_the_spec_or_a_foreign_file(capsys, tmp_path):
+    spec = tmp_path / "run.json"
+    spec.write_text(json.dumps({"graph": {"name": "knn"}, "solver": {"name": "spectral"},
+                                "rounding": {"name": "kmeans"}}))
+    before = spec.read_text()
+    code, _, err = run(capsys, "--spec", str(spec), "--dataset", "iris",
+                       "--output", str(tmp_path / "run.zarr"))
+    assert code == 2 and "the JSON report" in err and "would overwrite the input --spec" in err
+    assert spec.read_text() == before and not (tmp_path / "run.zarr").exists()
+    mine = tmp_path / "notes.json"
+    mine.write_text('{"mine": 1}')
+    code, _, err = run(capsys, "--preset", "ncut", "--dataset", "iris",
+                       "--output", str(tmp_path / "notes.parquet"))
+    assert code == 2 and "exists and is not the report of an earlier run" in err
+    assert mine.read_text() == '{"mine": 1}'
+    # the report of an earlier run is replaced (a re-run to a new name works)
+    code, _, err = run(capsys, "--preset", "ncut", "--dataset", "iris",
+                       "--output", str(tmp_path / "a.parquet"))
+    assert code == 0, err
+    (tmp_path / "b.json").write_text((tmp_path / "a.json").read_text())
+    code, _, err = run(capsys, "--preset", "ncut", "--dataset", "iris",
+                       "--output", str(tmp_path / "b.parquet"))
+    assert code == 0, err
+    # an existing zarr/parquet result is a folder: never replaced
+    code, _, err = run(capsys, "--preset", "ncut", "--dataset", "iris",
+                       "--output", str(tmp_path / "a.parquet"))
+    assert code == 2 and "is an existing folder" in err
+
+
+def test_failed_chunked_write_leaves_no_temporary(capsys, tmp_path, monkeypatch):
+    from graphclust import io
+
+    def full(labels, tmp):
+        tmp.mkdir()
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setitem(io._WRITERS, ".zarr", full)
+    code, _, err = run(capsys, "--preset", "ncut", "--dataset", "iris",
+                       "--output", str(tmp_path / "l.zarr"))
+    assert code == 2 and "cannot write the labels" in err and "No space left" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- parquet label columns: nulls refused with their count, nullable integers read ----------
+
+def _frame(n=120):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    df["d"] = pd.array(np.arange(n) % 5, dtype="Int64")
+    df["label"] = np.arange(n) % 2
+    return df
+
+
+def test_parquet_nullable_int64_features_and_label_nulls(capsys, tmp_path):
+    from graphclust import io
+
+    df = _frame()
+    df.to_parquet(tmp_path / "ok.parquet")
+    notes = []
+    X, y = io.open_array(tmp_path / "ok.parquet", note=notes.append)
+    assert X.shape == (120, 4) and X.dtype == np.float64
+    assert np.array_equal(X[:, 3].compute(), np.arange(120) % 5)
+    assert np.array_equal(y.compute(), np.arange(120) % 2)
+    assert "column 'label' taken as the labels" in notes[0]
+    bad = df.assign(label=df["label"].astype(float))
+    bad.loc[[3, 7], "label"] = np.nan
+    bad.to_parquet(tmp_path / "nulls.parquet")
+    with pytest.raises(Exception, match="column 'label' holds the labels but 2 of its 120 "
+                                        "values are missing"):
+        io.open_array(tmp_path / "nulls.parquet")
+    words = df.assign(label=pd.array(["x", None] * 60, dtype="string"))
+    words.to_parquet(tmp_path / "words.parquet")
+    with pytest.raises(Exception, match="60 of its 120 values are missing"):
+        io.open_array(tmp_path / "words.parquet")
+    X, y = io.open_array(tmp_path / "nulls.parquet", labels=False)
+    assert X.shape == (120, 5) and y is None
+    nullfeat = df.copy()
+    nullfeat.loc[5, "d"] = pd.NA
+    nullfeat.to_parquet(tmp_path / "nullfeat.parquet")
+    code, _, err = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "nullfeat.parquet"))
+    assert code == 2 and "NaN" in err and "Traceback" not in err
+    code, out, err = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "ok.parquet"),
+                         "--json", "--set", "anchors.n_anchors=16")
+    assert code == 0, err
+    assert json.loads(out)["n_clusters_from"] == "the labels"
+
+
+def test_parquet_continuous_y_column_is_a_feature(tmp_path):
+    from graphclust import io
+
+    df = pd.DataFrame({"x": np.linspace(0, 1, 50), "y": np.linspace(2, 3, 50) + 0.01})
+    df.to_parquet(tmp_path / "xy.parquet")
+    notes = []
+    X, y = io.open_array(tmp_path / "xy.parquet", note=notes.append)
+    assert X.shape == (50, 2) and y is None and "kept as a feature" in notes[0]
+    with pytest.raises(Exception, match="not a label column: its values are not integers"):
+        io.open_array(tmp_path / "xy.parquet", labels="y")

@@ -87,10 +87,21 @@ def test_parquet_numeric_columns_and_label_column(tmp_path, X):
 
 @pytest.mark.parametrize("suffix", [".npy", ".zarr", ".parquet"])
 def test_labels_round_trip_and_replace(tmp_path, suffix):
+    """A file is replaced; a folder (a zarr or parquet result) never is (issue 30)."""
     labels = da.from_array(np.arange(1000) % 7, chunks=300)
     out = tmp_path / f"labels{suffix}"
-    io.write_labels(out, labels + 1)
-    assert io.write_labels(out, labels) == out  # an existing result is replaced
+    if suffix == ".npy":
+        io.write_labels(out, labels + 1)
+        assert io.write_labels(out, labels) == out  # an existing file is replaced
+    else:
+        out.mkdir()
+        (out / "keep.txt").write_text("mine")
+        with pytest.raises(InputError, match="an existing folder; labels never replace"):
+            io.write_labels(out, labels)
+        assert [p.name for p in out.iterdir()] == ["keep.txt"]
+        (out / "keep.txt").unlink()
+        out.rmdir()
+        assert io.write_labels(out, labels) == out
     if suffix == ".npy":
         back = np.load(out)
     elif suffix == ".zarr":
@@ -164,3 +175,16 @@ def test_uint8_rows_are_chunked_by_their_float32_size(tmp_path):
     np.save(tmp_path / "px.npy", np.zeros((100, 16), np.uint8))
     A, _ = io.open_array(tmp_path / "px.npy", chunk_bytes=16 * 4 * 30)
     assert A.chunks[0] == (30, 30, 30, 10)  # 30 rows of 16 float32 values, not 120 bytes
+
+
+def test_zarr_labels_with_nan_are_refused(tmp_path, X):
+    """A NaN label used to become a class of its own."""
+    root = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
+    root["X"] = X
+    y = (np.arange(1000) % 3).astype(float)
+    y[[1, 2]] = np.nan
+    root["y"] = y
+    with pytest.raises(InputError, match="the labels 'y' have 2 missing values"):
+        io.open_array(tmp_path / "g.zarr")
+    A, none = io.open_array(tmp_path / "g.zarr", labels=False)
+    assert A.shape == (1000, 3) and none is None
