@@ -1,0 +1,68 @@
+"""Genie on a set of points, and nearest-point labelling (private maths of ``genie``).
+
+Everything here is global-small (the Genie run on at most ``max_exact`` distinct points)
+or row-local (the nearest-point search, in row blocks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from graphclust.numerics import nearest_anchors
+
+__all__ = ["distinct_rows", "genie_partition", "nearest_labels", "first_seen"]
+
+
+def distinct_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``P`` (sorted lexicographically) and, for every row of ``P``,
+    the index of its distinct row. Identical points then always share a label, and the
+    order Genie sees does not depend on the order of the input rows."""
+    uniq, inverse = np.unique(P, axis=0, return_inverse=True)
+    return uniq, np.asarray(inverse).ravel()
+
+
+def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
+    """Labels ``0..k'-1`` of the distinct points ``P`` by Genie, ``k' = min(k, len(P))``.
+
+    ``k' = 1`` labels every point 0 and ``k' = len(P)`` gives every point its own
+    cluster, without calling genieclust (which asks ``1 <= k < n``). Otherwise
+    ``genieclust.Genie(n_clusters=k', gini_threshold=..., M=1)`` on the Euclidean
+    distance: ``M = 1`` is the plain distance (no mutual reachability, hence no noise
+    points) in every genieclust release from 1.1 on. The minimum spanning tree is
+    computed with one OpenMP thread, so ties between equal edge weights are broken the
+    same way whatever the machine's thread count.
+    """
+    import genieclust
+
+    m = P.shape[0]
+    k = int(min(k, m))
+    if k <= 1:
+        return np.zeros(m, dtype=np.int64)
+    if k == m:
+        return np.arange(m, dtype=np.int64)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        model = genieclust.Genie(n_clusters=k, gini_threshold=float(gini_threshold), M=1)
+        labels = model.fit_predict(np.ascontiguousarray(P, dtype=np.float64))
+    return np.asarray(labels, dtype=np.int64)
+
+
+def nearest_labels(E: np.ndarray, U: np.ndarray, labels: np.ndarray,
+                   progress=None) -> np.ndarray:
+    """The label of the nearest row of ``U`` (squared Euclidean distance, first row on a
+    tie) for every row of ``E``, in row blocks of :func:`graphclust.numerics.nearest_anchors`
+    (memory ``O(block · len(U))``)."""
+    idx, _ = nearest_anchors(E, U, 1, progress=progress)
+    return np.asarray(labels, dtype=np.int64)[idx[:, 0]]
+
+
+def first_seen(labels: np.ndarray) -> np.ndarray:
+    """Relabel ``0..k'-1`` in the order the labels first appear, so the numbering is
+    fixed by the points, not by how a library numbered its clusters."""
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size == 0:
+        return labels
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[np.asarray(inverse).ravel()]

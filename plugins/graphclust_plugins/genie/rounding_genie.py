@@ -1,0 +1,129 @@
+"""Genie rounding of an embedding: minimum spanning tree with a Gini cap on sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import graphclust
+from graphclust.numerics import as_dense_float
+from graphclust_plugins.genie._genie import (distinct_rows, first_seen, genie_partition,
+                                             nearest_labels)
+
+#: The anchor selector of the anchored path when ``anchors`` is not given.
+DEFAULT_ANCHORS = {"name": "kmeans", "n_anchors": 2000, "max_iter": 10}
+
+
+@graphclust.part
+class GenieRounding(graphclust.Rounding):
+    """Genie clustering (genieclust) of the embedding rows; anchors above ``max_exact``.
+
+    Genie (Gagolewski, Bartoszuk & Cena 2016, Information Sciences 363) is single
+    linkage on the Euclidean minimum spanning tree with one change: while the Gini index
+    of the cluster sizes exceeds ``gini_threshold``, the next merge must involve a
+    cluster of the smallest size (joined to its nearest neighbour). Chained shapes
+    (spirals, rings, moons) are kept whole as in single linkage, while outliers and
+    thin noise bridges cannot leave ``k - 1`` singleton clusters. It runs after any
+    solver that produces an embedding (``features`` for the raw features, a spectral
+    embedding, a layout).
+
+    Rules
+    -----
+    * Exactly ``min(n_clusters, distinct rows)`` clusters, labels ``0..k'-1`` numbered
+      in the order they first appear; every point is labelled (Genie with ``M = 1``:
+      the plain distance, so no noise points).
+    * Identical rows share a label: Genie runs on the distinct rows (sorted), so the
+      result does not depend on the row order of ties.
+    * ``n <= max_exact``: Genie on all (distinct) rows. Cost: genieclust's exact
+      Euclidean MST (``quitefastmst``; near ``O(n log n)`` in a few dimensions, at
+      worst ``O(n²)`` time, ``O(n)`` memory) and the Genie merges (``O(n √n)``).
+    * ``n > max_exact``: the ``anchors`` selector picks ``m`` anchors of the embedding
+      (default k-means, ``m = 2000``), Genie clusters the anchors, and every row takes
+      the label of its nearest anchor (row blocks). Memory ``O(n·p + m·p +
+      block·m)``, time ``O(n·m·p)`` for the search plus Genie on ``m`` points; nothing
+      ``n × n``. A cluster that keeps no point (an anchor cell that no row is nearest
+      to) is dropped: its anchors take the label of the nearest anchor of a kept cluster.
+    * Deterministic: the MST runs on one thread, anchors come from
+      ``ctx.child("rounding.genie")``.
+    * :meth:`assign`: a new row takes the label of the nearest training row (exact
+      path) or the nearest anchor (anchored path), kept in ``anchors_`` /
+      ``anchor_labels_`` (at most ``max(max_exact, m)`` rows).
+    """
+
+    name = "genie"
+    needs = "embedding"
+    chunkwise = True  # round() on a uniform sample of rows, assign() per block
+
+    gini_threshold: float = graphclust.param(
+        0.3, doc="Gini-index cap g on the cluster sizes during the merges (genieclust's "
+        "default 0.3; 1.0 = single linkage, lower = more even sizes).",
+        check=graphclust.real(0.0, 1.0))
+    max_exact: int = graphclust.param(
+        20000, doc="Largest number of rows clustered directly; above it Genie runs on "
+        "anchors and rows take their nearest anchor's label.",
+        check=graphclust.integer(2))
+    anchors: Any = graphclust.param(
+        None, doc="Anchor selector of the anchored path (a spec table or a part); "
+        "None = k-means anchors, n_anchors = 2000, max_iter = 10.",
+        check=graphclust.optional(graphclust.part_spec("anchors")))
+
+    def round(self, solution, n_clusters, ctx):
+        if solution.embedding is None:
+            raise ValueError("rounding 'genie' needs a solution with an embedding")
+        E = _points(solution.embedding)
+        n = E.shape[0]
+        if n <= self.max_exact:
+            uniq, inverse = distinct_rows(E)
+            base = genie_partition(uniq, n_clusters, self.gini_threshold)
+            labels = first_seen(base[inverse])
+            keep = np.empty(uniq.shape[0], dtype=np.int64)
+            keep[inverse] = labels
+            self.anchors_, self.anchor_labels_ = uniq, keep
+            self.n_anchors_ = 0
+            return labels
+        selector = graphclust.resolve_part(
+            DEFAULT_ANCHORS if self.anchors is None else self.anchors, "anchors")
+        actx = ctx.child("rounding.genie")
+        U = _points(selector.select(E, actx).points)
+        U, _ = distinct_rows(U)
+        anchor_lab = genie_partition(U, n_clusters, self.gini_threshold)
+        raw = nearest_labels(E, U, anchor_lab, progress=ctx.progress)
+        labels = first_seen(raw)
+        self.anchors_ = U
+        self.anchor_labels_ = _carry(raw, labels, anchor_lab, U)
+        self.n_anchors_ = int(U.shape[0])
+        return labels
+
+    def assign(self, solution):
+        if not hasattr(self, "anchors_"):
+            raise RuntimeError("rounding 'genie': call round() before assign()")
+        if solution.embedding is None:
+            raise ValueError("rounding 'genie' needs a solution with an embedding")
+        E = _points(solution.embedding)
+        if E.shape[1] != self.anchors_.shape[1]:
+            raise ValueError(f"rounding 'genie': the embedding has {E.shape[1]} columns, "
+                             f"the fitted one had {self.anchors_.shape[1]}")
+        return nearest_labels(E, self.anchors_, self.anchor_labels_)
+
+
+def _points(E) -> np.ndarray:
+    """The embedding as a dense float array with at least one column."""
+    E = as_dense_float(E)
+    if E.shape[1] == 0:
+        return np.zeros((E.shape[0], 1), dtype=E.dtype)
+    return E
+
+
+def _carry(raw: np.ndarray, labels: np.ndarray, anchor_lab: np.ndarray,
+           U: np.ndarray) -> np.ndarray:
+    """The anchors' labels in the numbering of the rows' ``labels`` (``raw`` relabelled);
+    anchors of a cluster no row kept take the label of their nearest kept anchor."""
+    mapping = np.full(int(anchor_lab.max()) + 1, -1, dtype=np.int64)
+    mapping[raw] = labels
+    out = mapping[anchor_lab]
+    lost = out < 0
+    if lost.any():
+        kept = np.flatnonzero(~lost)
+        out[lost] = nearest_labels(U[lost], U[kept], out[kept])
+    return out

@@ -1,0 +1,56 @@
+"""The features themselves as the embedding (the solver-free path)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import graphclust
+from graphclust.numerics import as_dense_float
+
+
+@graphclust.part
+class FeaturesSolver(graphclust.Solver):
+    """The (scaled) features handed on unchanged as the embedding; the graph is unused.
+
+    A pipeline always has a graph and a solver (the spec's required sections), so a
+    rounding that works on points (``genie``, ``kmeans``) is run on the raw features
+    through this solver: ``{"solver": "features", "rounding": "genie"}``. The graph is
+    ignored; pick the cheapest one (the ``genie`` preset builds a one-anchor graph,
+    ``O(n·d)``, which also makes ``predict`` available).
+
+    The solution's embedding is ``X`` as a dense float array (float32 kept), and its
+    ``projection`` is the ``d × d`` identity with no centre, so new points are placed
+    with their own (scaled) features: ``out_of_sample``. Sparse ``X`` is densified
+    (``n × d`` memory): this solver is meant for a few dense columns.
+    """
+
+    name = "features"
+    accepts = frozenset({"affinity", "anchor"})
+    needs_features = True
+    produces = frozenset({"embedding"})
+    out_of_sample = True
+    chunkwise = True  # every block's rows are its own features
+
+    def solve(self, graph, X, n_clusters, ctx):
+        if X is None:
+            raise graphclust.InputError("solver 'features' needs the features X")
+        E = as_dense_float(X)
+        if E.shape[0] != graph.n:
+            raise graphclust.InputError(f"solver 'features': X has {E.shape[0]} rows but the "
+                                        f"graph has {graph.n} vertices")
+        return self._solution(E, E.shape[1])
+
+    @staticmethod
+    def _solution(E: np.ndarray, d: int) -> graphclust.Solution:
+        return graphclust.Solution(embedding=E, projection=np.eye(d, dtype=E.dtype),
+                                   info={"features": d})
+
+    def solve_chunked(self, chunks, n_clusters, ctx):
+        """Nothing to sum: a zero-row solution carrying the identity projection."""
+        d = int(chunks.n_features)
+        return self._solution(np.zeros((0, d)), d)
+
+    def lift_rows(self, solution, block):
+        """A block's embedding rows: its own features (as :meth:`solve` gives them)."""
+        E = as_dense_float(block.X)
+        return self._solution(E, E.shape[1])
