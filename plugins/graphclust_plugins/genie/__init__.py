@@ -1,8 +1,7 @@
 """The ``genie`` bundle: minimum-spanning-tree clustering (Genie).
 
 Rounding ``genie`` (Genie on a solution's embedding, on anchors above a size bound);
-solver ``features`` (the scaled features handed on as the embedding); presets
-``genie`` and ``spectral-genie``.
+solver ``features`` (the scaled features handed on as the embedding); preset ``genie``.
 """
 
 from pathlib import Path

@@ -31,7 +31,8 @@ def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
     distance: ``M = 1`` is the plain distance (no mutual reachability, hence no noise
     points) in every genieclust release from 1.1 on. The minimum spanning tree is
     computed with one OpenMP thread, so ties between equal edge weights are broken the
-    same way whatever the machine's thread count.
+    same way whatever the machine's thread count. One-column points get a zero column
+    (the distances are unchanged; genieclust's tree search refuses a single column).
     """
     import genieclust
 
@@ -41,9 +42,12 @@ def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
         return np.zeros(m, dtype=np.int64)
     if k == m:
         return np.arange(m, dtype=np.int64)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    if P.shape[1] == 1:
+        P = np.c_[P, np.zeros(m)]
     with threadpool_limits(limits=1, user_api="openmp"):
         model = genieclust.Genie(n_clusters=k, gini_threshold=float(gini_threshold), M=1)
-        labels = model.fit_predict(np.ascontiguousarray(P, dtype=np.float64))
+        labels = model.fit_predict(P)
     return np.asarray(labels, dtype=np.int64)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_dense_float
+from graphclust.numerics import as_dense_float, normalize_rows
 from graphclust_plugins.genie._genie import (distinct_rows, first_seen, genie_partition,
                                              nearest_labels)
 
@@ -44,6 +44,8 @@ class GenieRounding(graphclust.Rounding):
       block·m)``, time ``O(n·m·p)`` for the search plus Genie on ``m`` points; nothing
       ``n × n``. A cluster that keeps no point (an anchor cell that no row is nearest
       to) is dropped: its anchors take the label of the nearest anchor of a kept cluster.
+    * ``normalize_rows`` scales rows to unit length first (an all-zero row stays zero),
+      in :meth:`round` and :meth:`assign` alike, as the ``kmeans`` rounding does.
     * Deterministic: the MST runs on one thread, anchors come from
       ``ctx.child("rounding.genie")``.
     * :meth:`assign`: a new row takes the label of the nearest training row (exact
@@ -63,6 +65,10 @@ class GenieRounding(graphclust.Rounding):
         20000, doc="Largest number of rows clustered directly; above it Genie runs on "
         "anchors and rows take their nearest anchor's label.",
         check=graphclust.integer(2))
+    normalize_rows: bool = graphclust.param(
+        False, doc="Scale embedding rows to unit norm first, in round and assign (pair "
+        "with a spectral embedding whose rows are normalised, so new points match).",
+        check=graphclust.boolean)
     anchors: Any = graphclust.param(
         None, doc="Anchor selector of the anchored path (a spec table or a part); "
         "None = k-means anchors, n_anchors = 2000, max_iter = 10.",
@@ -71,7 +77,7 @@ class GenieRounding(graphclust.Rounding):
     def round(self, solution, n_clusters, ctx):
         if solution.embedding is None:
             raise ValueError("rounding 'genie' needs a solution with an embedding")
-        E = _points(solution.embedding)
+        E = self._points(solution.embedding)
         n = E.shape[0]
         if n <= self.max_exact:
             uniq, inverse = distinct_rows(E)
@@ -85,7 +91,7 @@ class GenieRounding(graphclust.Rounding):
         selector = graphclust.resolve_part(
             DEFAULT_ANCHORS if self.anchors is None else self.anchors, "anchors")
         actx = ctx.child("rounding.genie")
-        U = _points(selector.select(E, actx).points)
+        U = _points(selector.select(E, actx).points)  # already in normalised units
         U, _ = distinct_rows(U)
         anchor_lab = genie_partition(U, n_clusters, self.gini_threshold)
         raw = nearest_labels(E, U, anchor_lab, progress=ctx.progress)
@@ -100,11 +106,15 @@ class GenieRounding(graphclust.Rounding):
             raise RuntimeError("rounding 'genie': call round() before assign()")
         if solution.embedding is None:
             raise ValueError("rounding 'genie' needs a solution with an embedding")
-        E = _points(solution.embedding)
+        E = self._points(solution.embedding)
         if E.shape[1] != self.anchors_.shape[1]:
             raise ValueError(f"rounding 'genie': the embedding has {E.shape[1]} columns, "
                              f"the fitted one had {self.anchors_.shape[1]}")
         return nearest_labels(E, self.anchors_, self.anchor_labels_)
+
+    def _points(self, E) -> np.ndarray:
+        E = _points(E)
+        return normalize_rows(E) if self.normalize_rows else E
 
 
 def _points(E) -> np.ndarray:
