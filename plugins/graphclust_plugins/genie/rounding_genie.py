@@ -54,7 +54,7 @@ class GenieRounding(graphclust.Rounding):
     """
 
     name = "genie"
-    needs = "embedding"
+    needs = graphclust.SolutionField.EMBEDDING
     chunkwise = True  # round() on a uniform sample of rows, assign() per block
 
     gini_threshold: float = graphclust.param(

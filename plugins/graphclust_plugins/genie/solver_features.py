@@ -25,9 +25,9 @@ class FeaturesSolver(graphclust.Solver):
     """
 
     name = "features"
-    accepts = frozenset({"affinity", "anchor"})
+    accepts = frozenset({graphclust.GraphKind.AFFINITY, graphclust.GraphKind.ANCHOR})
     needs_features = True
-    produces = frozenset({"embedding"})
+    provides = frozenset({graphclust.SolutionField.EMBEDDING})
     out_of_sample = True
     chunkwise = True  # every block's rows are its own features
 
