@@ -136,31 +136,26 @@ def markdown_blocks(path: Path) -> list[Block]:
 
 
 def _indented_body(lines: list[str], i: int) -> tuple[list[str], int]:
-    """The indented body starting after line ``i`` (options and blank lines skipped)."""
+    """The block after line ``i`` (a directive or a paragraph ending in ``::``): the lines
+    indented deeper than line ``i``, less the directive's ``:option:`` lines and the
+    blank lines around; returns them dedented and the index of the first."""
+    depth = len(lines[i]) - len(lines[i].lstrip())
     j = i + 1
-    while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":")
-                              and not lines[j].startswith("   " * 2)):
-        if lines[j].strip() and not lines[j].startswith(" "):
-            break
+    while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":")):
         j += 1
-    body_start = j
-    indent = None
-    body = []
+    first, body, indent = j, [], None
     while j < len(lines):
         ln = lines[j]
         if ln.strip():
             cur = len(ln) - len(ln.lstrip())
-            if indent is None:
-                indent = cur
-            if cur < (indent or 1):
+            if cur <= depth:
                 break
-            body.append(ln[indent:])
-        else:
-            body.append("")
+            indent = cur if indent is None else min(indent, cur)
+        body.append(ln)
         j += 1
-    while body and not body[-1]:
+    while body and not body[-1].strip():
         body.pop()
-    return body, body_start
+    return [ln[indent:] if ln.strip() else "" for ln in body], first
 
 
 def _looks_like_python(code: str) -> bool:
@@ -273,7 +268,23 @@ def _cases():
 QUICK, SLOW, SKIPPED = _cases()
 
 
+def _needs_data_folder(blocks: list[Block]) -> list[str]:
+    """The data-folder sets (``usps``, ``mnist``) the blocks' commands name: without the
+    folder the test is skipped with that reason, like the other tests that read it."""
+    from graphclust.data import BUNDLED
+
+    names = {m.group(1) for b in blocks if b.kind == "console"
+             for m in re.finditer(r"--dataset\s+(\S+)", b.code)}
+    return sorted(n for n in names if n not in BUNDLED and not Path(n).suffix)
+
+
 def _run_script(blocks: list[Block], tmp_path: Path) -> None:
+    from graphclust.data import find_data_dir
+
+    missing = _needs_data_folder(blocks)
+    if missing and find_data_dir() is None:
+        pytest.skip(f"benchmark data folder not found (the commands read {', '.join(missing)})"
+                    ": set GRAPHCLUST_DATA or place ../shared/data")
     for name, write in STAND_INS.items():
         write(tmp_path / name)
     script = tmp_path / "blocks.py"
