@@ -204,14 +204,14 @@ def blocks_of(path: Path) -> list[Block]:
 
 # -- running them ----------------------------------------------------------------------
 
-#: The reader's own files that commands in the documents name, written into the
-#: temporary directory before a document's script runs.
 def _three_blobs_csv(path: Path) -> None:
     centres = np.repeat(np.eye(3) * 6.0, [70, 70, 60], axis=0)
     points = centres + np.random.default_rng(0).normal(size=centres.shape)
     np.savetxt(path, points, delimiter=",", fmt="%.5f")
 
 
+#: The reader's own files that commands in the documents name, written into the
+#: temporary directory before a document's script runs.
 STAND_INS = {"my.csv": _three_blobs_csv}
 
 
