@@ -234,8 +234,7 @@ class SpectralEmbedding(graphclust.Solver):
         G = pattern.toarray() if m <= 4000 else pattern
         extra, T = _anchor_drop(self.drop_trivial, pattern, lam, p, n, m)
         vals, coef, anchor_embedding = _gram_solve(G, lam, int(min(p + extra, n, m)), extra,
-                                                   ctx.rng("solver.spectral"), T,
-                                                   ctx.progress)
+                                                   ctx.rng("solver.spectral"), T)
         emb = np.zeros((0, max(coef.shape[1], 1)))
         return graphclust.Solution(
             embedding=emb, anchor_embedding=anchor_embedding,
