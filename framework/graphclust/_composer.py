@@ -260,6 +260,7 @@ def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Prob
         pipe = _compose(data, registry, problems, nested=False, prefix=f"{mloc}.")
         if len(problems) > n_before:
             continue
+        pipe.metrics = []  # members are scored by the ensemble's metrics (Ensemble.fit)
         name = ms.preset or pipe.solver.name
         for c in range(ms.count):
             label = f"members[{i}] {name}" + (f"#{c}" if ms.count > 1 else "")
@@ -340,6 +341,21 @@ def resolve_spec(spec: str | dict, registry: Registry | None = None,
     return read_spec(spec)
 
 
+#: The metrics a spec without a ``metrics`` key scores when ``fit`` is given ``y`` (those
+#: registered): the ones the built-in presets declare, so a preset, a rule preset's
+#: decision, a hand-written spec and an ensemble are all scored alike. ``metrics = []``
+#: scores nothing.
+DEFAULT_METRICS = ("acc", "nmi")
+
+
+def with_default_metrics(data: dict, registry: Registry) -> dict:
+    """``data`` with :data:`DEFAULT_METRICS` as its ``metrics`` when it has none."""
+    if not isinstance(data, dict) or "metrics" in data:
+        return data
+    return {**data, "metrics": [{"name": name} for name in DEFAULT_METRICS
+                                if name in registry.metrics]}
+
+
 def compose(spec: str | dict, registry: Registry | None = None, profile=None):
     """Validate a spec and build its :class:`~graphclust.Pipeline` (no data is touched),
     or its :class:`~graphclust.Ensemble` for a spec with an ``ensemble`` section.
@@ -360,7 +376,7 @@ def compose(spec: str | dict, registry: Registry | None = None, profile=None):
         Listing every problem, each with its path.
     """
     registry = _registry(registry)
-    data = resolve_spec(spec, registry, profile)
+    data = with_default_metrics(resolve_spec(spec, registry, profile), registry)
     problems: list[Problem] = []
     pipe = _compose(data, registry, problems, nested=False)
     _raise(problems)

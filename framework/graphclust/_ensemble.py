@@ -283,6 +283,9 @@ class Ensemble:
                              f"{labels.shape}, expected ({n},)")
         scores = self._score(labels, y)
         member_scores = [self._score(np.asarray(r.labels), y) for r in results]
+        # a member's own scores are the ensemble's metrics on its labels, whatever its spec
+        results = [attrs.evolve(r, scores=s) for r, s in zip(results, member_scores,
+                                                             strict=True)]
         timings = {**pre, "members": t_members, "consensus": t_consensus}
         timings["total"] = sum(timings.values())
         return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores,

@@ -16,6 +16,12 @@ exactly once each. Inside it, a part announces how much work it will do with
 in phases, e.g. DCD's restarts), reports :meth:`Progress.step` and may finish a phase
 with :meth:`Progress.end`. So a stage is one bar, however many phases its part has.
 
+A phase that stops before its announced total (an iterative solver that converged at
+iteration 8 of at most 100) is closed at the step it reached: :meth:`Progress.end` first
+reports that step as the total, so the bar ends at ``8/8`` (100 %), not at ``8/100``.
+A part whose total is an estimate (ARPACK restarts) may also raise it with a step
+whose ``total`` is larger.
+
 Event kinds (:attr:`ProgressEvent.kind`): ``"open"``, ``"start"``, ``"step"``,
 ``"end"``, ``"message"``, ``"close"``.
 """
@@ -74,6 +80,7 @@ class Progress:
         self.stage = stage
         self.part = part
         self._t0 = time.perf_counter()
+        self._phase: tuple[int | None, int | None] = (None, None)  # last (step, total)
 
     @property
     def enabled(self) -> bool:
@@ -101,10 +108,12 @@ class Progress:
     # -- the part's side ------------------------------------------------------------
     def start(self, total: int | None = None, message: str = "") -> None:
         """Announce ``total`` steps of work (a new phase restarts the count)."""
+        self._phase = (0, total)
         self._send("start", 0, total, message)
 
     def step(self, step: int, total: int | None = None, message: str = "") -> None:
         """Report that ``step`` of ``total`` steps are done."""
+        self._phase = (step, total)
         self._send("step", step, total, message)
 
     def message(self, message: str) -> None:
@@ -112,7 +121,15 @@ class Progress:
         self._send("message", message=message)
 
     def end(self, message: str = "") -> None:
-        """A phase of the part's work finished (the stage stays open)."""
+        """A phase of the part's work finished (the stage stays open).
+
+        A phase that stopped short of its total (early convergence) is first closed at
+        the step it reached, sent as a ``"step"`` whose ``total`` is that step.
+        """
+        step, total = self._phase
+        if step and total is not None and step < total:
+            self._send("step", step, step, "")
+        self._phase = (None, None)
         self._send("end", message=message)
 
     def iterate(self, iterable: Iterable[T], total: int | None = None) -> Iterator[T]:

@@ -227,3 +227,17 @@ def test_auto_on_dask_input_runs_chunkwise(blobs):
     assert model.profile_.chunked and model.profile_.n == X.shape[0]
     assert model.resolved_spec_["anchors"]["name"] == "hybrid"
     assert adjusted_rand_score(y, np.asarray(model.labels_.compute())) > 0.9
+
+
+def test_auto_scores_the_default_metrics_like_a_preset():
+    """A rule preset's decision carries the metrics a spec without ``metrics`` gets
+    (graphclust._composer.DEFAULT_METRICS, the presets' acc and nmi)."""
+    from graphclust._composer import DEFAULT_METRICS
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model = GraphClustering("auto", n_clusters=10, random_state=0).fit(X, y)
+    assert set(model.scores_) == set(DEFAULT_METRICS)
+    assert model.scores_["acc"] > 0.5
+    assert [m["name"] for m in model.resolved_spec_["metrics"]] == list(DEFAULT_METRICS)
+    assert GraphClustering("auto", n_clusters=10, random_state=0).fit(X).scores_ == {}

@@ -166,3 +166,15 @@ def test_every_decision_is_a_valid_spec_and_deterministic(p):
     gc.compose({**spec, "n_clusters": p.k})  # raises SpecError when invalid
     if "anchors" in spec:
         assert 1 <= spec["anchors"]["n_anchors"] <= max(p.n // 10, 2 * p.k, 1)
+
+
+@pytest.mark.parametrize("n, d, sparse, held, not_held", [
+    (50_000, 8, False, "n = 50000 > 5000", "n²·d"),  # the work is within budget
+    (4_000, 20_000, True, "n²·d = 3.2e+11 > 2e+11", "n = 4000"),  # n is within its cap
+    (10_000, 30_000, True, "n = 10000 > 5000 and n²·d = 3e+12 > 2e+11", "or"),
+])
+def test_anchor_summary_states_only_the_conditions_that_held(n, d, sparse, held, not_held):
+    summary = auto_rule(profile(n=n, d=d, k=10, sparse=sparse))["summary"]
+    assert "k-means anchors" in summary
+    why = summary.split(":")[1]
+    assert held in why and not_held not in why.replace(held, "")

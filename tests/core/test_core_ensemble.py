@@ -356,3 +356,25 @@ def test_cli_validate_fill_and_run(registry, tmp_path, capsys):
     bad.write_text('[ensemble]\nmembers = []\nconsensus = "rows-kmeans"\n')
     assert cli_main(["validate", str(bad)]) == 2
     assert "ensemble.members" in capsys.readouterr().err
+
+
+def test_every_preset_and_ensemble_member_scores_the_default_metrics():
+    """A preset without ``metrics`` (ongr-k), an ensemble without ``metrics`` and its
+    members are scored with the default metrics when y is given; members' scores are the
+    ensemble's metrics on their own labels, whatever their preset declares."""
+    from graphclust._composer import DEFAULT_METRICS
+
+    X, y = make_blobs(n_samples=300, centers=3, n_features=4, random_state=0)
+    single = gc.GraphClustering("ongr-k", n_clusters=3, random_state=0).fit(X, y)
+    assert set(single.scores_) == set(DEFAULT_METRICS)
+    spec = {"ensemble": {"members": [{"preset": "ongr-k", "count": 2},
+                                     {"preset": "anchor-spectral",
+                                      "anchors": {"n_anchors": 50}}],
+                         "consensus": {"name": "tcut"}}}
+    model = gc.GraphClustering(spec, n_clusters=3, random_state=0).fit(X, y)
+    assert set(model.scores_) == set(DEFAULT_METRICS)
+    assert [set(r.scores) for r in model.members_] == [set(DEFAULT_METRICS)] * 3
+    assert [r.scores for r in model.members_] == model.result_.member_scores
+    spec["metrics"] = []  # an explicit empty list scores nothing
+    quiet = gc.GraphClustering(spec, n_clusters=3, random_state=0).fit(X, y)
+    assert quiet.scores_ == {} and all(r.scores == {} for r in quiet.members_)

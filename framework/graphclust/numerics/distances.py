@@ -138,8 +138,8 @@ def nearest_anchors(
         For each row of ``X``, one column of ``U`` that must not be returned (its own
         index when ``U is X``); ``-1`` for none.
     progress : graphclust.Progress, optional
-        Receives one step per row block (a part passes ``ctx.progress``), so a long
-        search shows a bar with its rate; nothing is reported for a single block.
+        Receives the number of row blocks as the total and one step per block (a part
+        passes ``ctx.progress``), so a long search shows a bar with its rate and ETA.
 
     Returns
     -------
@@ -161,7 +161,7 @@ def nearest_anchors(
     idx_out = np.empty((n, s), dtype=np.int64)
     val_out = np.empty((n, s), dtype=np.float64)
     n_blocks = -(-n // block)
-    report = progress is not None and n_blocks > 1
+    report = progress is not None and n > 0
     if report:
         progress.start(n_blocks, f"nearest {s} of {m}, {n_blocks} row blocks")
     for start in range(0, n, block):
@@ -324,7 +324,8 @@ def clamp_neighbors(n_neighbors: int, n_anchors: int, who: str) -> int:
     return s
 
 
-def _faiss_knn(X: np.ndarray, k: int, metric: str, exact: bool):
+def _faiss_knn(X: np.ndarray, k: int, metric: str, exact: bool,
+               block_size: int | None = None, progress: Any = None):
     import faiss  # optional dependency
 
     Xf = np.ascontiguousarray(X, dtype=np.float32)
@@ -338,8 +339,22 @@ def _faiss_knn(X: np.ndarray, k: int, metric: str, exact: bool):
         index.hnsw.efConstruction = 80
         index.hnsw.efSearch = max(64, 2 * (k + 1))
     index.add(Xf)
-    vals, idx = index.search(Xf, k + 1)
-    return idx.astype(np.int64), vals.astype(np.float64)
+    # Queries in row blocks (each row's answer does not depend on the others), so a long
+    # search reports one step per block.
+    block = block_size or default_block_size(n)
+    n_blocks = -(-n // block)
+    if progress is not None:
+        progress.start(n_blocks, f"{'exact' if exact else 'HNSW'} faiss search, "
+                       f"{n_blocks} row blocks")
+    idx = np.empty((n, k + 1), dtype=np.int64)
+    vals = np.empty((n, k + 1), dtype=np.float64)
+    for b, start in enumerate(range(0, n, block)):
+        stop = min(n, start + block)
+        vb, ib = index.search(Xf[start:stop], k + 1)
+        idx[start:stop], vals[start:stop] = ib, vb
+        if progress is not None:
+            progress.step(b + 1, n_blocks)
+    return idx, vals
 
 
 def knn(
@@ -349,6 +364,7 @@ def knn(
     metric: str = "sqeuclidean",
     method: str = "auto",
     block_size: int | None = None,
+    progress: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest other points of every point (itself excluded).
 
@@ -363,6 +379,9 @@ def knn(
         installed, which does the same product with a faster selection). ``"approx"``:
         faiss HNSW; requires faiss. ``"auto"``: exact up to ``n²·d = 1e13``, else
         approximate (the size rule of ``graphclust.numerics.knn_size``).
+    progress : graphclust.Progress, optional
+        Receives the number of row blocks of queries as the total and one step per
+        block (as :func:`nearest_anchors`).
 
     Returns
     -------
@@ -388,7 +407,8 @@ def knn(
     if method == "approx" and not have_faiss:
         raise ImportError("method='approx' needs faiss: pip install 'graphclust[ann]'")
     if have_faiss and (method == "approx" or n > 4096):
-        idx, vals = _faiss_knn(X, k, metric, exact=(method == "exact"))
+        idx, vals = _faiss_knn(X, k, metric, exact=(method == "exact"),
+                               block_size=block_size, progress=progress)
         # Drop self (or, with duplicates, any one occurrence of self) from each row.
         rows = np.arange(n)[:, None]
         is_self = idx == rows
@@ -403,4 +423,4 @@ def knn(
             np.maximum(vals, 0.0, out=vals)
         return idx, vals
     return nearest_anchors(X, X, k, metric=metric, block_size=block_size,
-                           exclude=np.arange(n))
+                           exclude=np.arange(n), progress=progress)

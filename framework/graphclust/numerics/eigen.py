@@ -68,9 +68,40 @@ def _dense(M) -> np.ndarray:
     return 0.5 * (Md + Md.T)
 
 
+#: First guess of the ARPACK restarts a solve takes (the progress total; raised by half
+#: whenever a solve reaches it, and set to the restart reached when the solve ends).
+ARPACK_RESTARTS_GUESS = 20
+
+
+class _CountingOperator(LinearOperator):
+    """``M`` as an operator that reports ARPACK's restarts to ``progress``.
+
+    Implicitly restarted Lanczos with ``ncv`` basis vectors spends ``ncv`` products on
+    its first factorisation and ``ncv - k`` on each restart, so the product count gives
+    the restart reached. The products are ``M``'s own, so the result is unchanged.
+    """
+
+    def __init__(self, M, k: int, ncv: int, progress):
+        super().__init__(dtype=np.float64, shape=M.shape)
+        self._M, self._k, self._ncv, self._progress = M, k, ncv, progress
+        self.products, self.restart, self.total = 0, 0, ARPACK_RESTARTS_GUESS
+
+    def _matvec(self, v):
+        self.products += 1
+        if self.products >= self._ncv:
+            restart = 1 + (self.products - self._ncv) // max(self._ncv - self._k, 1)
+            if restart > self.restart:
+                self.restart = restart
+                if restart >= self.total:  # the guess was short: raise it by half
+                    self.total = restart + max(restart // 2, 1)
+                self._progress.step(restart, self.total,
+                                    f"{self.products} products with the matrix")
+        return self._M @ v
+
+
 def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
-                         method: str = "auto",
-                         tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                         method: str = "auto", tol: float = 0.0,
+                         progress=None) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` largest (algebraic) eigenpairs of a symmetric matrix or operator.
 
     Parameters
@@ -89,6 +120,10 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
     tol : float, default=0.0
         ARPACK's relative accuracy of the Ritz values (0 = machine precision). The dense
         path is exact whatever ``tol``.
+    progress : graphclust.Progress, optional
+        Receives one phase: a single step for the dense path; for ARPACK one step per
+        restart against an estimated total (``ARPACK_RESTARTS_GUESS``, raised when
+        reached), closed at the restart where the solve converged.
 
     Returns
     -------
@@ -107,13 +142,24 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
     if k <= 0:
         return np.zeros(0), np.zeros((n, 0))
     if dense:
+        if progress is not None:
+            progress.start(1, f"dense eigh, {k} pairs of {n} x {n}")
         vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
+        if progress is not None:
+            progress.step(1, 1)
+            progress.end()
     else:
         if rng is None:
             raise ValueError("leading_eigenvectors: the iterative path needs rng (a seeded "
                              "numpy Generator) for its start vector")
+        v0 = start_vector(rng, n)
+        op = M
+        if progress is not None:
+            ncv = min(n, max(2 * k + 1, 20))  # eigsh's default basis size
+            op = _CountingOperator(M, k, ncv, progress)
+            progress.start(op.total, f"ARPACK, {k} pairs of {n} x {n} (restarts estimated)")
         try:
-            vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(rng, n), tol=tol,
+            vals, vecs = eigsh(op, k=k, which="LA", v0=v0, tol=tol,
                                maxiter=max(1000, 50 * n))
         except ArpackNoConvergence as exc:
             # clustered eigenvalues (e.g. a graph of many components, where the leading
@@ -126,6 +172,9 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
                     f"than k (more neighbours or anchors connect it)", exc.eigenvalues,
                     exc.eigenvectors) from None
             vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
+        if progress is not None:
+            progress.step(max(op.restart, 1), max(op.restart, 1))  # ends at the last restart
+            progress.end()
     order = np.argsort(-vals, kind="stable")
     return vals[order], vecs[:, order]
 

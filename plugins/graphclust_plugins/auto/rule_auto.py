@@ -164,6 +164,17 @@ def _sampled(p: DataProfile) -> dict:
     }
 
 
+def _exact_limits_exceeded(p: DataProfile) -> str:
+    """The limits of the exact branch that ``p`` exceeds, as true statements (one or
+    both: n above its cap, the n²·d work above its budget)."""
+    held = []
+    if p.n > EXACT_MAX_N:
+        held.append(f"n = {p.n} > {EXACT_MAX_N}")
+    if p.exact_work > EXACT_BUDGET:
+        held.append(f"n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}")
+    return " and ".join(held)
+
+
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
@@ -184,7 +195,7 @@ def auto_rule(p: DataProfile) -> dict:
                f"{EXACT_BUDGET:.0e}: exact {spec['graph']['n_neighbors']}-NN spectral")
     else:
         spec = _anchor(p)
-        why = (f"n = {p.n} > {EXACT_MAX_N} or n²·d = {p.exact_work:.3g} > {EXACT_BUDGET:.0e}: "
+        why = (f"{_exact_limits_exceeded(p)}: "
                f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
                "Gaussian graph, spectral embedding")
     return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}

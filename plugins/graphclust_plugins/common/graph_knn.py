@@ -98,7 +98,7 @@ class KNNGraph(graphclust.GraphBuilder):
                                             info={"n_neighbors": 0, "weight": self.weight})
         k = int(min(self.n_neighbors, n - 1))
         method, rule = resolve_knn_method(n, X.shape[1], self.method)
-        idx, dsq = knn(X, k, method=method)
+        idx, dsq = knn(X, k, method=method, progress=ctx.progress)
         rows = np.repeat(np.arange(n), k)
         cols = idx.ravel()
         info = {"n_neighbors": k, "weight": self.weight, "symmetrize": self.symmetrize,

@@ -75,7 +75,7 @@ def component_directions(A, degrees: np.ndarray, q: int) -> np.ndarray | None:
     return T
 
 
-def _deflated_leading(M, q: int, T: np.ndarray, rng):
+def _deflated_leading(M, q: int, T: np.ndarray, rng, progress=None):
     """The ``q`` leading eigenpairs of ``M`` (eigenvalues in ``[-1, 1]``) when the
     orthonormal columns of ``T`` are known eigenvectors of eigenvalue 1: the rest come
     from ``P (M + I) P`` with ``P = I - T Tᵀ`` (the shift keeps the projected-out
@@ -91,7 +91,7 @@ def _deflated_leading(M, q: int, T: np.ndarray, rng):
         return W - T @ (T.T @ W)
 
     op = LinearOperator((n, n), matvec=apply, matmat=apply, dtype=np.float64)
-    vals, U = leading_eigenvectors(op, q - c, rng=rng)
+    vals, U = leading_eigenvectors(op, q - c, rng=rng, progress=progress)
     return np.concatenate([np.ones(c), vals - 1.0]), np.hstack([T, U])
 
 
@@ -157,11 +157,11 @@ class SpectralEmbedding(graphclust.Solver):
         drop = self.drop_trivial
         rng = ctx.rng("solver.spectral")
         if isinstance(graph, graphclust.AnchorGraph):
-            sol = self._anchor(graph, p, drop, rng)
+            sol = self._anchor(graph, p, drop, rng, ctx.progress)
         elif isinstance(graph, graphclust.AffinityGraph):
             if drop == "connected":
                 drop = graph.n_components() <= 1
-            sol = self._affinity(graph, p, 1 if drop else 0, rng)
+            sol = self._affinity(graph, p, 1 if drop else 0, rng, ctx.progress)
         else:  # pragma: no cover - the composer checks graph kinds
             raise TypeError(f"solver 'spectral' cannot use {type(graph).__name__}")
         return sol
@@ -178,20 +178,21 @@ class SpectralEmbedding(graphclust.Solver):
                                          "normalize_rows": self.normalize_rows,
                                          "drop_trivial": bool(extra)})
 
-    def _affinity(self, graph, p, extra, rng):
+    def _affinity(self, graph, p, extra, rng, progress=None):
         n = graph.n
         q = int(min(p + extra, n))
         M = graph.normalized_adjacency()
         T = component_directions(graph.adjacency, graph.degrees, q)
         if T is None:
-            vals, U = leading_eigenvectors(M, q, rng=rng, tol=float(self.eig_tol))
+            vals, U = leading_eigenvectors(M, q, rng=rng, tol=float(self.eig_tol),
+                                           progress=progress)
         else:  # several components: their eigenvectors are known exactly
-            vals, U = _deflated_leading(M, q, T, rng)
+            vals, U = _deflated_leading(M, q, T, rng, progress)
         if extra:
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
         return self._finish(sign_flip(U), vals, extra, graph.isolated())
 
-    def _anchor(self, graph, p, drop, rng):
+    def _anchor(self, graph, p, drop, rng, progress=None):
         n, m = graph.n, graph.n_anchors
         B = graph.B()
         dinv = safe_inverse(graph.degrees, 0.5)
@@ -208,7 +209,7 @@ class SpectralEmbedding(graphclust.Solver):
         lam = graph.anchor_degrees
         extra, T = _anchor_drop(drop, pattern, lam, p, n, m)
         vals, coef, anchor_embedding = _gram_solve(G, lam, int(min(p + extra, n, m)), extra,
-                                                   rng, T)
+                                                   rng, T, progress)
         U = np.asarray(B @ coef)
         return self._finish(U, vals, extra, graph.isolated(), anchor_embedding)
 
@@ -264,14 +265,14 @@ def _anchor_drop(drop, pattern, lam, p, n, m):
     return (1, None) if T is None else (0, T)
 
 
-def _gram_solve(G, lam, q, extra, rng, T=None):
+def _gram_solve(G, lam, q, extra, rng, T=None, progress=None):
     """Eigenpairs of the anchor Gram matrix ``G = BᵀB`` → ``(vals, V Σ⁻¹, Λ^{-1/2} V Σ⁻¹)``;
     with known eigenvectors ``T`` of eigenvalue 1 (several components) the rest are
     found deflated (:func:`_deflated_leading`)."""
     if T is not None:
-        vals, V = _deflated_leading(G, q, T, rng)
+        vals, V = _deflated_leading(G, q, T, rng, progress)
     else:
-        vals, V = leading_eigenvectors(G, q, rng=rng)
+        vals, V = leading_eigenvectors(G, q, rng=rng, progress=progress)
     if extra:
         # trivial direction of W in anchor space: Bᵀ D^{1/2} 1 = Λ^{-1/2} Zᵀ 1 = √λ
         vals, V = _drop_trivial(G, vals, V, lam)

@@ -62,12 +62,36 @@ class HybridAnchors(graphclust.AnchorSelector):
         info = {"n_candidates": n_cand}
         if n_cand == p:
             return graphclust.Anchors(np.array(C, copy=True), info={**info, "n_iter": 0})
-        ctx.progress.message(f"k-means of {n_cand} candidates into {p} representatives")
-        km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=int(self.max_iter), tol=0.0,
-                    random_state=ctx.seed_for("anchors.hybrid"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate candidates
-            km.fit(C)
+        km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
+                                         ctx.seed_for("anchors.hybrid"), ctx.progress)
         return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
-                                  info={**info, "n_iter": int(km.n_iter_),
+                                  info={**info, "n_iter": n_iter,
                                         "inertia": float(km.inertia_)})
+
+
+def _lloyd_by_iteration(C, p: int, max_iter: int, seed: int, progress):
+    """scikit-learn's k-means (random init, ``tol = 0``) one Lloyd iteration per fit, each
+    started from the previous centres, so ``progress`` gets one step per iteration.
+
+    The centres are those of one ``KMeans(max_iter=max_iter)`` fit: an iteration is the
+    same E-step and M-step from the same centres, and the iterations stop when the
+    centres no longer change (scikit-learn's strict convergence: labels unchanged).
+    Returns the last fitted ``KMeans`` and the number of iterations run.
+    """
+    progress.start(max_iter, f"k-means of {C.shape[0]} candidates into {p} representatives")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate candidates
+        km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=1, tol=0.0,
+                    random_state=seed).fit(C)
+        it = 1
+        progress.step(it, max_iter, f"inertia {km.inertia_:.6g}")
+        while it < max_iter:
+            prev = km.cluster_centers_
+            km = KMeans(n_clusters=p, init=prev, n_init=1, max_iter=1, tol=0.0,
+                        random_state=seed).fit(C)
+            it += 1
+            progress.step(it, max_iter, f"inertia {km.inertia_:.6g}")
+            if np.array_equal(km.cluster_centers_, prev):
+                break
+    progress.end()  # an early convergence closes the bar at the iteration reached
+    return km, it

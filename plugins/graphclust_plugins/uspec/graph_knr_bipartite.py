@@ -44,6 +44,12 @@ class KnrBipartiteState(graphclust.FittedState):
     index: RepresentativeIndex | None = None
 
 
+#: Rows of the search are reported in at most this many blocks (progress steps) ...
+SEARCH_STEPS = 20
+#: ... of at least this many rows (smaller blocks only add per-block overhead).
+SEARCH_BLOCK_MIN = 4096
+
+
 @graphclust.part
 class KNRBipartiteGraph(graphclust.GraphBuilder):
     """Bipartite graph on the K nearest representatives, found coarse to fine (U-SPEC Sec. 3.2).
@@ -105,6 +111,23 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
             idx, sq = index.search(X, U, k)
         return idx, np.sqrt(sq)
 
+    def _search_in_blocks(self, X, U, k, index, progress):
+        """:meth:`_search` over row blocks of ``X`` (each row's answer is its own, so the
+        result is that of one search), one progress step per block: at most
+        ``SEARCH_STEPS`` blocks of at least ``SEARCH_BLOCK_MIN`` rows."""
+        n = X.shape[0]
+        block = max(SEARCH_BLOCK_MIN, -(-n // SEARCH_STEPS))
+        n_blocks = max(1, -(-n // block))
+        progress.start(n_blocks, f"{k} nearest of {U.shape[0]} representatives "
+                       f"({'approximate' if index is not None else 'exact'})")
+        idx = np.empty((n, k), dtype=np.int64)
+        dist = np.empty((n, k), dtype=np.float64)
+        for b, start in enumerate(range(0, n, block)):
+            stop = min(n, start + block)
+            idx[start:stop], dist[start:stop] = self._search(X[start:stop], U, k, index)
+            progress.step(b + 1, n_blocks)
+        return idx, dist
+
     def build(self, X, anchors, ctx) -> graphclust.AnchorGraph:
         if anchors is None:
             raise graphclust.InputError("graph 'knr-bipartite' needs anchors (representatives)")
@@ -118,9 +141,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
                 ctx.progress.message(f"grouping {p} representatives")
                 index = build_index(U, kprime, n_groups=self.n_groups,
                                     seed=ctx.seed_for("graph.knr-bipartite"))
-        ctx.progress.message(f"{k} nearest of {p} representatives "
-                             f"({'approximate' if index is not None else 'exact'})")
-        idx, dist = self._search(X, U, k, index)
+        idx, dist = self._search_in_blocks(X, U, k, index, ctx.progress)
         sigma = float(self.sigma) if self.sigma is not None else float(dist.mean())
         B = rows_to_csr(idx, gaussian_weights(dist, sigma), p)
         info = {"search": self.search}
