@@ -129,8 +129,8 @@ def test_adapter_without_chunked_form_is_refused_by_name():
     msg = str(err.value)
     assert "adapter 'plain-level' does not run chunk-wise" in msg
     assert "chunk-wise adapters: anchor-level" in msg
-    assert ("chunk-wise solvers work on the anchor graph directly: ongr, spectral, tcut, "
-            "ulge") in msg
+    assert ("chunk-wise solvers work on the anchor graph directly: features, ongr, "
+            "spectral, tcut, ulge") in msg
     assert "solver 'dcd'" not in msg  # the adapter is the one problem named
 
 

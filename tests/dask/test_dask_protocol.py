@@ -126,7 +126,7 @@ def test_kinds_declare_chunkwise():
                 for kind in ("anchors", "graph", "adapter", "solver", "rounding", "consensus")}
     assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite",
                                  "ongr-anchor"]
-    assert declared["solver"] == ["ongr", "spectral", "tcut", "ulge"]
+    assert declared["solver"] == ["features", "ongr", "spectral", "tcut", "ulge"]
     assert {"bkhk", "capped", "hybrid", "kmeans", "random"} <= set(declared["anchors"])
     assert {"kmeans", "argmax"} <= set(declared["rounding"])
     assert declared["consensus"] == ["tcut"]
