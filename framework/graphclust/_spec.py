@@ -69,6 +69,9 @@ MEMBER_KEYS = ("preset", "n_clusters", "count")
 #: entry's ``count``, and all members together (each member is a whole pipeline run;
 #: U-SENC uses 20, and a thousand are hours of work on a large data set already).
 MAX_MEMBER_COUNT = 1000
+#: Seeds are integers in [0, SEED_LIMIT), NumPy's and scikit-learn's seed range, used as
+#: given (see :func:`graphclust._plan._seed`).
+SEED_LIMIT = 2**32
 MAX_MEMBERS = 1000
 META_KEYS = ("summary", "paper")
 #: sections that may be given as a bare registered name (``adapter = "<name>"``)
@@ -287,8 +290,9 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
                                    or n_clusters < 1):
         problems.append(Problem("n_clusters", f"must be an integer >= 1, got {n_clusters!r}"))
     seed = data.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < SEED_LIMIT):
+        problems.append(Problem("seed", f"must be an integer in [0, 2**32), got {seed!r}"))
     scale = parse_scale(data.get("scale", "none"), "scale", problems)
     if nested and scale != "none":
         problems.append(Problem("scale", "a nested pipeline works on its parent's data, "
