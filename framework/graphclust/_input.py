@@ -27,8 +27,9 @@ def check_dtype(dtype: Any, what: str = "X") -> None:
     if dtype == object or not (np.issubdtype(dtype, np.number) or dtype == np.bool_):
         raise InputError(f"{what} must be numeric, got dtype {dtype}")
     if dtype.kind == "c":
-        raise InputError(f"{what} has complex dtype {dtype}; graphclust clusters real "
-                         "vectors and does not drop the imaginary part silently: pass "
+        raise InputError(f"Complex data not supported: {what} has complex dtype {dtype}; "
+                         "graphclust clusters real vectors and does not drop the imaginary "
+                         "part silently: pass "
                          "X.real, np.abs(X), or the real and imaginary parts as columns "
                          "(np.hstack([X.real, X.imag]))")
 
