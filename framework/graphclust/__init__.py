@@ -22,6 +22,7 @@ from graphclust._input import check_input
 from graphclust._pipeline import FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._errors import (
+    ClusterLostError,
     ConvergenceWarning,
     DegenerateDataWarning,
     DisconnectedGraphWarning,
@@ -79,6 +80,7 @@ __all__ = [
     "AnchorSelector",
     "Anchors",
     "Check",
+    "ClusterLostError",
     "Consensus",
     "Ensemble",
     "EnsembleMember",

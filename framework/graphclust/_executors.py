@@ -19,7 +19,7 @@ import numpy as np
 from graphclust._degenerate import (check_spread, distinct_rows, warn_few_distinct,
                                    warn_fewer_labels)
 from graphclust._ensemble import Ensemble
-from graphclust._errors import InputError
+from graphclust._errors import ClusterLostError, InputError
 from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._given import GivenGraph
 from graphclust._input import check_input, validate_rows
@@ -156,6 +156,7 @@ class Chunked:
         """Refuse, naming the part, a spec that cannot run chunk-wise; check the values
         (one reduction over the chunks); run on the active scheduler."""
         from graphclust._dask._ensemble import fit_ensemble_chunked
+        from graphclust._dask._chunks import cluster_lost
         from graphclust._dask._input import value_summary, with_row_chunks
         from graphclust._dask._refuse import check_chunkwise
         from graphclust._dask._run import fit_chunked
@@ -167,7 +168,15 @@ class Chunked:
         with one_warning_per_cause():
             check_values(plan.pipeline, k, ranges, int(plan.X.shape[0]), plan.X.dtype,
                          n_distinct)
-            result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who)
+            try:
+                result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who)
+            except Exception as exc:
+                if not cluster_lost(exc):
+                    raise
+                raise ClusterLostError(
+                    "the Dask cluster went away during the chunked fit (its client closed "
+                    f"or its workers were lost: {type(exc).__name__}: {str(exc)[:120]}); "
+                    "keep the client open until fit returns, then refit") from exc
         result.labels = with_row_chunks(result.labels, self.row_chunks)
         return result
 
