@@ -115,7 +115,7 @@ def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
     for lo in range(0, b, step):
         hi = min(b, lo + step)
         diff = (np.asarray(X[lo:hi], dtype=np.float64)[:, None, :]
-                - np.asarray(U, dtype=np.float64)[idx[lo:hi]])
+                - np.asarray(U[idx[lo:hi]], dtype=np.float64))
         out[lo:hi] = np.einsum("ijk,ijk->ij", diff, diff)
     return out
 
