@@ -23,6 +23,7 @@ from graphclust._pipeline import STAGES, FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
 from graphclust._contracts import GraphKind, SolutionField
 from graphclust._errors import (
+    ClusterLostError,
     ConvergenceWarning,
     DegenerateDataWarning,
     DisconnectedGraphWarning,
@@ -82,6 +83,7 @@ __all__ = [
     "AnchorSelector",
     "Anchors",
     "Check",
+    "ClusterLostError",
     "Consensus",
     "Ensemble",
     "EnsembleMember",

@@ -10,6 +10,11 @@ Three rules, each applied once per fit by :class:`~graphclust.GraphClustering`:
   (``max range · sqrt(d) > sqrt(max) / 4``) that they overflow, every distance-based
   part computes on zeros or infinities: an :class:`~graphclust.InputError` naming the
   range and the fix (rescale ``X``).
+* **More clusters than distinct rows.** When ``n_clusters`` exceeds the number of
+  distinct rows, identical rows must be split or clusters left empty: a
+  :class:`~graphclust.DegenerateDataWarning` with both counts (counted exactly in
+  memory; on Dask from each chunk's distinct rows, at most ``n_clusters`` of them
+  shipped per chunk).
 * **Fewer clusters than asked.** When the labels hold fewer distinct values than
   ``n_clusters``: a :class:`~graphclust.FewerClustersWarning` with both counts.
 * **Disconnected graphs.** Only when the graph has *more* connected components than
@@ -29,7 +34,8 @@ from scipy.sparse.csgraph import connected_components
 
 from graphclust._errors import (DegenerateDataWarning, FewerClustersWarning, InputError)
 
-__all__ = ["check_distances", "warn_fewer_labels", "component_sizes", "disconnected_message"]
+__all__ = ["check_distances", "check_spread", "distinct_rows", "warn_few_distinct",
+           "warn_fewer_labels", "component_sizes", "disconnected_message"]
 
 
 def _spread_limits(dtype: np.dtype, d: int) -> tuple[float, float]:
@@ -40,7 +46,8 @@ def _spread_limits(dtype: np.dtype, d: int) -> tuple[float, float]:
 
 
 def check_distances(X: np.ndarray, n_clusters: int, *, what: str = "X") -> None:
-    """Warn or raise when the distances between the rows of ``X`` carry no information.
+    """Warn or raise when the distances between the rows of ``X`` carry no information
+    (:func:`check_spread` of ``X``'s column ranges).
 
     Parameters
     ----------
@@ -56,16 +63,36 @@ def check_distances(X: np.ndarray, n_clusters: int, *, what: str = "X") -> None:
     """
     if n_clusters <= 1 or X.shape[0] < 2:
         return
-    ranges = np.ptp(X, axis=0).astype(np.float64)
+    check_spread(np.ptp(X, axis=0), X.shape[0], X.dtype, n_clusters, what=what)
+
+
+def check_spread(ranges: np.ndarray, n: int, dtype, n_clusters: int, *,
+                 what: str = "X") -> None:
+    """The decision of :func:`check_distances` from the column ranges (``max − min`` of
+    every column), so that the in-memory and the chunked fit (min/max reductions over the
+    chunks) take it in one place.
+
+    Parameters
+    ----------
+    ranges : ndarray of shape (d,)
+    n : int
+        Number of rows.
+    dtype : dtype
+        The float type the parts compute in.
+    n_clusters : int
+    """
+    if n_clusters <= 1 or n < 2:
+        return
+    ranges = np.asarray(ranges, dtype=np.float64)
     spread = float(ranges.max())
-    n, d = X.shape
+    d = int(ranges.size)
     if spread == 0.0:
         warnings.warn(f"{what}: all {n} rows are identical (every column is constant), so no "
                       f"distance separates two points and the {n_clusters} clusters are "
                       "arbitrary", DegenerateDataWarning, stacklevel=3)
         return
-    low, high = _spread_limits(X.dtype, d)
-    dtype = np.dtype(X.dtype).name
+    low, high = _spread_limits(dtype, d)
+    dtype = np.dtype(dtype).name
     if spread < low:
         raise InputError(f"{what}: the largest column range is {spread:.3g}, below {low:.3g}: "
                          f"squared distances underflow in {dtype} and every distance-based "
@@ -74,6 +101,37 @@ def check_distances(X: np.ndarray, n_clusters: int, *, what: str = "X") -> None:
         raise InputError(f"{what}: the largest column range is {spread:.3g}, above {high:.3g} "
                          f"for d = {d}: squared distances overflow in {dtype}; rescale X "
                          "(e.g. X / X.std()) before fitting")
+
+
+def distinct_rows(X: np.ndarray, cap: int | None = None) -> np.ndarray:
+    """The distinct rows of ``X`` (exact, byte-wise: ``-0.0`` and ``0.0`` differ), sorted;
+    at most ``cap + 1`` of them when ``cap`` is given (enough to tell whether there are
+    more than ``cap``, and what a chunk ships for that question). With ``cap``, the
+    leading ``4 cap + 64`` rows are looked at first and the whole array only when they
+    hold at most ``cap`` distinct rows, so typical data cost ``O(cap)`` here."""
+    if cap is not None and X.shape[0] > 4 * cap + 64:
+        head = distinct_rows(X[:4 * cap + 64], cap)  # usually enough: no full sort
+        if head.shape[0] > cap:
+            return head
+    X = np.ascontiguousarray(X)
+    if X.shape[0] == 0:
+        return X
+    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first = np.unique(rows, return_index=True)
+    if cap is not None:
+        first = first[:cap + 1]
+    return X[np.sort(first)]
+
+
+def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "X") -> None:
+    """Warn when ``n_clusters`` exceeds the number of distinct rows (``n_distinct``, which
+    may be capped at ``n_clusters``): identical rows are then split or clusters left
+    empty. All rows identical is :func:`check_spread`'s warning, not repeated here."""
+    if 1 < n_distinct < n_clusters:
+        warnings.warn(f"{what}: n_clusters={n_clusters} exceeds the {n_distinct} distinct rows "
+                      f"(of {n}): identical rows will be split between clusters or clusters "
+                      "left empty; ask for at most as many clusters as distinct rows",
+                      DegenerateDataWarning, stacklevel=3)
 
 
 def warn_fewer_labels(labels: np.ndarray, n_clusters: int, who: str) -> int:

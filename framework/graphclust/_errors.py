@@ -145,3 +145,9 @@ class PluginWarning(GraphClustWarning):
 
 class PluginError(RuntimeError):
     """A plugin failed to load or to register (raised only in strict mode)."""
+
+
+class ClusterLostError(RuntimeError):
+    """The Dask cluster a chunked fit runs on, or holds its results on, went away (its
+    client closed mid-fit; ``labels_`` of a chunked fit read after the cluster closed or
+    in another process after unpickling): what happened and what to do (:doc:`/dask`)."""

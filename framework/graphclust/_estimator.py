@@ -225,6 +225,24 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.resolved_spec_ = {"summary": plan.summary, **spec} if plan.summary else spec
         return self
 
+    @property
+    def labels_(self):
+        """The training labels (a dask array held by the cluster after a chunked fit:
+        :class:`~graphclust.ClusterLostError` once that cluster is gone, :doc:`/dask`)."""
+        try:
+            labels = self.__dict__["_labels"]
+        except KeyError:
+            raise AttributeError("'GraphClustering' object has no attribute 'labels_'") from None
+        if hasattr(labels, "__dask_graph__"):  # a chunked fit's, held by its cluster
+            from graphclust._dask._chunks import check_held
+
+            check_held(labels)
+        return labels
+
+    @labels_.setter
+    def labels_(self, value):
+        self.__dict__["_labels"] = value
+
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_
 

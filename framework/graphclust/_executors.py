@@ -16,14 +16,32 @@ from typing import Any
 
 import numpy as np
 
-from graphclust._degenerate import check_distances, warn_fewer_labels
+from graphclust._degenerate import (check_spread, distinct_rows, warn_few_distinct,
+                                   warn_fewer_labels)
 from graphclust._ensemble import Ensemble
-from graphclust._errors import InputError
+from graphclust._errors import ClusterLostError, InputError
 from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._given import GivenGraph
 from graphclust._input import check_input, validate_rows
 
 __all__ = ["InMemory", "Chunked", "executor_for", "is_dask_input", "open_data"]
+
+
+def check_values(pipe, n_clusters: int, ranges, n: int, dtype, n_distinct: int) -> None:
+    """The decisions on the data's values that both executors take, from the column
+    ranges and the (capped) number of distinct rows their container computes (the whole
+    array in memory, reductions over the chunks on Dask): distances that underflow or
+    overflow (:func:`check_spread`), more clusters than distinct rows
+    (:func:`warn_few_distinct`). Nothing for a precomputed graph (no distance is taken).
+    "standard", "minmax" and "l2" bound the column ranges the parts see, so the raw
+    ranges cannot underflow or overflow them; identical rows still warn."""
+    if isinstance(getattr(pipe, "graph", None), GivenGraph):
+        return
+    ranges = np.asarray(ranges, dtype=np.float64)
+    bounded = pipe.scale in ("standard", "minmax", "l2")
+    if not bounded or not ranges.any():
+        check_spread(ranges, n, dtype, n_clusters)
+    warn_few_distinct(n_distinct, n, n_clusters)
 
 
 def _solution_rows(solution):
@@ -54,12 +72,8 @@ class InMemory:
                 raise InputError(f"the precomputed graph has {given.matrix.shape[0]} rows but "
                                  f"X has {X.shape[0]} samples")
         with one_warning_per_cause():
-            # "standard", "minmax" and "l2" bound the column ranges the parts see, so the
-            # raw ranges cannot underflow or overflow them; identical rows still warn
-            bounded = pipe.scale in ("standard", "minmax", "l2")
-            if given is None or not isinstance(given, GivenGraph):
-                if not bounded or not np.ptp(X, axis=0).any():
-                    check_distances(X, k)
+            check_values(pipe, k, np.ptp(X, axis=0), X.shape[0], X.dtype,
+                         distinct_rows(X, k).shape[0] if k > 1 else 1)
             result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx)
             warn_fewer_labels(result.labels, k, plan.who)
         return result
@@ -79,6 +93,32 @@ class InMemory:
         return _solution_rows(ext)
 
 
+def _check_names(estimator, names) -> None:
+    """scikit-learn's rule for ``feature_names_in_`` at predict, for a dask DataFrame
+    (pandas input is checked by scikit-learn's ``validate_data``): the same names in the
+    same order, else an :class:`InputError`; names on one side only: a warning."""
+    import warnings
+
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None and names is None:
+        return
+    if fitted is None or names is None:
+        which = ("X has feature names, but GraphClustering was fitted without feature names"
+                 if fitted is None else "X does not have valid feature names, but "
+                 "GraphClustering was fitted with feature names")
+        warnings.warn(which, UserWarning, stacklevel=4)
+        return
+    if len(fitted) != len(names) or any(a != b for a, b in zip(fitted, names)):
+        unseen = [n for n in names if n not in set(fitted)]
+        missing = [n for n in fitted if n not in set(names)]
+        detail = ("the same columns in another order" if not unseen and not missing else
+                  f"unseen at fit: {unseen[:5]}; seen at fit but missing: {missing[:5]}")
+        raise InputError("The feature names should match those that were passed during "
+                         f"fit ({detail}): fitted with {list(fitted)[:10]}, got "
+                         f"{list(names)[:10]}; select the columns as at fit, "
+                         "e.g. X[model.feature_names_in_]")
+
+
 class Chunked:
     """Row chunks of a dask array on the active Dask scheduler (:doc:`/dask`)."""
 
@@ -95,12 +135,17 @@ class Chunked:
         in memory with ``n`` of the whole array."""
         import attrs
 
-        from graphclust._dask._input import as_row_chunked
+        from graphclust._dask._input import as_row_chunked, feature_names, without_empty_chunks
         from graphclust._rules import PROFILE_SAMPLE, profile_data
 
-        X = as_row_chunked(X, check_finite=False)
+        names = feature_names(X)
+        X = as_row_chunked(X, check_finite=False, drop_empty=False)
+        self.row_chunks = X.chunks[0]  # the outputs' chunking (empty chunks included)
+        X = without_empty_chunks(X)
         estimator.n_features_in_ = int(X.shape[1])
-        if hasattr(estimator, "feature_names_in_"):
+        if names is not None:
+            estimator.feature_names_in_ = names
+        elif hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         if profile_k is None:
             return X, None
@@ -111,26 +156,45 @@ class Chunked:
         """Refuse, naming the part, a spec that cannot run chunk-wise; check the values
         (one reduction over the chunks); run on the active scheduler."""
         from graphclust._dask._ensemble import fit_ensemble_chunked
-        from graphclust._dask._input import check_finite_rows
+        from graphclust._dask._chunks import cluster_lost
+        from graphclust._dask._input import value_summary, with_row_chunks
         from graphclust._dask._refuse import check_chunkwise
         from graphclust._dask._run import fit_chunked
 
         check_chunkwise(plan.pipeline)
-        check_finite_rows(plan.X)
+        k = plan.n_clusters
+        ranges, n_distinct = value_summary(plan.X, k)
         run = fit_ensemble_chunked if isinstance(plan.pipeline, Ensemble) else fit_chunked
         with one_warning_per_cause():
-            return run(plan.pipeline, plan.X, plan.n_clusters, plan.ctx, plan.who)
+            check_values(plan.pipeline, k, ranges, int(plan.X.shape[0]), plan.X.dtype,
+                         n_distinct)
+            try:
+                result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who)
+            except Exception as exc:
+                if not cluster_lost(exc):
+                    raise
+                raise ClusterLostError(
+                    "the Dask cluster went away during the chunked fit (its client closed "
+                    f"or its workers were lost: {type(exc).__name__}: {str(exc)[:120]}); "
+                    "keep the client open until fit returns, then refit") from exc
+        result.labels = with_row_chunks(result.labels, self.row_chunks)
+        return result
 
     def embedding(self, plan, result):
         """The training rows' solution, lazily per block."""
+        from graphclust._dask._input import with_row_chunks
         from graphclust._dask._run import training_embedding
 
-        return training_embedding(plan.pipeline, result, plan.X)
+        return with_row_chunks(training_embedding(plan.pipeline, result, plan.X),
+                               self.row_chunks)
 
     def _new_rows(self, estimator, X):
-        from graphclust._dask._input import as_row_chunked
+        from graphclust._dask._input import as_row_chunked, feature_names, without_empty_chunks
 
-        X = as_row_chunked(X)
+        _check_names(estimator, feature_names(X))
+        X = as_row_chunked(X, drop_empty=False)
+        self.row_chunks = X.chunks[0]
+        X = without_empty_chunks(X)
         if X.shape[1] != estimator.n_features_in_:
             raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
                              f"{estimator.n_features_in_} features as input")
@@ -142,14 +206,21 @@ class Chunked:
             from graphclust._dask._ensemble import predict_ensemble_chunked as predict
         else:
             from graphclust._dask._run import predict_chunked as predict
-        return predict(estimator.pipeline_, estimator.result_, self._new_rows(estimator, X))
+        from graphclust._dask._input import with_row_chunks
+
+        X = self._new_rows(estimator, X)
+        return with_row_chunks(predict(estimator.pipeline_, estimator.result_, X),
+                               self.row_chunks)
 
     def transform(self, estimator, X):
         from graphclust._dask._run import embed_chunked
 
         width = _solution_rows(estimator.result_.solution).shape[1]
-        return embed_chunked(estimator.pipeline_, estimator.result_,
-                             self._new_rows(estimator, X), width)
+        from graphclust._dask._input import with_row_chunks
+
+        X = self._new_rows(estimator, X)
+        return with_row_chunks(embed_chunked(estimator.pipeline_, estimator.result_, X, width),
+                               self.row_chunks)
 
 
 def is_dask_input(X: Any) -> bool:

@@ -16,7 +16,22 @@ import scipy.sparse as sp
 from graphclust._errors import InputError
 from graphclust.numerics import float_dtype
 
-__all__ = ["check_input", "validate_rows"]
+__all__ = ["check_input", "check_dtype", "validate_rows"]
+
+
+def check_dtype(dtype: Any, what: str = "X") -> None:
+    """Refuse a dtype no part can compute with: not numeric (strings, objects) or
+    complex (casting to real would silently drop the imaginary part). The one dtype
+    rule of the in-memory and the chunked input (:func:`graphclust._dask._input.as_row_chunked`)."""
+    dtype = np.dtype(dtype)
+    if dtype == object or not (np.issubdtype(dtype, np.number) or dtype == np.bool_):
+        raise InputError(f"{what} must be numeric, got dtype {dtype}")
+    if dtype.kind == "c":
+        raise InputError(f"Complex data not supported: {what} has complex dtype {dtype}; "
+                         "graphclust clusters real vectors and does not drop the imaginary "
+                         "part silently: pass "
+                         "X.real, np.abs(X), or the real and imaginary parts as columns "
+                         "(np.hstack([X.real, X.imag]))")
 
 
 def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
@@ -32,9 +47,7 @@ def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
         raise InputError(f"{what} cannot be read as an array: {exc}") from None
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
-                                   or arr.dtype == np.bool_):
-        raise InputError(f"{what} must be numeric, got dtype {arr.dtype}")
+    check_dtype(arr.dtype, what)
     if arr.ndim != 2:
         raise InputError(f"{what} must be 2-D (n_samples, n_features), got {arr.ndim}-D "
                          f"with shape {arr.shape}" + ("; reshape a single feature with "
@@ -59,7 +72,9 @@ def validate_rows(estimator, X, *, reset: bool):
     messages say where the NaN is."""
     from sklearn.utils.validation import validate_data
 
-    if not sp.issparse(X):  # shape and dtype first, in graphclust's words
+    if sp.issparse(X):
+        check_dtype(X.dtype)
+    else:  # shape and dtype first, in graphclust's words
         try:
             arr = np.asarray(X)
         except Exception:  # ragged lists and the like: check_input names it
@@ -69,7 +84,7 @@ def validate_rows(estimator, X, *, reset: bool):
                              f"{arr.shape}. Reshape your data: X.reshape(-1, 1) for a "
                              "single feature, X.reshape(1, -1) for a single sample")
         # (object arrays of numbers are scikit-learn's to convert)
-        if arr is None or arr.ndim != 2 or arr.dtype.kind in "USV":
+        if arr is None or arr.ndim != 2 or arr.dtype.kind in "USVc":
             check_input(X)
     dtype = (np.float64, np.float32)
     if float_dtype(getattr(X, "dtype", np.float64)) == np.float32:

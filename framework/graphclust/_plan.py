@@ -31,7 +31,7 @@ from graphclust._errors import InputError, Problem, ProblemKind, SpecError
 from graphclust._given import GivenAnchors, GivenGraph, is_array_like
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
-from graphclust._spec import SECTIONS, merge_overrides
+from graphclust._spec import SECTIONS, SEED_LIMIT, merge_overrides
 
 __all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "DEFAULT_N_CLUSTERS",
            "SECTION_PARAMS"]
@@ -46,7 +46,10 @@ def _seed_problem(value: Any) -> str | None:
     if value is None or isinstance(value, np.random.RandomState):
         return None
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return None
+        if 0 <= value < SEED_LIMIT:
+            return None
+        return (f"must be an integer in [0, 2**32) (NumPy's seed range), got {value}; "
+                "seeds are used as given, so that two different seeds never run alike")
     return f"must be None, an integer or a RandomState, got {value!r}"
 
 
@@ -156,10 +159,21 @@ def estimator_spec(estimator, profile=None) -> dict:
 
 
 def _seed(random_state: Any, spec_seed: int | None) -> int:
+    """The run's seed: ``random_state`` (else the spec's ``seed``) as given, or one drawn
+    from a ``RandomState`` (or from fresh entropy for ``None``).
+
+    An integer seed is used unchanged, so it must lie in NumPy's seed range
+    ``[0, 2**32)`` (refused otherwise by the parameter check and the spec parser). Masking
+    it to 31 bits, as before, made ``2**31 + s`` run exactly as ``s``; hashing every seed
+    into 31 bits (e.g. through ``SeedSequence``) would be injective only by luck and
+    would change the labels of every seeded run users have recorded. Used as given, the
+    seeds below ``2**31`` keep their labels and the others get runs of their own:
+    :meth:`Context.seed_for` keys the parts' streams on all 32 bits.
+    """
     if random_state is None and spec_seed is not None:
         return int(spec_seed)
     if isinstance(random_state, numbers.Integral):
-        return int(random_state) & 0x7FFFFFFF
+        return int(random_state)
     from sklearn.utils import check_random_state
 
     return int(check_random_state(random_state).randint(0, 2**31 - 1))

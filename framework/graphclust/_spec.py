@@ -65,6 +65,14 @@ SECTIONS = STAGES
 TOP_KEYS = ("n_clusters", "seed", "scale", "metrics", *SECTIONS, "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
+#: Bounds on the members an ensemble spec may ask for, checked before any work: one
+#: entry's ``count``, and all members together (each member is a whole pipeline run;
+#: U-SENC uses 20, and a thousand are hours of work on a large data set already).
+MAX_MEMBER_COUNT = 1000
+#: Seeds are integers in [0, SEED_LIMIT), NumPy's and scikit-learn's seed range, used as
+#: given (see :func:`graphclust._plan._seed`).
+SEED_LIMIT = 2**32
+MAX_MEMBERS = 1000
 META_KEYS = ("summary", "paper")
 #: sections that may be given as a bare registered name (``adapter = "<name>"``)
 NAME_SHORTHAND = ("adapter",)
@@ -282,8 +290,9 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
                                    or n_clusters < 1):
         problems.append(Problem("n_clusters", f"must be an integer >= 1, got {n_clusters!r}"))
     seed = data.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        problems.append(Problem("seed", f"must be an integer >= 0, got {seed!r}"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < SEED_LIMIT):
+        problems.append(Problem("seed", f"must be an integer in [0, 2**32), got {seed!r}"))
     scale = parse_scale(data.get("scale", "none"), "scale", problems)
     if nested and scale != "none":
         problems.append(Problem("scale", "a nested pipeline works on its parent's data, "
@@ -369,7 +378,15 @@ def _parse_member(value: Any, loc: str, problems: list[Problem]) -> MemberSpec |
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         problems.append(Problem(f"{loc}.count", f"must be an integer >= 1, got {count!r}"))
         count = 1
+    elif count > MAX_MEMBER_COUNT:
+        problems.append(Problem(f"{loc}.count", f"must be at most {MAX_MEMBER_COUNT} (each "
+                                f"member is a whole pipeline run), got {count}"))
+        count = 1
     spec = {k: v for k, v in value.items() if k not in (*MEMBER_KEYS, "seed", "scale")}
+    if preset is None and not any(key in SECTIONS for key in spec):
+        problems.append(Problem(loc, "names no pipeline: give a preset ({ preset = \"uspec\" "
+                                "}) or the member's parts (graph, solver, rounding, ...)"))
+        return None
     return MemberSpec(spec=spec, preset=preset, n_clusters=n_clusters, count=count)
 
 
@@ -400,6 +417,11 @@ def parse_ensemble(data: Any, loc: str, problems: list[Problem]) -> EnsembleSpec
         for i, value in enumerate(raw):
             member = _parse_member(value, f"{loc}.members[{i}]", problems)
             members.append(member if member is not None else MemberSpec())
+        total = sum(m.count for m in members)
+        if total > MAX_MEMBERS:
+            problems.append(Problem(f"{loc}.members", f"together ask for {total} members, more "
+                                    f"than {MAX_MEMBERS} (each member is a whole pipeline "
+                                    "run)"))
     consensus = None
     if data.get("consensus") is None:
         problems.append(Problem(f"{loc}.consensus", "missing: name the consensus part, e.g. "

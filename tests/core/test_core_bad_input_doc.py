@@ -67,6 +67,71 @@ def knn_rule():
     return f"method {method!r}: {rule}"
 
 
+# -- issue 30: numerics, Dask input, ensemble bounds, seeds (one block, kept together) --
+def offset_labels():
+    plain = GraphClustering("ncut", n_clusters=3, random_state=0).fit(BLOBS).labels_
+    moved = GraphClustering("ncut", n_clusters=3, random_state=0).fit(BLOBS + 1e9).labels_
+    return f"labels identical to those without the offset: {bool(np.array_equal(plain, moved))}"
+
+
+def on_dask(X, spec="uspec", rows=(40, 50), **kw):
+    def run():
+        import dask.array as da
+
+        model = GraphClustering(spec, n_clusters=3, random_state=0, **kw)
+        Xd = da.from_array(X, chunks=(rows, X.shape[1])) if isinstance(X, np.ndarray) else X
+        labels = model.fit(Xd).labels_
+        return f"{labels.shape[0]} labels in row chunks {labels.chunks[0]}"
+    return run
+
+
+def dask_frame(n_parts=3):
+    import dask.dataframe as dd
+    import pandas as pd
+
+    return dd.from_pandas(pd.DataFrame(BLOBS, columns=list("abcd")), npartitions=n_parts)
+
+
+def reordered_predict():
+    df = dask_frame()
+    GraphClustering("uspec", n_clusters=3, random_state=0).fit(df).predict(df[list("dcba")])
+
+
+def labels_after_close():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster):
+        import dask.array as da
+
+        model = GraphClustering("uspec", n_clusters=3, random_state=0).fit(
+            da.from_array(BLOBS, chunks=45))
+    return model.labels_
+
+
+def ensemble(member):
+    return lambda: compose({"ensemble": {"members": [member], "consensus": "tcut"}})
+
+
+ISSUE_30_CASES: list[tuple[str, Callable[[], object]]] = [
+    ("``X + 1e9`` (a constant offset)", offset_labels),
+    ("dask array scaled by 1e-300", on_dask(BLOBS * 1e-300)),
+    ("dask array scaled by 1e200", on_dask(BLOBS * 1e200)),
+    ("complex ``X``", fit(X=BLOBS + 1j)),
+    ("a dask Series", on_dask(dask_frame()["a"])),
+    ("``predict`` on a dask DataFrame with its columns reordered", reordered_predict),
+    ("``n_clusters=5`` on 3 distinct rows", fit("anchor-spectral", X=np.repeat(BLOBS[:3], 30, 0),
+                                                 k=5, anchors={"n_anchors": 3})),
+    ("dask array with an empty and a one-row chunk", on_dask(BLOBS, "ongr-k", (44, 0, 1, 45))),
+    ("``labels_`` after the Dask client closed", labels_after_close),
+    ("``random_state=2**32``",
+     lambda: GraphClustering("ncut", n_clusters=3, random_state=2**32).fit(BLOBS)),
+    ("ensemble member ``{ preset = 'uspec', count = 10**9 }``",
+     ensemble({"preset": "uspec", "count": 10**9})),
+    ("ensemble member ``{}``", ensemble({})),
+]
+
+
 three_blobs = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3 + 100.0 * i
                          for i in range(3)])
 
@@ -82,6 +147,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("all rows identical", fit(X=np.ones((40, 4)))),
     ("values scaled by 1e-300", fit(X=BLOBS * 1e-300)),
     ("values scaled by 1e200", fit(X=BLOBS * 1e200)),
+    *ISSUE_30_CASES,
     ("``dcd`` on 3 points, ``n_clusters=2``", fit("dcd", X=BLOBS[:3], k=2)),
     ("ellipsoid rounding with one anchor", fit("ncer-anchor", X=np.abs(BLOBS[:30]),
                                                anchors={"n_anchors": 1})),
@@ -239,7 +305,8 @@ def test_bad_input_page_matches_the_code():
 
 
 def test_no_case_is_an_unexpected_exception():
-    allowed = ("SpecError", "InputError", "UnknownPartError", "IncompatiblePartsError")
+    allowed = ("SpecError", "InputError", "UnknownPartError", "IncompatiblePartsError",
+               "ClusterLostError")
     for label, action in CASES:
         got = outcome(action)
         head = got.split(":", 1)[0]

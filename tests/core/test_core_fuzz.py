@@ -138,13 +138,17 @@ set_strings = st.one_of(
 )
 
 X_SMALL = np.random.default_rng(0).normal(size=(24, 3)) + np.repeat(np.eye(3) * 6, 8, axis=0)
-#: (X, n_clusters) pairs: small blobs, a handful of points, one feature, duplicated rows.
+#: (X, n_clusters) pairs: small blobs, a handful of points, one feature, duplicated rows,
+#: large constant offsets (which change no distance, issue 30).
 DATA = [
     (X_SMALL, 3),
     (X_SMALL[::4], 2),
     (X_SMALL[:7, :1], 3),
     (np.repeat(X_SMALL[::6], 4, axis=0), 4),
     (np.abs(X_SMALL[:30]).astype(np.float32), 5),
+    (X_SMALL + 1e9, 3),
+    (X_SMALL[::2] - 3e12, 2),
+    (X_SMALL.astype(np.float32) + np.float32(1e4), 3),
 ]
 
 

@@ -106,7 +106,12 @@ def test_sq_distances_match_brute_force_and_keep_dtype(rng, dtype):
     assert D.dtype == dtype and D.min() >= 0
     tol = 1e-4 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(D, brute_sq(X, U), rtol=tol, atol=tol)
-    np.testing.assert_array_equal(nx.sq_distances(X, U, np.einsum("ij,ij->i", U, U)), D)
+    c = nx.distance_reference(U)
+    Uc = U - c
+    np.testing.assert_array_equal(nx.sq_distances(X, U, np.einsum("ij,ij->i", Uc, Uc),
+                                                  center=c), D)
+    near = nx.sq_distances(X, U, np.einsum("ij,ij->i", U, U))  # c = 0, the plain expansion
+    np.testing.assert_allclose(near, brute_sq(X, U), rtol=tol, atol=tol)
 
 
 @settings(max_examples=40, deadline=None)
@@ -558,3 +563,47 @@ def test_same_partition_against_brute_force(pairs):
         all(dict(zip(la, perm))[x] == y for x, y in zip(a, b))
         for perm in itertools.permutations(lb))
     assert same_partition(a, b) == brute
+
+
+# --- a constant offset changes no distance (issue 30) -------------------------------------
+
+def _offset_data(seed, n=40, m=7, d=3):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)), rng.standard_normal((m, d))
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e9, -3e12])
+def test_sq_distances_exact_under_a_large_offset(offset):
+    X, U = _offset_data(0)
+    shift = np.full(X.shape[1], offset)
+    want = brute_sq(X, U)  # the offset cancels in the differences: the slow reference
+    got = nx.sq_distances(X + shift, U + shift)
+    # each coordinate carries offset·eps of representation error; the expansion must add
+    # nothing beyond it (the plain ‖x‖² − 2x·u + ‖u‖² is off by offset²·eps here)
+    tol = 8 * abs(offset) * np.finfo(float).eps * np.sqrt(want.max())
+    np.testing.assert_allclose(got, want, atol=tol + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**16), st.sampled_from([0.0, 1e3, 1e9, -1e9, 1e12]),
+       st.integers(1, 5))
+def test_nearest_searches_are_translation_invariant(seed, offset, s):
+    X, U = _offset_data(seed)
+    Xo, Uo = X + offset, U + offset
+    # the shifted copies are what the search sees; their exact distances are the reference
+    ref = ((Xo[:, None, :] - Uo[None, :, :]) ** 2).sum(-1)
+    idx, vals = nx.nearest_anchors(Xo, Uo, s)
+    exact = dict(rtol=1e-12, atol=0)  # up to the order of the sum over d
+    np.testing.assert_allclose(vals, np.take_along_axis(ref, idx, 1), **exact)
+    np.testing.assert_allclose(vals, np.sort(ref, axis=1)[:, :s], **exact)
+    owner = np.zeros(X.shape[0], dtype=np.int64)
+    gidx, gvals = nx.grouped_nearest(Xo, Uo, owner, [np.arange(U.shape[0])], s)
+    np.testing.assert_allclose(gvals, vals, **exact)
+    kidx, kvals = nx.knn(Xo, s)
+    ref_self = ((Xo[:, None, :] - Xo[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(ref_self, np.inf)
+    np.testing.assert_allclose(kvals, np.sort(ref_self, axis=1)[:, :s], **exact)
+    mean = nx.mean_sq_distance(Xo, Uo)
+    # the means carry |offset|·eps; the closed form without the shift is off by offset²·eps
+    slack = 64 * abs(offset) * np.finfo(float).eps * (1 + np.sqrt(ref.mean()))
+    np.testing.assert_allclose(mean, ref.mean(), rtol=1e-9, atol=slack)

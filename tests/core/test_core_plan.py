@@ -114,3 +114,32 @@ def test_the_plan_is_made_once_and_holds_the_run(blobs):
     assert not plan.executor.chunked and plan.summary is None
     seeded = make_plan(GraphClustering("uspec", overrides={"seed": 3}), blobs)
     assert seeded.seed == 3 and seeded.n_clusters == 8  # the spec's seed; the default k
+
+
+def test_seeds_are_used_as_given_in_numpys_range():
+    """``2**31 + s`` used to run exactly as ``s`` (a 31-bit mask, issue 30): seeds in
+    [0, 2**32) are now used unchanged (those below 2**31 keep their labels), others are
+    refused, from the estimator as from the spec."""
+    import warnings
+
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(200, 3, centers=3, random_state=0)
+
+    def anchors(seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = gc.GraphClustering("anchor-spectral", n_clusters=3, random_state=seed,
+                                       anchors={"name": "random", "n_anchors": 30}).fit(X)
+        return model.anchors_.points
+
+    for s in (0, 5, 2**31 - 1):
+        assert not np.array_equal(anchors(s), anchors(2**31 + s))
+    np.testing.assert_array_equal(anchors(2**32 - 1), anchors(2**32 - 1))
+    for bad in (-1, 2**32, 2**64):
+        with pytest.raises(gc.SpecError, match=r"random_state: must be an integer in \[0, "
+                                                r"2\*\*32\)"):
+            gc.GraphClustering("ncut", n_clusters=3, random_state=bad).fit(X)
+    spec = {"graph": {"name": "knn"}, "solver": {"name": "spectral"},
+            "rounding": {"name": "kmeans"}, "seed": 2**32}
+    assert [p.loc for p in gc.validate_spec(spec)] == ["seed"]

@@ -47,7 +47,7 @@ def test_all_problems_reported_with_paths(toy_registry):
     assert "did you mean 'toy-argmax'" in found["rounding.name"]
     assert "toy-kmeans" in found["rounding.name"]  # lists the registered names
     assert "did you mean 'solver'" in found["sovler"]
-    assert found["seed"].startswith("must be an integer >= 0")
+    assert found["seed"].startswith("must be an integer in [0, 2**32)")
     assert found["n_clusters"].startswith("must be an integer >= 1")
 
 

@@ -6,7 +6,51 @@ import numpy as np
 
 from graphclust.chunks import Block, BlockState, RowChunks, add_sums, split_by_block
 
-__all__ = ["DaskChunks", "active_client", "apply_block", "apply_block_at"]
+__all__ = ["DaskChunks", "active_client", "apply_block", "apply_block_at", "cluster_lost",
+           "check_held", "LOST_ADVICE"]
+
+#: What to do when the cluster holding a chunked fit's results is gone (docs/dask.rst).
+LOST_ADVICE = ("labels_ of a chunked fit are held by the Dask cluster that ran it: write them "
+               "out (labels_.to_zarr(...)) or bring them to memory (labels_.compute()) "
+               "before closing the client, and refit when the cluster is gone")
+
+
+def cluster_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says that the cluster (or the results it held) went away: a
+    cancelled future (the client closed), a missing dependency (results lost with the
+    cluster), or a closed connection to the scheduler."""
+    import concurrent.futures
+
+    if isinstance(exc, concurrent.futures.CancelledError):
+        return True
+    name = type(exc).__name__
+    text = str(exc)
+    return (name in ("FutureCancelledError", "CancelledError", "CommClosedError")
+            or (isinstance(exc, ValueError) and text.startswith("Missing dependency"))
+            or "client is closed" in text.lower() or "no clients found" in text.lower())
+
+
+def check_held(collection, what: str = "labels_") -> None:
+    """Raise :class:`~graphclust.ClusterLostError` when the persisted ``collection`` (a
+    chunked fit's result) is no longer held by a running cluster: its client closed, or
+    it was unpickled away from the cluster that holds it. Nothing for a collection that
+    holds no futures (computed, or run on Dask's local threads)."""
+    try:
+        from distributed import futures_of
+    except ImportError:
+        return
+    from graphclust._errors import ClusterLostError
+
+    futures = futures_of(collection)
+    if not futures:
+        return
+    client = getattr(futures[0], "client", None)
+    alive = (client is not None and getattr(client, "status", None) == "running"
+             and all(f.status == "finished" for f in futures))
+    if not alive:
+        state = ("its client is closed" if client is not None
+                 else "it was unpickled away from the cluster that held it")
+        raise ClusterLostError(f"{what} is not available: {state}. {LOST_ADVICE}")
 
 
 def active_client():

@@ -3,6 +3,15 @@
 Row-local work done block by block: each block of rows meets all candidates in one
 BLAS product (``‖x‖² − 2 x uᵀ + ‖u‖²``, :func:`sq_distances`) and only the ``s`` best
 are kept (:func:`smallest_per_row`), so memory is ``O(block · m)`` whatever ``n`` is.
+
+The expansion cancels catastrophically when the data sit far from the origin (a
+constant offset of ``1e9`` leaves no significant digit of a unit distance in float64),
+while a translation changes no Euclidean distance. So both sides are first shifted by
+a reference point, the mean of the candidates (:func:`distance_reference`): the
+expansion then works on coordinates of the size of the data's spread. The squared
+distances a search returns for the ``s`` kept are recomputed from the differences
+``x − u`` (``O(n · s · d)``), so they are exact whatever the offset. Inner products
+(``metric="inner_product"``) are not translation invariant and are left as they are.
 For data-to-data graphs at large ``n`` the approximate path uses faiss
 (``pip install graphclust[ann]``).
 """
@@ -23,7 +32,7 @@ from graphclust.numerics.dtypes import common_float_dtype
 
 __all__ = ["nearest_anchors", "grouped_nearest", "self_first_neighbors", "knn", "clamp_anchors",
            "default_block_size", "sq_distances", "smallest_per_row", "mean_sq_distance",
-           "clamp_neighbors"]
+           "clamp_neighbors", "distance_reference"]
 
 
 def default_block_size(n_candidates: int, budget_bytes: int = 256 * 2**20) -> int:
@@ -44,9 +53,24 @@ def clamp_anchors(n_anchors: int, n_samples: int, who: str = "anchors") -> int:
     return int(n_anchors)
 
 
-def sq_distances(Xb: np.ndarray, U: np.ndarray, u_sq: np.ndarray | None = None) -> np.ndarray:
+def distance_reference(U: np.ndarray) -> np.ndarray:
+    """The point both sides of a squared-distance expansion are shifted by: the mean of
+    the rows of ``U`` (computed in float64, returned in ``U``'s float type).
+
+    A translation changes no Euclidean distance, and after the shift the terms of
+    ``‖x‖² − 2 x·u + ‖u‖²`` have the size of the data's spread instead of its offset,
+    so the expansion loses no digits to cancellation (see the module notes).
+    """
+    U = np.asarray(U)
+    if U.shape[0] == 0:
+        return np.zeros(U.shape[1], dtype=U.dtype)
+    return U.mean(axis=0, dtype=np.float64).astype(U.dtype, copy=False)
+
+
+def sq_distances(Xb: np.ndarray, U: np.ndarray, u_sq: np.ndarray | None = None, *,
+                 center: np.ndarray | None = None) -> np.ndarray:
     """Squared Euclidean distances of the rows of ``Xb`` to the rows of ``U`` (one BLAS
-    product, ``‖x‖² − 2 x uᵀ + ‖u‖²``, clipped at 0 against round-off).
+    product, ``‖x − c‖² − 2 (x − c)(u − c)ᵀ + ‖u − c‖²``, clipped at 0 against round-off).
 
     Parameters
     ----------
@@ -55,30 +79,68 @@ def sq_distances(Xb: np.ndarray, U: np.ndarray, u_sq: np.ndarray | None = None) 
     U : ndarray of shape (m, d)
         Same float type as ``Xb``.
     u_sq : ndarray of shape (m,), optional
-        ``‖u‖²`` of the rows of ``U`` when the caller reuses them across blocks.
+        ``‖u − c‖²`` of the rows of ``U`` when the caller reuses them across blocks,
+        for the ``center`` given with them; given alone, they are ``‖u‖²`` and no
+        shift is made (``c = 0``: exact only for data near the origin).
+    center : ndarray of shape (d,), optional
+        The shift ``c`` of both sides; by default (and without ``u_sq``)
+        :func:`distance_reference` of ``U`` (the candidates' mean), so a large common
+        offset of the data cancels exactly instead of in the expansion.
 
     Returns
     -------
     ndarray of shape (b, m), of the type of ``Xb``
     """
+    if center is None and u_sq is None:
+        center = distance_reference(U)
+    Uc = U if center is None else U - center
+    Xc = Xb if center is None else Xb - center
     if u_sq is None:
-        u_sq = np.einsum("ij,ij->i", U, U)
-    dist = Xb @ U.T
+        u_sq = np.einsum("ij,ij->i", Uc, Uc)
+    dist = Xc @ Uc.T
     dist *= -2.0
-    dist += np.einsum("ij,ij->i", Xb, Xb)[:, None]
+    dist += np.einsum("ij,ij->i", Xc, Xc)[:, None]
     dist += u_sq[None, :]
     np.maximum(dist, 0.0, out=dist)
     return dist
 
 
-def mean_sq_distance(X: np.ndarray, U: np.ndarray) -> float:
+def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
+              budget_bytes: int = 32 * 2**20) -> np.ndarray:
+    """``‖X[i] − U[idx[i, j]]‖²`` from the differences, float64 (``O(b · s · d)``, in
+    slabs of about ``budget_bytes``)."""
+    b, s = idx.shape
+    out = np.empty((b, s), dtype=np.float64)
+    step = max(1, budget_bytes // (8 * max(s * X.shape[1], 1)))
+    for lo in range(0, b, step):
+        hi = min(b, lo + step)
+        diff = (np.asarray(X[lo:hi], dtype=np.float64)[:, None, :]
+                - np.asarray(U[idx[lo:hi]], dtype=np.float64))
+        out[lo:hi] = np.einsum("ijk,ijk->ij", diff, diff)
+    return out
+
+
+def _resorted(idx: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(vals, axis=1, kind="stable")
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
+
+
+def mean_sq_distance(X: np.ndarray, U: np.ndarray, block_size: int = 8192) -> float:
     """Mean of all ``n × m`` squared distances between the rows of ``X`` and ``U``, in
-    closed form (``O((n + m) d)``): ``mean ‖x‖² + mean ‖u‖² − 2 x̄·ū``, at least 0."""
-    x_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64)) / X.shape[0]
-    u_sq = float(np.einsum("ij,ij->", U, U, dtype=np.float64)) / U.shape[0]
+    closed form (``O((n + m) d)``): ``var X + var U + ‖x̄ − ū‖²`` (total variances about
+    each side's own mean, so a common offset cancels exactly), at least 0."""
     xm = X.mean(axis=0, dtype=np.float64)
     um = U.mean(axis=0, dtype=np.float64)
-    return max(x_sq + u_sq - 2.0 * float(xm @ um), 0.0)
+
+    def spread(A, mean):
+        total = 0.0
+        for start in range(0, A.shape[0], block_size):
+            B = np.asarray(A[start:start + block_size], dtype=np.float64) - mean
+            total += float(np.einsum("ij,ij->", B, B))
+        return total / A.shape[0]
+
+    gap = xm - um
+    return max(spread(X, xm) + spread(U, um) + float(gap @ gap), 0.0)
 
 
 def smallest_per_row(scores: np.ndarray, s: int,
@@ -156,7 +218,10 @@ def nearest_anchors(
         raise ValueError(f"metric must be 'sqeuclidean' or 'inner_product', got {metric!r}")
     dtype = common_float_dtype(X, U)
     U = U.astype(dtype, copy=False)
-    u_sq = np.einsum("ij,ij->i", U, U) if metric == "sqeuclidean" else None
+    if metric == "sqeuclidean":
+        center = distance_reference(U)
+        Uc = U - center
+        u_sq = np.einsum("ij,ij->i", Uc, Uc)
     block = block_size or default_block_size(m)
     idx_out = np.empty((n, s), dtype=np.int64)
     val_out = np.empty((n, s), dtype=np.float64)
@@ -168,7 +233,7 @@ def nearest_anchors(
         stop = min(n, start + block)
         Xb = X[start:stop].astype(dtype, copy=False)
         if metric == "sqeuclidean":
-            scores = sq_distances(Xb, U, u_sq)
+            scores = sq_distances(Xb, U, u_sq, center=center)
             bad = np.inf
         else:
             scores = Xb @ U.T
@@ -179,6 +244,8 @@ def nearest_anchors(
             ok = ex >= 0
             scores[rows[ok], ex[ok]] = bad
         idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
+        if metric == "sqeuclidean":  # the kept distances exact, from the differences
+            idx, vals = _resorted(idx, _exact_sq(Xb, U, idx))
         idx_out[start:stop] = idx
         val_out[start:stop] = vals
         if report:
@@ -259,7 +326,9 @@ def grouped_nearest(
                          f"[{owner.min()}, {owner.max()}]")
     dtype = common_float_dtype(X, U)
     Uw = U.astype(dtype, copy=False)
-    u_sq = np.einsum("ij,ij->i", Uw, Uw)
+    center = distance_reference(Uw)
+    Ushift = Uw - center
+    u_sq = np.einsum("ij,ij->i", Ushift, Ushift)
     order = np.argsort(owner, kind="stable")
     counts = np.bincount(owner, minlength=n_owners)
     bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -276,7 +345,8 @@ def grouped_nearest(
             for start in range(0, rows_all.size, step):
                 rows = rows_all[start:start + step]
                 Xb = X[rows].astype(dtype, copy=False)
-                near, val_out[rows] = smallest_per_row(sq_distances(Xb, Uc, uc_sq), s)
+                near, _ = smallest_per_row(sq_distances(Xb, Uc, uc_sq, center=center), s)
+                near, val_out[rows] = _resorted(near, _exact_sq(Xb, Uc, near))
                 idx_out[rows] = cand[near]
     return idx_out, val_out
 
@@ -328,6 +398,8 @@ def _faiss_knn(X: np.ndarray, k: int, metric: str, exact: bool,
                block_size: int | None = None, progress: Any = None):
     import faiss  # optional dependency
 
+    if metric == "sqeuclidean":  # float32 keeps no digit of a large offset: shift first
+        X = np.asarray(X, dtype=np.float64) - X.mean(axis=0, dtype=np.float64)
     Xf = np.ascontiguousarray(X, dtype=np.float32)
     n, d = Xf.shape
     faiss_metric = faiss.METRIC_L2 if metric == "sqeuclidean" else faiss.METRIC_INNER_PRODUCT
