@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score

@@ -114,7 +114,7 @@ def _fit_labels(preset, X, rows):
 
 
 @pytest.mark.parametrize("preset", ["uspec", "ongr-k", "anchor-spectral", "ulge", "bkhk-dcd",
-                                    "usenc"])
+                                    pytest.param("usenc", marks=pytest.mark.slow)])
 def test_empty_and_one_row_chunks(blobs, dask_client, preset):
     """One label per input row in the input's chunking (empty chunks included), the
     labels of the same chunking without its empty chunks; predict the same."""

@@ -30,6 +30,9 @@ paragraph):
   (``--run-slow``), in a script of the document's slow blocks; blocks after it must not
   depend on it.
 
+The documents run in the slow tier (about a minute in all, a subprocess per document);
+the quick tier checks that every document's blocks are found and every skip is listed.
+
 ``STAND_INS`` are the reader's own files some commands name (``my.csv``); they are
 written into the temporary directory first.
 """
@@ -300,6 +303,7 @@ def _run_script(blocks: list[Block], tmp_path: Path) -> None:
                     f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
 
 
+@pytest.mark.slow  # a minute in all: the quick tier keeps the parsing and the listing
 @pytest.mark.parametrize("blocks", QUICK)
 def test_document_blocks_run(blocks, tmp_path):
     _run_script(blocks, tmp_path)
