@@ -131,7 +131,8 @@ def test_hdbscan_peer_picks_the_size_closest_to_k_without_labels():
     assert found >= 5 - gaps[est.min_cluster_size_]
 
 
-@pytest.mark.parametrize("name", ["sk-gmm", "genie", "umap-kmeans", "sk-hdbscan"])
+@pytest.mark.parametrize("name", ["sk-gmm", "genie", "sk-hdbscan",
+                                  pytest.param("umap-kmeans", marks=pytest.mark.slow)])
 def test_new_peers_label_every_point(name):
     pytest.importorskip({"genie": "genieclust", "umap-kmeans": "umap"}.get(name, "sklearn"))
     from sklearn.metrics import adjusted_rand_score

@@ -534,6 +534,7 @@ def test_arpack_that_does_not_converge_falls_back_to_dense(monkeypatch):
         eigen.leading_eigenvectors(M, 4, rng=rng, method="arpack")
 
 
+@pytest.mark.slow  # ten seconds of ARPACK on a hard spectrum
 def test_uspec_on_breast_cancer_does_not_stall():
     """The case the general battery found: ARPACK stalled on uspec's Tcut problem."""
     import warnings

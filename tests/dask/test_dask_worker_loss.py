@@ -63,8 +63,8 @@ def fit_while_killing(client, cluster, processes: bool, fit, marker: str = "_gra
     return model, done
 
 
-@pytest.mark.parametrize("processes", [
-    False, pytest.param(True, marks=pytest.mark.slow, id="worker-processes")])
+@pytest.mark.slow  # half a minute: the kill waits for the fit to be well under way
+@pytest.mark.parametrize("processes", [False, pytest.param(True, id="worker-processes")])
 def test_fit_survives_a_killed_worker(processes, digits):
     import dask.array as da
     from distributed import Client, LocalCluster
