@@ -267,6 +267,7 @@ prints errors as one ``error:`` message on stderr and exits with status 2.
     for label, action in CASES:
         text = outcome(action).replace("`", "'").replace("*", r"\*").replace("|", r"\|")
         text = text.replace(" \\| ", " | ")
+        text = re.sub(r"(?<=\w)_(?!\w)", r"\\_", text)  # labels_ is no reST reference
         rows.append(f"   * - {label}\n     - {text}\n")
     return head + "".join(rows)
 
