@@ -337,6 +337,12 @@ def _parquet(labels, tmp: Path) -> None:
 _WRITERS = {".npy": _npy, ".zarr": _zarr, ".parquet": _parquet}
 
 
+def _never_a_folder(out: Path) -> None:
+    if out.is_dir():
+        raise InputError(f"{out}: an existing folder; labels never replace a folder "
+                         "(remove it or choose another name)")
+
+
 def write_labels(path: str | os.PathLike, labels) -> Path:
     """Write labels (a Dask or NumPy array) to ``.npy``, ``.zarr`` or ``.parquet`` by the
     suffix, chunk by chunk, never whole in one process for zarr and parquet.
@@ -353,16 +359,12 @@ def write_labels(path: str | os.PathLike, labels) -> Path:
     if not isinstance(labels, da.Array):
         labels = np.asarray(labels)
         labels = da.from_array(labels, chunks=(chunk_rows(1, labels.dtype.itemsize),))
-    if out.is_dir():
-        raise InputError(f"{path}: an existing folder; labels never replace a folder "
-                         "(remove it or choose another name)")
+    _never_a_folder(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.")) / out.name
     try:
         writer(labels, tmp)
-        if out.is_dir():  # made meanwhile: still never replaced
-            raise InputError(f"{path}: an existing folder; labels never replace a folder "
-                             "(remove it or choose another name)")
+        _never_a_folder(out)  # one made meanwhile is still never replaced
         if (out.exists() or out.is_symlink()) and tmp.is_dir():
             out.unlink()
         os.replace(tmp, out)
