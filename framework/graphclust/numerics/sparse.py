@@ -24,12 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from graphclust._errors import GraphClustWarning, InputError
+from graphclust._errors import DensifyWarning, InputError
 
 __all__ = ["DENSIFY_LIMIT_BYTES", "DensifyWarning", "SPARSE_ALTERNATIVES", "as_csr",
            "densify", "densify_limit", "dense_bytes", "sparse_column_range",
            "sparse_column_mean_std", "sparse_column_maxabs", "sparse_row_sq_norms",
-           "scale_columns", "normalize_sparse_rows"]
+           "scale_columns", "normalize_sparse_rows", "float_rows"]
 
 #: Largest dense size (bytes) a sparse ``X`` is densified to for a part that needs dense
 #: rows: 1 GiB (a tenth of a laptop's memory; 5 000 × 25 000 in float64). Above it the
@@ -41,10 +41,6 @@ SPARSE_ALTERNATIVES = ("anchors 'kmeans', 'random' or 'hybrid'; graph 'knn', "
                        "'gaussian-anchor' or 'knr-bipartite'; scale 'none', 'standard' "
                        "(no centring on sparse data), 'minmax' (max-abs) or 'l2'; the "
                        "presets 'auto', 'uspec' and 'anchor-spectral'")
-
-
-class DensifyWarning(GraphClustWarning):
-    """A sparse ``X`` was densified for a part that needs dense rows (below the limit)."""
 
 
 def densify_limit() -> int:
@@ -75,6 +71,15 @@ def as_csr(X) -> sp.csr_array:
         A.sum_duplicates()
     A.eliminate_zeros()
     return A
+
+
+def float_rows(X):
+    """Rows to compute with, sparse or dense: a sparse ``X`` as :func:`as_csr`, anything
+    else as :func:`graphclust.numerics.as_float` (what a part with ``accepts_sparse``
+    calls where a dense-only part calls ``as_dense_float``)."""
+    from graphclust.numerics.dtypes import as_float
+
+    return as_csr(X) if sp.issparse(X) else as_float(X)
 
 
 def dense_bytes(X) -> int:
@@ -122,7 +127,7 @@ def densify(X, needs: Sequence[str] | str, *, limit: int | None = None) -> np.nd
             "variable GRAPHCLUST_DENSIFY_LIMIT sets another, in bytes). Parts that keep "
             f"sparse rows sparse: {SPARSE_ALTERNATIVES}")
     warnings.warn(f"sparse X ({X.shape[0]} x {X.shape[1]}, {X.nnz} nonzeros) densified to "
-                  f"{_gib(size)} for {who}, which needs dense rows (limit {_gib(limit)})",
+                  f"{_gib(size)} for {who} (dense rows needed; limit {_gib(limit)})",
                   DensifyWarning, stacklevel=3)
     return np.asarray(X.toarray())
 
