@@ -30,6 +30,15 @@ The rules, argued in ``docs/auto.rst``:
    distances concentrate; the "too local" failure that bounds rule 2 is a
    low-dimensional one (a large noisy 2-d sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
    ``n log n`` search; memory ``O(n·(PCA_COMPONENTS + neighbours))``.
+6. **Sparse, high-dimensional** (:func:`sparse_rule`): a ``scipy.sparse`` ``X`` with
+   ``d > HIGH_DIM`` (tf-idf, bags of words) is never densified: the kNN graph is
+   searched on the sparse rows themselves, after ``scale = "l2"`` when the data are
+   nonnegative (cosine geometry: a document's length says nothing of its topic), exact
+   by blocked sparse products while the kNN size rule allows, pynndescent above;
+   self-tuning Gaussian weights, averaged, spectral embedding, k-means. Measured on the
+   generated 5 000 × 50 000 tf-idf corpus (docs/auto.rst): NMI .653 in 4 s, against .635
+   in 35 s on 100 principal components (the LSA alternative) and .64 in 40 s for the
+   k-means-anchor recipe of rule 3.
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
@@ -53,6 +62,7 @@ __all__ = [
     "choose_scale",
     "n_anchors",
     "n_neighbors",
+    "sparse_rule",
 ]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
@@ -175,8 +185,36 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
     return " and ".join(held)
 
 
+def sparse_rule(p: DataProfile) -> tuple[dict, str] | None:
+    """Rule 6, sparse high-dimensional data: ``(spec, why)``, or ``None`` when it does
+    not apply (dense, chunked, or at most :data:`HIGH_DIM` columns, where the dense
+    rules apply unchanged: all their parts take sparse rows)."""
+    if not p.sparse or p.chunked or p.d <= HIGH_DIM:
+        return None
+    if p.nonnegative:
+        scale, why_scale = "l2", "nonnegative sparse rows: unit length (cosine geometry)"
+    else:
+        scale, why_scale = choose_scale(p)
+    spec = {
+        "scale": scale,
+        "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "gaussian",
+                  "symmetrize": "mean", "method": "auto"},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
+                   "eig_tol": EIG_TOL},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+    why = (f"sparse, d = {p.d} > {HIGH_DIM}, {100 * (1 - p.zero_fraction):.2g} % nonzero: "
+           f"{spec['graph']['n_neighbors']}-NN graph on the sparse rows (never densified), "
+           f"spectral embedding; {why_scale}")
+    return spec, why
+
+
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
+    sparse = sparse_rule(p)
+    if sparse is not None:
+        spec, why = sparse
+        return {"summary": f"auto: {why}", **spec}
     scale, why_scale = choose_scale(p)
     if p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec = _sampled(p)
@@ -230,6 +268,12 @@ never from labels or per-data-set values:
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
+- sparse X (scipy.sparse) with d > {HIGH_DIM} (tf-idf, bags of words): never densified.
+  scale "l2" when nonnegative (cosine geometry; else the scale rule above), the 10-NN
+  graph searched on the sparse rows (exact blocked sparse products within the kNN size
+  rule, pynndescent above), self-tuning Gaussian, averaged, spectral embedding,
+  k-means. Sparse X with few columns follows the dense rules (their parts take sparse
+  rows).
 - Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
   the scale rule as for data in memory (column statistics are sums over chunks).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
