@@ -61,7 +61,8 @@ def densify_limit() -> int:
 
 def as_csr(X) -> sp.csr_array:
     """``X`` as a canonical CSR array (sorted indices, duplicates summed, stored zeros
-    dropped) of a float type: float32 stays float32, anything else float64."""
+    dropped; 32-bit indices where they fit) of a float type: float32 stays float32,
+    anything else float64."""
     from graphclust.numerics.dtypes import float_dtype
 
     A = sp.csr_array(X)
@@ -70,6 +71,10 @@ def as_csr(X) -> sp.csr_array:
         A = A.copy()
         A.sum_duplicates()
     A.eliminate_zeros()
+    if A.indices.dtype != np.int32 and A.nnz < 2**31 and max(A.shape) < 2**31:
+        # 32-bit indices where they fit: scikit-learn's sparse k-means takes no other
+        A = sp.csr_array((A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32)),
+                         shape=A.shape)
     return A
 
 
