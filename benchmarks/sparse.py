@@ -18,6 +18,7 @@ memory or warm caches beyond the operating system's), and records:
 The table gives medians and the ratios to KMeans from the same run. Usage::
 
     python -m benchmarks.sparse [--repeats 3] [--docs 5000] [--terms 50000] [--topics 10]
+                                [--methods auto,uspec,sk-kmeans]
 """
 
 from __future__ import annotations
@@ -70,11 +71,12 @@ def _fit_one(method: str, docs: int, terms: int, topics: int, seed: int, queue) 
                "spec": getattr(model, "resolved_spec_", {}).get("summary", "")})
 
 
-def run(repeats: int, docs: int, terms: int, topics: int) -> list[dict]:
+def run(repeats: int, docs: int, terms: int, topics: int,
+        methods: tuple[str, ...] = METHODS) -> list[dict]:
     ctx = mp.get_context("spawn")
     out = []
     for seed in range(repeats):
-        for method in METHODS:  # interleaved, so machine load hits every method alike
+        for method in methods:  # interleaved, so machine load hits every method alike
             queue = ctx.Queue()
             proc = ctx.Process(target=_fit_one, args=(method, docs, terms, topics, seed, queue))
             proc.start()
@@ -91,16 +93,17 @@ def run(repeats: int, docs: int, terms: int, topics: int) -> list[dict]:
 
 def table(records: list[dict]) -> str:
     med = {}
-    for m in METHODS:
+    present = [m for m in METHODS if any(r["method"] == m for r in records)]
+    for m in present:
         rows = [r for r in records if r["method"] == m]
         med[m] = {k: statistics.median(r[k] for r in rows)
                   for k in ("seconds", "traced_peak_mb", "rss_peak_mb", "nmi", "ari")}
         med[m]["densified"] = any(r["densified"] for r in rows)
-    ref = med["sk-kmeans"]
+    ref = med.get("sk-kmeans") or med[present[0]]
     lines = ["| method | time (s) | × KMeans | traced peak (MB) | × KMeans | RSS peak (MB) "
              "| × KMeans | NMI | ARI | densified |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for m in METHODS:
+    for m in present:
         r = med[m]
         lines.append(
             f"| {m} | {r['seconds']:.1f} | {r['seconds'] / ref['seconds']:.1f} | "
@@ -117,8 +120,14 @@ def main(argv=None) -> None:
     ap.add_argument("--docs", type=int, default=5000)
     ap.add_argument("--terms", type=int, default=50_000)
     ap.add_argument("--topics", type=int, default=10)
+    ap.add_argument("--methods", default=",".join(METHODS),
+                    help=f"comma-separated subset of {', '.join(METHODS)}")
     args = ap.parse_args(argv)
-    records = run(args.repeats, args.docs, args.terms, args.topics)
+    methods = tuple(m for m in args.methods.split(",") if m)
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        ap.error(f"unknown methods {sorted(unknown)}; known: {', '.join(METHODS)}")
+    records = run(args.repeats, args.docs, args.terms, args.topics, methods)
     first = records[0]
     print(f"\n{first['shape'][0]} x {first['shape'][1]} tf-idf, {first['nnz']} nonzeros, "
           f"{args.topics} topics; medians of {args.repeats} runs per method\n")

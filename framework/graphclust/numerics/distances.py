@@ -636,7 +636,8 @@ def _sparse_knn(X: sp.csr_array, k: int, *, metric: str, method: str,
         return _sparse_knn_approx(X, k, metric, seed)
     x_sq = _sparse_sq_norms(X)
     XT = sp.csc_array(X.T)
-    block = block_size or default_block_size(n)
+    # blocks of about 32 MB of scores: the sparse product and its dense copy coexist
+    block = block_size or default_block_size(n, 32 * 2**20)
     idx_out = np.empty((n, k), dtype=np.int64)
     val_out = np.empty((n, k), dtype=np.float64)
     n_blocks = -(-n // block)
@@ -646,8 +647,11 @@ def _sparse_knn(X: sp.csr_array, k: int, *, metric: str, method: str,
         stop = min(n, start + block)
         dots = np.asarray((X[start:stop] @ XT).toarray(), dtype=np.float64)
         rows = np.arange(stop - start)
-        if metric == "sqeuclidean":
-            scores = x_sq[start:stop, None] - 2.0 * dots + x_sq[None, :]
+        if metric == "sqeuclidean":  # in place: one b x n array per block
+            scores = dots
+            scores *= -2.0
+            scores += x_sq[start:stop, None]
+            scores += x_sq[None, :]
             np.maximum(scores, 0.0, out=scores)
             scores[rows, start + rows] = np.inf
             idx, vals = smallest_per_row(scores, k)

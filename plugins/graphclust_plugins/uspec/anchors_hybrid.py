@@ -63,11 +63,30 @@ class HybridAnchors(graphclust.AnchorSelector):
         if n_cand == p:
             points = C.toarray() if sp.issparse(C) else np.array(C, copy=True)
             return graphclust.Anchors(points, info={**info, "n_iter": 0})
-        km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
-                                         ctx.seed_for("anchors.hybrid"), ctx.progress)
+        if sp.issparse(C):  # one fit, one OpenMP thread: no per-iteration or per-thread
+            km, n_iter = _sparse_lloyd(C, p, int(self.max_iter),  # copy of the p x d centres
+                                       ctx.seed_for("anchors.hybrid"))
+        else:
+            km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
+                                             ctx.seed_for("anchors.hybrid"), ctx.progress)
         return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
                                   info={**info, "n_iter": n_iter,
                                         "inertia": float(km.inertia_)})
+
+
+def _sparse_lloyd(C, p: int, max_iter: int, seed: int):
+    """The k-means of :func:`_lloyd_by_iteration` on sparse candidates as one fit (the
+    same Lloyd iterations from the same random start, stopping on the same strict
+    convergence), with one OpenMP thread: the dense ``p x d`` centres are the memory of
+    this step (400 MB for 1 000 representatives of 50 000 terms), and every iteration's
+    refit or thread would hold another copy of them."""
+    from threadpoolctl import threadpool_limits
+
+    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="openmp"):
+        warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate candidates
+        km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=max_iter, tol=0.0,
+                    random_state=seed).fit(C)
+    return km, int(km.n_iter_)
 
 
 def _lloyd_by_iteration(C, p: int, max_iter: int, seed: int, progress):
