@@ -127,7 +127,8 @@ def _sparse_sq_norms(X: sp.csr_array) -> np.ndarray:
 
 
 def sparse_sq_distances(Xb, U: np.ndarray, u_sq: np.ndarray | None = None,
-                        x_sq: np.ndarray | None = None) -> np.ndarray:
+                        x_sq: np.ndarray | None = None, *, UT: np.ndarray | None = None
+                        ) -> np.ndarray:
     """Squared Euclidean distances of the sparse rows ``Xb`` to the dense rows of ``U``:
     ``‖x‖² − 2 x uᵀ + ‖u‖²`` with ``Xb Uᵀ`` one sparse-times-dense product, clipped at 0.
 
@@ -138,6 +139,11 @@ def sparse_sq_distances(Xb, U: np.ndarray, u_sq: np.ndarray | None = None,
     u_sq, x_sq : ndarray, optional
         ``‖u‖²`` of the rows of ``U`` and ``‖x‖²`` of the rows of ``Xb`` when the caller
         reuses them (float64).
+    UT : ndarray of shape (d, m), optional
+        ``Uᵀ`` as a C-contiguous array, when the caller reuses it across blocks: SciPy's
+        sparse-times-dense product copies a non-contiguous ``Uᵀ`` on every call (400 MB
+        and 3 s for 1 000 anchors of 50 000 terms), so a search over many blocks passes
+        it once made.
 
     Returns
     -------
@@ -155,7 +161,9 @@ def sparse_sq_distances(Xb, U: np.ndarray, u_sq: np.ndarray | None = None,
         u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
     if x_sq is None:
         x_sq = _sparse_sq_norms(Xb)
-    dist = np.asarray(Xb.astype(dtype, copy=False) @ U.T, dtype=dtype)
+    if UT is None:
+        UT = np.ascontiguousarray(U.T)
+    dist = np.asarray(Xb.astype(dtype, copy=False) @ UT, dtype=dtype)
     dist *= -2.0
     dist += x_sq.astype(dtype)[:, None]
     dist += u_sq.astype(dtype)[None, :]
@@ -163,21 +171,24 @@ def sparse_sq_distances(Xb, U: np.ndarray, u_sq: np.ndarray | None = None,
     return dist
 
 
-def sparse_pair_sq(Xb, U: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def sparse_pair_sq(Xb, U: np.ndarray, idx: np.ndarray,
+                   u_sq: np.ndarray | None = None) -> np.ndarray:
     """``‖Xb[i] − U[idx[i, j]]‖²`` in float64 for sparse rows ``Xb`` (``b x d``) and the
     ``s`` chosen rows of ``U`` per row (``idx``, ``b x s``), from the stored values only:
-    ``‖x‖² − 2 Σ_{c ∈ nz(x)} x_c u_c + ‖u‖²``, ``O(nnz · s)``, clipped at 0."""
+    ``‖x‖² − 2 Σ_{c ∈ nz(x)} x_c u_c + ‖u‖²``, ``O(nnz · s)``, clipped at 0; ``u_sq``:
+    the float64 ``‖u‖²`` of all rows of ``U`` when the caller has them."""
     Xb = _csr(Xb)
     b, s = idx.shape
     counts = np.diff(Xb.indptr)
     rows = np.repeat(np.arange(b), counts)
     data = np.asarray(Xb.data, dtype=np.float64)
-    U64 = np.asarray(U, dtype=np.float64)
     dots = np.zeros((b, s))
-    for j in range(s):  # s is small (the kept neighbours)
-        gathered = U64[idx[rows, j], Xb.indices] if rows.size else np.zeros(0)
+    for j in range(s):  # s is small (the kept neighbours); no copy of U
+        gathered = (np.asarray(U[idx[rows, j], Xb.indices], dtype=np.float64)
+                    if rows.size else np.zeros(0))
         dots[:, j] = np.bincount(rows, weights=data * gathered, minlength=b)
-    u_sq = np.einsum("ij,ij->i", U64, U64)
+    if u_sq is None:
+        u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
     out = _sparse_sq_norms(Xb)[:, None] - 2.0 * dots + u_sq[idx]
     np.maximum(out, 0.0, out=out)
     return out
@@ -309,6 +320,8 @@ def nearest_anchors(
         raise ValueError(f"metric must be 'sqeuclidean' or 'inner_product', got {metric!r}")
     dtype = common_float_dtype(X.data if sparse else X, U)
     U = U.astype(dtype, copy=False)
+    if sparse:  # Uᵀ made contiguous once, not per block (see sparse_sq_distances)
+        UT = np.ascontiguousarray(U.T)
     if metric == "sqeuclidean" and sparse:
         u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
     elif metric == "sqeuclidean":
@@ -326,13 +339,13 @@ def nearest_anchors(
         stop = min(n, start + block)
         Xb = X[start:stop].astype(dtype, copy=False)
         if metric == "sqeuclidean" and sparse:
-            scores = sparse_sq_distances(Xb, U, u_sq)
+            scores = sparse_sq_distances(Xb, U, u_sq, UT=UT)
             bad = np.inf
         elif metric == "sqeuclidean":
             scores = sq_distances(Xb, U, u_sq, center=center)
             bad = np.inf
         else:
-            scores = np.asarray(Xb @ U.T)
+            scores = np.asarray(Xb @ (UT if sparse else U.T))
             bad = -np.inf
         if exclude is not None:
             rows = np.arange(stop - start)
@@ -341,7 +354,7 @@ def nearest_anchors(
             scores[rows[ok], ex[ok]] = bad
         idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
         if metric == "sqeuclidean":  # the kept distances exact, from the differences
-            idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx) if sparse
+            idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx, u_sq) if sparse
                                   else _exact_sq(Xb, U, idx))
         idx_out[start:stop] = idx
         val_out[start:stop] = vals
@@ -424,9 +437,13 @@ def grouped_nearest(
                          f"[{owner.min()}, {owner.max()}]")
     dtype = common_float_dtype(X.data if sparse else X, U)
     Uw = U.astype(dtype, copy=False)
-    center = distance_reference(Uw)
-    Ushift = Uw - center
-    u_sq = np.einsum("ij,ij->i", Ushift, Ushift)
+    if sparse:  # products against all of Uᵀ (contiguous, made once), then the candidates
+        UT = np.ascontiguousarray(Uw.T)
+        u_sq = np.einsum("ij,ij->i", Uw, Uw, dtype=np.float64)
+    else:
+        center = distance_reference(Uw)
+        Ushift = Uw - center
+        u_sq = np.einsum("ij,ij->i", Ushift, Ushift)
     order = np.argsort(owner, kind="stable")
     counts = np.bincount(owner, minlength=n_owners)
     bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -437,18 +454,27 @@ def grouped_nearest(
             cand = np.asarray(candidates[g], dtype=np.int64)
             if cand.size < s:
                 raise ValueError(f"owner {g} has {cand.size} candidates, fewer than s={s}")
-            Uc, uc_sq = Uw[cand], u_sq[cand]
             rows_all = order[bounds[g]:bounds[g + 1]]
+            if sparse:
+                step = block_size or default_block_size(Uw.shape[0], 64 * 2**20)
+                for start in range(0, rows_all.size, step):
+                    rows = rows_all[start:start + step]
+                    Xb = X[rows].astype(dtype, copy=False)
+                    dots = np.asarray(Xb @ UT)[:, cand]  # O(nnz · m), no copy of U[cand]
+                    scores = _sparse_sq_norms(Xb)[:, None] - 2.0 * dots + u_sq[cand][None, :]
+                    np.maximum(scores, 0.0, out=scores)
+                    near, _ = smallest_per_row(scores, s)
+                    near, val_out[rows] = _resorted(
+                        near, sparse_pair_sq(Xb, Uw, cand[near], u_sq))
+                    idx_out[rows] = cand[near]
+                continue
+            Uc, uc_sq = Uw[cand], u_sq[cand]
             step = block_size or default_block_size(cand.size, 64 * 2**20)
             for start in range(0, rows_all.size, step):
                 rows = rows_all[start:start + step]
                 Xb = X[rows].astype(dtype, copy=False)
-                if sparse:  # no shift (it would densify the rows): see the module notes
-                    near, _ = smallest_per_row(sparse_sq_distances(Xb, Uc), s)
-                    near, val_out[rows] = _resorted(near, sparse_pair_sq(Xb, Uc, near))
-                else:
-                    near, _ = smallest_per_row(sq_distances(Xb, Uc, uc_sq, center=center), s)
-                    near, val_out[rows] = _resorted(near, _exact_sq(Xb, Uc, near))
+                near, _ = smallest_per_row(sq_distances(Xb, Uc, uc_sq, center=center), s)
+                near, val_out[rows] = _resorted(near, _exact_sq(Xb, Uc, near))
                 idx_out[rows] = cand[near]
     return idx_out, val_out
 
