@@ -259,3 +259,17 @@ def test_sparse_npz_and_libsvm_files(tmp_path):
     notes = []
     got, labels = load_file(tmp_path / "r.libsvm", note=notes.append)
     assert labels is None and "not taken" in notes[0]
+
+
+@pytest.mark.slow  # pynndescent compiles for about a minute on first use
+def test_sparse_approximate_knn_finds_the_exact_neighbours():
+    X, _ = corpus(600, 500, k=4, seed=2)
+    exact_idx, exact_sq = knn(X, 8, method="exact")
+    approx_idx, approx_sq = knn(X, 8, method="approx")
+    recall = np.mean([len(set(a) & set(b)) / 8 for a, b in zip(exact_idx, approx_idx)])
+    assert recall > 0.95
+    assert not (approx_idx == np.arange(600)[:, None]).any()
+    assert (np.diff(approx_sq, axis=1) >= 0).all()  # sorted, float64 from the stored values
+    ref = brute_sq(X.toarray(), X.toarray())
+    np.testing.assert_allclose(approx_sq, np.take_along_axis(ref, approx_idx, axis=1),
+                               atol=1e-10)
