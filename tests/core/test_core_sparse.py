@@ -68,7 +68,7 @@ def test_sparse_distances_match_dense_brute_force():
     np.testing.assert_allclose(gs[1], gd[1], rtol=1e-10, atol=1e-10)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 9), st.integers(1, 6),
        st.floats(0.0, 1.0), st.integers(0, 2**16))
 def test_sparse_sq_distances_property(n, d, m, density, seed):
