@@ -18,6 +18,7 @@ from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
 from graphclust._membership import Memberships
+from graphclust._kselect import DEFAULT_K_MAX, KSelection
 from graphclust._input import check_input
 from graphclust._pipeline import STAGES, FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
@@ -28,6 +29,8 @@ from graphclust._errors import (
     DegenerateDataWarning,
     DisconnectedGraphWarning,
     FewerClustersWarning,
+    KRangeWarning,
+    NoClusterStructureWarning,
     GraphClustWarning,
     IncompatiblePartsError,
     InputError,
@@ -89,6 +92,8 @@ __all__ = [
     "EnsembleMember",
     "EnsembleResult",
     "Memberships",
+    "KSelection",
+    "DEFAULT_K_MAX",
     "FitResult",
     "Pipeline",
     "STAGES",
@@ -106,6 +111,8 @@ __all__ = [
     "DisconnectedGraphWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
+    "NoClusterStructureWarning",
+    "KRangeWarning",
     "FittedState",
     "Graph",
     "GraphBuilder",

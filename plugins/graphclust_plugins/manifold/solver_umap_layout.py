@@ -54,6 +54,7 @@ class UMAPLayout(graphclust.Solver):
     accepts = frozenset({"affinity"})
     needs_features = False
     provides = frozenset({"embedding"})
+    uses_k = False  # the layout has n_components columns whatever k is
 
     n_components: int = graphclust.param(
         10, doc="Embedding dimension (10 keeps more cluster structure than UMAP's 2).",
