@@ -142,6 +142,9 @@ def check_estimable(pipe, who: str) -> None:
     from graphclust._ensemble import Ensemble
 
     if isinstance(pipe, Ensemble):
+        for m in pipe.members:  # a member with no k of its own estimates it
+            if m.n_clusters is None and m.pipeline.n_clusters is None:
+                check_estimable(m.pipeline, f"ensemble {m.label}")
         if _can(pipe.consensus):
             return
         what = f"consensus {pipe.consensus.name!r}"

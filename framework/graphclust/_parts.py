@@ -683,6 +683,17 @@ class Consensus(Part):
         mu = anchor_spectrum(memberships.matrix, k_max + 1)
         return eigengap_selection(mu, k_min, k_max, f"consensus {self.name!r}")
 
+    def estimate_k_chunked(self, chunks, k_min: int, k_max: int, ctx: Context):
+        """:meth:`estimate_k` in the chunked execution (k hook): ``chunks`` as in
+        :meth:`combine_chunked`; the default sums each block's ``Σk_i``-sized share of
+        the spectrum problem and solves it here."""
+        from graphclust._kselect import eigengap_selection
+        from graphclust.numerics.eigengap import spectrum_from_anchor_sums
+
+        G, lam = chunks.sum(_anchor_sums)
+        mu = spectrum_from_anchor_sums(G, lam, k_max + 1)
+        return eigengap_selection(mu, k_min, k_max, f"consensus {self.name!r}")
+
     def combine_chunked(self, chunks, n_clusters: int, ctx: Context) -> None:
         """Fit the consensus on row chunks of the memberships (chunk hook, required with
         ``chunkwise``).
