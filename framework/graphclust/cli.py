@@ -810,9 +810,12 @@ def _decide(args, rule) -> tuple[dict, str]:
     data = rule.resolve(profile)
     if k is not None:
         data["n_clusters"] = int(k)
+    shown = profile.as_dict()
+    if shown["k"] is None:
+        shown["k"] = "estimated at fit"
     lines = [f"# {rule.name} for {args.dataset}: "
              + ", ".join(f"{key} = {value:.4g}" if isinstance(value, float) else
-                         f"{key} = {value}" for key, value in profile.as_dict().items())]
+                         f"{key} = {value}" for key, value in shown.items())]
     return data, "\n".join(lines) + "\n"
 
 
