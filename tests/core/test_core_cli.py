@@ -360,7 +360,7 @@ def test_csv_label_column_taken_is_said_and_can_be_chosen_or_dropped(capsys, tmp
     path = tmp_path / "lab.csv"
     np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,class", comments="")
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
-                         "--quiet")
+                         "--quiet", "--n-clusters", "labels")
     result = json.loads(out)
     assert code == 0 and result["n_features"] == 2 and result["n_clusters"] == 2
     assert result["n_clusters_from"] == "the labels" and "acc" in result["scores"]
@@ -418,17 +418,31 @@ def test_run_help_says_npy_is_read_in_memory(capsys):
     assert "in chunks only with --scheduler" in " ".join(capsys.readouterr().out.split())
 
 
-def test_default_k_is_said(capsys, blobs_npy):
+def test_estimated_k_is_said(capsys, blobs_npy):
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet")
     result = json.loads(out)
-    assert code == 0 and result["n_clusters"] == 8 and result["n_clusters_from"] == "the default"
-    assert "k = 8 (the default; pass --n-clusters)" in err
+    assert code == 0 and result["n_clusters"] == 3 and result["n_clusters_from"] == "estimated"
+    assert "k = 3 (estimated: eigengap of graph 'knn', k in [1, 20]" in err
+    sel = result["k_selection"]
+    assert sel["method"] == "eigengap" and sel["k"] == 3 and sel["candidates"][:3] == [1, 2, 3]
+    assert len(sel["scores"]) == len(sel["candidates"]) == 20 and "rule" in sel
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--quiet")
+    assert code == 0 and "k = 3 (estimated: eigengap" in out
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet", "--n-clusters", "3")
-    assert json.loads(out)["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    result = json.loads(out)
+    assert result["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    assert result["k_selection"]["method"] == "given"
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--json", "--quiet", "--k-max", "2")
+    assert code == 0 and json.loads(out)["n_clusters"] == 2
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--n-clusters", "labels")
+    assert code == 2 and "has no labels" in err
     code, out, err = run(capsys, "fill", "auto", "--dataset", str(blobs_npy))
-    assert code == 0 and "k = 8 (the default; pass --n-clusters)" in err
+    assert code == 0 and "k = estimated at fit" in out and "n_clusters" not in out
 
 
 def test_presets_command_and_dataset_did_you_mean(capsys):

@@ -88,6 +88,10 @@ def test_rule_on_hand_made_spectra():
     c = choose_by_eigengap(1 - lam, 2, 4)
     assert c.k == 2 and not c.significant
     assert 0.5 < RELATIVE_GAP < 1
+    # more zero eigenvalues than k_max: clusters beyond the range, k = k_max
+    lam = np.array([0, 0, 0, 0, 0.3, 0.4])
+    c = choose_by_eigengap(1 - lam, 1, 2)
+    assert c.k == 2 and c.significant
 
 
 def _separated_blobs(k, seed, n_per=60, d=4):

@@ -284,7 +284,7 @@ def test_parquet_nullable_int64_features_and_label_nulls(capsys, tmp_path):
     code, out, err = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "ok.parquet"),
                          "--json", "--set", "anchors.n_anchors=16")
     assert code == 0, err
-    assert json.loads(out)["n_clusters_from"] == "the labels"
+    assert json.loads(out)["n_clusters_from"] == "estimated"
 
 
 def test_parquet_continuous_y_column_is_a_feature(tmp_path):

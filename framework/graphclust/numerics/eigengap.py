@@ -24,9 +24,11 @@ The rule (:func:`choose_by_eigengap`):
    ``r_k = (λ_{k+1} − λ_k) / λ_{k+1} >= RELATIVE_GAP``, i.e. the ``k`` eigenvalues below
    the gap are at most ``1 − RELATIVE_GAP`` of the one above it (``k = 1`` always
    counts on a connected graph: ``λ_1 = 0``);
-2. among those, ``k = argmax (λ_{k+1} − λ_k)`` (ties: the smaller ``k``). When none
-   counts (``k_min > 1`` and no relative gap), the data show no cluster structure at
-   this resolution: ``k = k_min``. The argument (docs/choosing-k.rst): on
+2. among those, ``k = argmax (λ_{k+1} − λ_k)`` (ties: the smaller ``k``). A gap at or
+   below :data:`ZERO_EIGENVALUE` never counts. When none counts, either ``λ_{k_max+1}``
+   is itself zero (more components than ``k_max``: clusters beyond the range, ``k =
+   k_max``, and the caller warns that the range is too small), or the data show no
+   cluster structure at this resolution: ``k = 1`` (``k_min`` if larger). The argument (docs/choosing-k.rst): on
    data without clusters the graph Laplacian approximates a Laplace operator on the
    data's support, whose eigenvalues grow smoothly (Weyl's law ``λ_k ∝ k^{2/d}``; on a
    square 0, 1, 1, 2, 4, 4, 5, …, the largest ratio ``λ_k/λ_{k+1}`` below 1 is 1/2
@@ -46,6 +48,9 @@ __all__ = ["RELATIVE_GAP", "anchor_block_sums", "anchor_spectrum", "affinity_spe
 #: Smallest relative gap ``(λ_{k+1} − λ_k) / λ_{k+1}`` that counts as cluster structure
 #: for ``k >= 2`` (see the module notes and docs/choosing-k.rst for the measurements).
 RELATIVE_GAP = 0.6
+#: Eigenvalues of the Laplacian at or below this are zero (the round-off of ``eigh`` and
+#: of Lanczos at ``tol = 1e-8``); a gap at or below it is no gap.
+ZERO_EIGENVALUE = 1e-6
 
 
 def _inverse(v: np.ndarray, power: float = 1.0) -> np.ndarray:
@@ -151,10 +156,12 @@ def choose_by_eigengap(mu: np.ndarray, k_min: int, k_max: int,
     gaps = lam[ks] - lam[ks - 1]
     safe = np.where(lam[ks] > 0, lam[ks], 1.0)
     rel = np.where(lam[ks] > 0, gaps / safe, 0.0)
-    ok = rel >= relative_gap
+    ok = (rel >= relative_gap) & (gaps > ZERO_EIGENVALUE)
     best = int(ks[int(np.argmax(gaps))]) if gaps.size else k_min
     if ok.any():
         k = int(ks[ok][int(np.argmax(gaps[ok]))])
+    elif lam[k_max] <= ZERO_EIGENVALUE:  # more zero eigenvalues than k_max: clusters beyond
+        k = k_max
     else:  # no gap stands out: no structure at this resolution
         k = 1 if k_min <= 1 else k_min
-    return EigengapChoice(k, ks, gaps, rel, best, bool(ok.any()))
+    return EigengapChoice(k, ks, gaps, rel, best, bool(ok.any()) or k == k_max > 1)
