@@ -17,7 +17,7 @@ def run(capsys, *argv):
 def test_run_digits_prints_scores(capsys, tmp_path):
     out_file = tmp_path / "sub" / "labels.npy"
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", "digits",
-                         "--output", str(out_file))
+                         "--output", str(out_file), "--n-clusters", "labels")
     assert code == 0
     assert "ACC:" in out and "NMI:" in out and "cluster sizes:" in out
     assert "[graphclust] solver:spectral" in err  # progress on stderr
@@ -122,7 +122,7 @@ def test_fill_validate_run_round_trip(preset, digits200, tmp_path, capsys):
     assert code == 0 and out.strip().endswith(": valid"), err
     labels = tmp_path / "labels.csv"
     code, out, err = run(capsys, "run", "--spec", str(filled), "--dataset", digits200,
-                         "--quiet", "--json", "--output", str(labels))
+                         "--quiet", "--json", "--output", str(labels), "--n-clusters", "labels")
     assert code == 0, err
     result = json.loads(out)
     assert result["n_samples"] == 200 and result["n_clusters"] == 10
@@ -130,7 +130,7 @@ def test_fill_validate_run_round_trip(preset, digits200, tmp_path, capsys):
     assert got.shape == (200,) and sum(result["cluster_sizes"]) == 200
     # the filled spec runs exactly like the preset it came from
     code, out, err = run(capsys, "run", "--preset", preset, "--dataset", digits200, "--quiet",
-                         "--output", str(tmp_path / "preset.npy"))
+                         "--output", str(tmp_path / "preset.npy"), "--n-clusters", "labels")
     assert code == 0, err
     np.testing.assert_array_equal(np.load(tmp_path / "preset.npy"), got)
 
@@ -174,7 +174,7 @@ def test_version_matches_the_package(capsys):
 def test_json_echoes_the_spec_after_set(digits200, capsys):
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", digits200, "--json",
                          "--quiet", "--set", "graph.n_neighbors=7",
-                         "--set", "rounding.n_init=3")
+                         "--set", "rounding.n_init=3", "--n-clusters", "labels")
     assert code == 0, err
     spec = json.loads(out)["resolved_spec"]
     assert spec["graph"]["n_neighbors"] == 7 and spec["rounding"]["n_init"] == 3
