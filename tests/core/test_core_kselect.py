@@ -202,3 +202,26 @@ def test_ensemble_estimates_through_its_consensus():
     assert model.n_clusters_ == 4
     assert model.k_selection_.part == "consensus 'tcut'"
     assert np.unique(model.labels_).size == 4
+
+
+def test_a_given_k_never_asks_for_an_estimate():
+    """With n_clusters given nothing of the estimation runs: a graph whose estimate_k
+    raises gives the labels of the plain preset (the path of a given k is unchanged; the
+    labels of 8 presets were compared bit for bit with the code before issue 26)."""
+    from graphclust_plugins.common.graph_knn import KNNGraph
+
+    @graphclust.part
+    class LoudKNN(KNNGraph):
+        """A kNN graph whose estimate fails."""
+
+        name = "loud-knn"
+
+        def estimate_k(self, graph, k_min, k_max, ctx):
+            raise AssertionError("estimate_k called with k given")
+
+    X, _ = make_blobs(300, 4, centers=3, random_state=5)
+    plain = GraphClustering("ncut", n_clusters=4, random_state=1).fit(X)
+    loud = GraphClustering("ncut", n_clusters=4, random_state=1,
+                           graph=LoudKNN(**plain.pipeline_.graph.get_params())).fit(X)
+    np.testing.assert_array_equal(plain.labels_, loud.labels_)
+    assert "k" not in plain.timings_ and plain.k_selection_.method == "given"
