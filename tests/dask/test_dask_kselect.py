@@ -21,7 +21,8 @@ def blobs():
     return X
 
 
-@pytest.mark.parametrize("preset", ["anchor-spectral", "uspec"])
+@pytest.mark.parametrize("preset", ["anchor-spectral",
+                                    pytest.param("uspec", marks=pytest.mark.slow)])
 def test_chunked_estimate_equals_in_memory(preset, blobs, as_dask, dask_client):
     mem = gc.GraphClustering(preset, random_state=0, **SMALL).fit(blobs)
     chunked = gc.GraphClustering(preset, random_state=0, **SMALL).fit(as_dask(blobs, 400))
@@ -43,6 +44,7 @@ def test_chunked_no_structure_warns(as_dask, dask_client):
     assert model.n_clusters_ == 1
 
 
+@pytest.mark.slow
 def test_chunked_ensemble_estimate_equals_in_memory(blobs, as_dask, dask_client):
     spec = {"ensemble": {"consensus": {"name": "tcut"},
                          "members": [{"preset": "uspec", "count": 3, "n_clusters": [8, 15],
