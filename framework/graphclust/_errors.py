@@ -17,6 +17,8 @@ __all__ = [
     "DensifyWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
+    "NoClusterStructureWarning",
+    "KRangeWarning",
     "Problem",
     "ProblemKind",
     "spec_error",
@@ -53,6 +55,16 @@ class DegenerateDataWarning(GraphClustWarning):
 
 class FewerClustersWarning(GraphClustWarning):
     """A fit returned fewer distinct labels than ``n_clusters``."""
+
+
+class NoClusterStructureWarning(GraphClustWarning):
+    """``n_clusters`` was estimated and the data showed no cluster structure: one cluster
+    (``k = 1``) is returned instead of an arbitrary split (:doc:`/choosing-k`)."""
+
+
+class KRangeWarning(GraphClustWarning):
+    """``n_clusters`` was estimated at the top of the searched range (``k_max``): the
+    range may be too small (:doc:`/choosing-k`)."""
 
 
 class ProblemKind(enum.Enum):

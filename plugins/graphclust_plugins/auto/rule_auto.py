@@ -65,7 +65,9 @@ __all__ = [
     "UNIT_SPREAD",
     "auto_rule",
     "choose_scale",
+    "k_estimator",
     "n_anchors",
+    "sizing_k",
     "n_neighbors",
     "sparse_rule",
 ]
@@ -113,11 +115,35 @@ def n_neighbors(p: DataProfile) -> int:
     return int(max(1, min(10, p.n - 1)))
 
 
+def sizing_k(p: DataProfile) -> int:
+    """The ``k`` that sizes what depends on it (``n_anchors``): the asked ``k``, else
+    ``k_max`` when ``k`` is estimated at fit, so the anchors can resolve every ``k``
+    searched (docs/choosing-k.rst)."""
+    return int(p.k if p.k is not None else p.k_max)
+
+
+#: How each family of ``auto`` estimates ``k`` when none is given (docs/choosing-k.rst):
+#: the part of its pipeline that declares ``estimates_k``.
+K_ESTIMATORS = {
+    "spectral": "eigengap (graph builder: normalised spectrum of the graph)",
+    "manifold": "density-tree (rounding 'density': HDBSCAN's excess of mass)",
+    "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
+    "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
+}
+
+
+def k_estimator(family: str) -> str:
+    """Which estimator of ``k`` a family of ``auto`` uses (see :data:`K_ESTIMATORS`)."""
+    return K_ESTIMATORS.get(family, "eigengap (graph builder)")
+
+
 def n_anchors(p: DataProfile) -> int:
     """Representatives of the anchor pipeline:
-    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``."""
-    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * p.k)
-    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * p.k)))
+    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``,
+    ``k`` from :func:`sizing_k`."""
+    k = sizing_k(p)
+    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * k)
+    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * k)))
 
 
 def _exact(p: DataProfile) -> dict:
@@ -288,6 +314,9 @@ never from labels or per-data-set values:
   rows).
 - Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
   the scale rule as for data in memory (column statistics are sums over chunks).
+- no k given: k is estimated at fit by the pipeline's part that declares it (the
+  eigengap of the graph's normalised spectrum for these spectral recipes), and what
+  depends on k (the anchor count) is sized for k_max instead.
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the
