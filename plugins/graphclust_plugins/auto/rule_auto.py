@@ -33,10 +33,39 @@ The rules, argued in ``docs/auto.rst``:
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
-   cut, k-means.
+   cut, k-means. (:func:`_large` is the one place to switch this branch to the manifold
+   family run on a sample once that runs row-locally.)
+6. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
+   :data:`MANIFOLD_PER_CLUSTER` points per asked cluster: UMAP+HDBSCAN (the ``manifold``
+   preset: fuzzy 15-NN graph searched by pynndescent, 10-d layout, condensed tree cut to
+   exactly ``k`` clusters, every point labelled). The layout pulls each class of a
+   high-dimensional manifold (digits) into a dense lump that the density tree cuts
+   cleanly, where a spectral embedding of ``k`` vectors leaves classes touching; the
+   density tree needs many points per cluster (its smallest cluster is ``max(15, n/50)``),
+   hence the per-cluster bound.
+7. **Low dimension** (``d <= LOW_DIM``, dense, ``k >= 2``): cheap diagnostics of the
+   profile's sample (at most 4 000 rows, scaled as rule 1 says;
+   :mod:`graphclust_plugins.auto._diagnostics`) choose the family:
+
+   a. *Mixture*: when ``2k`` Gaussians predict held-out sample rows no better than ``k``
+      Gaussians (:func:`~graphclust_plugins.auto._diagnostics.mixture_gain` ``<=``
+      :data:`MIXTURE_GAIN` nats per row) and there are at least
+      :data:`MIXTURE_ROWS_PER_PARAMETER` points per parameter of a full-covariance
+      ``k``-mixture, the data are a mixture of ellipsoids: a Gaussian mixture (full
+      covariances) on the scaled features (``gmm`` rounding).
+   b. *MST*: otherwise, when Genie's partition of the sample has a lower normalised cut
+      of the sample's 10-NN graph than today's spectral recipe's partition of the same
+      sample — lower by the very objective spectral clustering relaxes — Genie
+      (``genie`` rounding, Gini cap 0.3) on the scaled features.
+   c. otherwise rules 2–3 as before.
+
+   All diagnostics use the fixed seed 0 (the rule sees no seed), so the choice is the
+   same for every seed; what the fit then does is seeded as usual.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from graphclust import DataProfile
 
@@ -46,6 +75,10 @@ __all__ = [
     "EXACT_BUDGET",
     "EXACT_MAX_N",
     "HIGH_DIM",
+    "LOW_DIM",
+    "MANIFOLD_PER_CLUSTER",
+    "MIXTURE_GAIN",
+    "MIXTURE_ROWS_PER_PARAMETER",
     "PCA_COMPONENTS",
     "SAMPLED_ANCHORS_N",
     "UNIT_SPREAD",
@@ -77,6 +110,19 @@ HIGH_DIM_NEIGHBORS = 7
 #: ARPACK tolerance of its spectral solve: the eigenvectors only feed k-means; 1e-3 was
 #: measured to change labels, 1e-5 not (docs/auto.rst).
 EIG_TOL = 1e-5
+#: Low dimension: up to this many dense features ``auto`` runs the diagnostics of rule 7
+#: (Genie's minimum spanning tree and a full-covariance mixture stay cheap there).
+LOW_DIM = 16
+#: Fewest points (and sample rows) for the diagnostics of rule 7.
+DIAGNOSTIC_MIN_N = 50
+#: Rule 7a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
+MIXTURE_GAIN = 0.05
+#: Rule 7a: fewest points per free parameter of a full-covariance k-component mixture.
+MIXTURE_ROWS_PER_PARAMETER = 2
+#: Rule 7b: Genie's Gini cap (genieclust's default).
+GINI_THRESHOLD = 0.3
+#: Rule 6: fewest points per cluster asked for the manifold family.
+MANIFOLD_PER_CLUSTER = 500
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -124,21 +170,12 @@ def _anchor(p: DataProfile) -> dict:
     }
 
 
-def _have_faiss() -> bool:
-    try:
-        import faiss  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _high_dim_search(p: DataProfile) -> str:
-    """The search of rule 4's graph: exact up to :data:`EXACT_MAX_N` points (its work
-    ``n² · PCA_COMPONENTS`` is then far below the budget, and the graph is the same on
-    every machine), else faiss HNSW when installed, else the kNN size rule."""
-    if p.n <= EXACT_MAX_N:
-        return "exact"
-    return "approx" if _have_faiss() else "auto"
+    """The search of rule 4's graph: always exact. Its work ``n² · PCA_COMPONENTS`` is at
+    most 2e12 (about 100 s) at :data:`SAMPLED_ANCHORS_N` points, and the graph does not
+    depend on the installed extras (an approximate search would be faiss HNSW, an extra:
+    ``auto``'s result must not change with what else is installed)."""
+    return "exact"
 
 
 def _high_dim(p: DataProfile) -> dict:
@@ -164,6 +201,120 @@ def _sampled(p: DataProfile) -> dict:
     }
 
 
+def _k(p: DataProfile) -> int | None:
+    """The number of clusters asked for, or None when it is to be estimated."""
+    k = getattr(p, "k", None)
+    return None if k is None else int(k)
+
+
+def _per_cluster(p: DataProfile) -> float:
+    """Points per asked cluster (``inf`` when k is not given)."""
+    k = _k(p)
+    return float("inf") if not k else p.n / k
+
+
+def _features(rounding: dict) -> dict:
+    """A pipeline whose rounding works on the (scaled) features themselves: the
+    ``features`` solver over a one-anchor graph (``O(n·d)``, and ``predict`` works)."""
+    return {"anchors": {"name": "random", "n_anchors": 1},
+            "graph": {"name": "gaussian-anchor", "n_neighbors": 1},
+            "solver": {"name": "features"}, "rounding": rounding}
+
+
+def _manifold(p: DataProfile) -> dict:
+    """Rule 6: the ``manifold`` preset's pipeline, neighbours from pynndescent (a base
+    dependency; seeded, one thread) so that no extra changes the graph."""
+    return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
+            "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
+            "rounding": {"name": "density"}}
+
+
+def _large(p: DataProfile) -> tuple[dict, str]:
+    """Rule 5 (above the in-memory sizes, or chunked input): the one place to switch to
+    the manifold family on a sample once it places rows row-locally."""
+    spec = _sampled(p)
+    why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}") + ": "
+           f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
+           "K-nearest-representative graph, transfer cut")
+    return spec, why
+
+
+def _scaled_sample(p: DataProfile, scale: str) -> np.ndarray:
+    """The profile's sample, standardised with its own column statistics when rule 1
+    standardises the data (constant columns left at 0)."""
+    S = np.array(p.sample, dtype=np.float64)
+    if scale == "standard":
+        sd = S.std(axis=0)
+        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return S
+
+
+def _spectral_labels(S: np.ndarray, k: int) -> np.ndarray:
+    """Rule 2's recipe (exact binary kNN graph, Ncut embedding, k-means) on the sample."""
+    import graphclust
+
+    sp = DataProfile(n=S.shape[0], d=S.shape[1], k=k)
+    est = graphclust.GraphClustering(_exact(sp), n_clusters=k, random_state=0)
+    return np.asarray(est.fit(S).labels_)
+
+
+def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
+    """Genie (Gini cap :data:`GINI_THRESHOLD`, plain distance ``M = 1``, one thread)."""
+    import genieclust
+    from threadpoolctl import threadpool_limits
+
+    P = np.ascontiguousarray(S if S.shape[1] > 1 else np.c_[S, np.zeros(S.shape[0])])
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return np.asarray(genieclust.Genie(n_clusters=k, gini_threshold=GINI_THRESHOLD,
+                                           M=1).fit_predict(P))
+
+
+def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
+    """Rule 7's diagnostics of the profile's sample, or None when they do not apply
+    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows)."""
+    from graphclust_plugins.auto import _diagnostics as D
+
+    k = _k(p)
+    if (p.sample is None or p.sparse or p.d > LOW_DIM or k is None or k < 2
+            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)):
+        return None
+    S = _scaled_sample(p, scale)
+    idx, dist = D.knn_indices(S, 10)
+    params = D.mixture_parameters(k, p.d)
+    out = {"rows": int(S.shape[0]), "two_nn_dimension": D.two_nn_dimension(S, (idx[:, :2], dist[:, :2])),
+           "mixture_parameters": params,
+           "mixture_fits_size": p.n >= MIXTURE_ROWS_PER_PARAMETER * params}
+    out["mixture_gain"] = D.mixture_gain(S, k) if out["mixture_fits_size"] else float("nan")
+    out["mixture"] = bool(out["mixture_fits_size"] and out["mixture_gain"] <= MIXTURE_GAIN)
+    if not out["mixture"]:
+        A = D.knn_graph(idx)
+        out["ncut_genie"] = D.normalized_cut(A, _genie_labels(S, k))
+        out["ncut_spectral"] = D.normalized_cut(A, _spectral_labels(S, k))
+    return out
+
+
+def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
+    """Rule 7: a mixture or Genie pipeline, or None (rules 2–3 decide)."""
+    head = (f"d = {p.d} <= {LOW_DIM}; sample of {diag['rows']} rows, two-NN dimension "
+            f"{diag['two_nn_dimension']:.2f}")
+    if diag["mixture"]:
+        return _features({"name": "gmm", "n_init": 3}), (
+            f"{head}; 2k Gaussians gain {diag['mixture_gain']:.3f} <= {MIXTURE_GAIN:g} nats "
+            f"per held-out row over k and n >= {MIXTURE_ROWS_PER_PARAMETER}·"
+            f"{diag['mixture_parameters']} parameters: Gaussian mixture (full covariances)")
+    why_mix = (f"2k Gaussians gain {diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}"
+               if diag["mixture_fits_size"] else
+               f"n < {MIXTURE_ROWS_PER_PARAMETER}·{diag['mixture_parameters']} mixture "
+               "parameters")
+    if diag["ncut_genie"] < diag["ncut_spectral"]:
+        return _features({"name": "genie", "gini_threshold": GINI_THRESHOLD}), (
+            f"{head}; {why_mix}; Genie's normalised cut of the sample's 10-NN graph "
+            f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}: Genie "
+            f"(Gini cap {GINI_THRESHOLD:g}) on the features")
+    return None, (f"{head}; {why_mix}; Genie's normalised cut {diag['ncut_genie']:.4f} >= "
+                  f"spectral's {diag['ncut_spectral']:.4f}")
+
+
 def _exact_limits_exceeded(p: DataProfile) -> str:
     """The limits of the exact branch that ``p`` exceeds, as true statements (one or
     both: n above its cap, the n²·d work above its budget)."""
@@ -178,12 +329,17 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
     scale, why_scale = choose_scale(p)
+    diag = None if (p.n > SAMPLED_ANCHORS_N or p.chunked) else low_dim_diagnostics(p, scale)
+    low = _low_dim(p, diag) if diag is not None else (None, "")
     if p.n > SAMPLED_ANCHORS_N or p.chunked:
-        spec = _sampled(p)
-        why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}")
-               + ": "
-               f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
-               "K-nearest-representative graph, transfer cut")
+        spec, why = _large(p)
+    elif p.d > HIGH_DIM and not p.sparse and _per_cluster(p) >= MANIFOLD_PER_CLUSTER:
+        spec = _manifold(p)
+        why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
+               f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
+               "by pynndescent, 10-d layout, density tree cut to k)")
+    elif low[0] is not None:
+        spec, why = low
     elif p.d > HIGH_DIM and not p.sparse:
         spec = _high_dim(p)
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
@@ -198,6 +354,8 @@ def auto_rule(p: DataProfile) -> dict:
         why = (f"{_exact_limits_exceeded(p)}: "
                f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
                "Gaussian graph, spectral embedding")
+    if low[1] and low[0] is None and spec.get("graph", {}).get("name") != "fuzzy-knn":
+        why = f"{low[1]}; {why}"
     return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
 
 
