@@ -18,11 +18,13 @@ The rules, argued in ``docs/auto.rst``:
    ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC; the trivial vector dropped
    only when the anchors form one component, as in rule 2), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
-4. **High dimension.** With ``d > HIGH_DIM`` dense features and
-   ``n <= SAMPLED_ANCHORS_N`` (small ``n`` too: it replaces rule 2's graph there), the
+4. **High dimension.** With ``d > HIGH_DIM`` dense features, fewer than
+   :data:`MANIFOLD_PER_CLUSTER` points per cluster (rule 6) and an exact search on the
+   principal components within :data:`EXACT_BUDGET` (``n <= 63 245``; small ``n`` too:
+   it replaces rule 2's graph there; above it rule 3), the
    kNN graph is searched and weighed on
    the :data:`PCA_COMPONENTS` leading principal components (7 neighbours, self-tuning
-   Gaussian, symmetrised by averaging; faiss HNSW when installed), spectral embedding
+   Gaussian, symmetrised by averaging; exact search, never faiss), spectral embedding
    with ARPACK tolerance :data:`EIG_TOL`, k-means. In many dimensions anchors average
    points that are far apart along the data's manifold (k-means centres of pixel images
    are blurs), while the nearest neighbours of a point in the leading components stay on
@@ -171,11 +173,16 @@ def _anchor(p: DataProfile) -> dict:
 
 
 def _high_dim_search(p: DataProfile) -> str:
-    """The search of rule 4's graph: always exact. Its work ``n² · PCA_COMPONENTS`` is at
-    most 2e12 (about 100 s) at :data:`SAMPLED_ANCHORS_N` points, and the graph does not
-    depend on the installed extras (an approximate search would be faiss HNSW, an extra:
-    ``auto``'s result must not change with what else is installed)."""
+    """The search of rule 4's graph: always exact (rule 4 applies while its work
+    ``n² · PCA_COMPONENTS`` is within :data:`EXACT_BUDGET`), so the graph does not
+    depend on the installed extras (the approximate search of the ``knn`` graph is faiss
+    HNSW, an extra: ``auto``'s result must not change with what else is installed)."""
     return "exact"
+
+
+def _high_dim_fits(p: DataProfile) -> bool:
+    """Rule 4's exact search on the principal components is within the budget."""
+    return float(p.n) ** 2 * min(p.d, PCA_COMPONENTS) <= EXACT_BUDGET
 
 
 def _high_dim(p: DataProfile) -> dict:
@@ -340,7 +347,7 @@ def auto_rule(p: DataProfile) -> dict:
                "by pynndescent, 10-d layout, density tree cut to k)")
     elif low[0] is not None:
         spec, why = low
-    elif p.d > HIGH_DIM and not p.sparse:
+    elif p.d > HIGH_DIM and not p.sparse and _high_dim_fits(p):
         spec = _high_dim(p)
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
                f"{spec['graph']['n_neighbors']}-NN graph on {PCA_COMPONENTS} principal "
