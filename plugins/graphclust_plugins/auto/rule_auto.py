@@ -51,9 +51,10 @@ The rules, argued in ``docs/auto.rst``:
 
    a. *Mixture*: when ``2k`` Gaussians predict held-out sample rows no better than ``k``
       Gaussians (:func:`~graphclust_plugins.auto._diagnostics.mixture_gain` ``<=``
-      :data:`MIXTURE_GAIN` nats per row) and there are at least
-      :data:`MIXTURE_ROWS_PER_PARAMETER` points per parameter of a full-covariance
-      ``k``-mixture, the data are a mixture of ellipsoids: a Gaussian mixture (full
+      :data:`MIXTURE_GAIN` nats per row) and the test's training half has at least
+      :data:`MIXTURE_ROWS_PER_PARAMETER` row per parameter of the ``2k``-component
+      full-covariance mixture it fits (otherwise the larger model overfits and the test
+      says nothing), the data are a mixture of ellipsoids: a Gaussian mixture (full
       covariances) on the scaled features (``gmm`` rounding).
    b. *MST*: otherwise, when Genie's partition of the sample has a lower normalised cut
       of the sample's 10-NN graph than today's spectral recipe's partition of the same
@@ -119,8 +120,9 @@ LOW_DIM = 16
 DIAGNOSTIC_MIN_N = 50
 #: Rule 7a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
 MIXTURE_GAIN = 0.05
-#: Rule 7a: fewest points per free parameter of a full-covariance k-component mixture.
-MIXTURE_ROWS_PER_PARAMETER = 2
+#: Rule 7a: fewest training rows of the gain test (half the sample) per free parameter
+#: of the 2k-component full-covariance mixture it fits.
+MIXTURE_ROWS_PER_PARAMETER = 1
 #: Rule 7b: Genie's Gini cap (genieclust's default).
 GINI_THRESHOLD = 0.3
 #: Rule 6: fewest points per cluster asked for the manifold family.
@@ -287,10 +289,11 @@ def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
         return None
     S = _scaled_sample(p, scale)
     idx, dist = D.knn_indices(S, 10)
-    params = D.mixture_parameters(k, p.d)
-    out = {"rows": int(S.shape[0]), "two_nn_dimension": D.two_nn_dimension(S, (idx[:, :2], dist[:, :2])),
+    params = D.mixture_parameters(2 * k, p.d)
+    out = {"rows": int(S.shape[0]),
+           "two_nn_dimension": D.two_nn_dimension(S, (idx[:, :2], dist[:, :2])),
            "mixture_parameters": params,
-           "mixture_fits_size": p.n >= MIXTURE_ROWS_PER_PARAMETER * params}
+           "mixture_fits_size": S.shape[0] // 2 >= MIXTURE_ROWS_PER_PARAMETER * params}
     out["mixture_gain"] = D.mixture_gain(S, k) if out["mixture_fits_size"] else float("nan")
     out["mixture"] = bool(out["mixture_fits_size"] and out["mixture_gain"] <= MIXTURE_GAIN)
     if not out["mixture"]:
@@ -307,12 +310,12 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
     if diag["mixture"]:
         return _features({"name": "gmm", "n_init": 3}), (
             f"{head}; 2k Gaussians gain {diag['mixture_gain']:.3f} <= {MIXTURE_GAIN:g} nats "
-            f"per held-out row over k and n >= {MIXTURE_ROWS_PER_PARAMETER}·"
-            f"{diag['mixture_parameters']} parameters: Gaussian mixture (full covariances)")
+            f"per held-out row over k ({diag['rows'] // 2} training rows >= "
+            f"{diag['mixture_parameters']} parameters): Gaussian mixture (full covariances)")
     why_mix = (f"2k Gaussians gain {diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}"
                if diag["mixture_fits_size"] else
-               f"n < {MIXTURE_ROWS_PER_PARAMETER}·{diag['mixture_parameters']} mixture "
-               "parameters")
+               f"{diag['rows'] // 2} training rows < {diag['mixture_parameters']} "
+               "parameters of 2k Gaussians: no mixture test")
     if diag["ncut_genie"] < diag["ncut_spectral"]:
         return _features({"name": "genie", "gini_threshold": GINI_THRESHOLD}), (
             f"{head}; {why_mix}; Genie's normalised cut of the sample's 10-NN graph "
@@ -385,18 +388,31 @@ never from labels or per-data-set values:
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
-- but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}, small n included): instead
-  of both recipes above, the kNN graph
-  searched on the {PCA_COMPONENTS} leading principal components ({HIGH_DIM_NEIGHBORS} neighbours,
-  self-tuning Gaussian, averaged; approximate search when faiss is installed), spectral
-  embedding (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average
-  points far apart on the data's manifold; neighbours in the leading components stay on it.
+- but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster
+  (n <= {SAMPLED_ANCHORS_N}): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
+  (pynndescent), 10-d UMAP layout, HDBSCAN condensed tree cut to exactly k clusters,
+  every point labelled.
+- d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
+  {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
+  graph searched exactly on the {PCA_COMPONENTS} leading principal components
+  ({HIGH_DIM_NEIGHBORS} neighbours, self-tuning Gaussian, averaged), spectral embedding
+  (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average points far
+  apart on the data's manifold; neighbours in the leading components stay on it.
+- d <= {LOW_DIM} dense and k >= 2: diagnostics of at most 4000 evenly spaced rows
+  (scaled as above; fixed seed) choose the family first —
+  a Gaussian mixture (full covariances) on the features when 2k Gaussians predict
+  held-out rows no better than k (gain <= {MIXTURE_GAIN:g} nats per row), the test's
+  half-sample having a row per parameter of the 2k mixture; else Genie (Gini cap
+  {GINI_THRESHOLD:g}) on the features when its partition of the sample has a lower
+  normalised cut of the sample's 10-NN graph than the spectral recipe's; else the
+  spectral recipes above.
 - n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
 - Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
   the scale rule as for data in memory (column statistics are sums over chunks).
+- No choice depends on the installed extras (no faiss in any branch).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the
