@@ -112,3 +112,22 @@ def test_the_choice_is_the_same_for_every_seed_and_the_fit_deterministic():
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.resolved_spec_["summary"] == c.resolved_spec_["summary"]
     assert gc.validate_spec(a.resolved_spec_) == []
+
+
+@pytest.mark.slow
+def test_auto_labels_do_not_depend_on_faiss_being_installed(monkeypatch):
+    """Rule 4 above 4 096 points (where the exact search would use faiss' flat index when
+    installed): the same labels with faiss importable and with it blocked."""
+    pytest.importorskip("faiss")
+    import sys
+
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(n_samples=4200, centers=12, n_features=60, cluster_std=4.0,
+                      random_state=0)
+    with_faiss = GraphClustering(n_clusters=12, random_state=0).fit(X)
+    assert with_faiss.resolved_spec_["graph"]["method"] == "exact"
+    monkeypatch.setitem(sys.modules, "faiss", None)  # import faiss now raises ImportError
+    without = GraphClustering(n_clusters=12, random_state=0).fit(X)
+    assert without.resolved_spec_ == with_faiss.resolved_spec_
+    np.testing.assert_array_equal(without.labels_, with_faiss.labels_)
