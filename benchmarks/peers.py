@@ -100,7 +100,9 @@ class EvocLabels(_LabelsPeer):
     """EVoC (Embedding Vector Oriented Clustering, the ``evoc`` package) with its defaults
     and ``approx_n_clusters = k``: a kNN graph, a node embedding and density clustering
     over layers; it finds the number of clusters itself (``k`` is a hint), and noise
-    points form one more cluster, as the metrics see them."""
+    points form one more cluster, as the metrics see them. EVoC 0.3.2 is made for
+    embedding vectors: on 2-d data its label-propagation start asks PCA for 4
+    components and raises (the cell is recorded as an error)."""
 
     def fit(self, X: np.ndarray) -> EvocLabels:
         evoc = _need("evoc", "evoc")
