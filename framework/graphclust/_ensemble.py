@@ -188,6 +188,16 @@ class Ensemble:
         listed = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in names.items())
         return f"Ensemble([{listed}], consensus={self.consensus.name!r})"
 
+    def dense_needs(self) -> list[str]:
+        """What needs dense rows of ``X`` (:meth:`Pipeline.dense_needs` of every member,
+        each named once, and the ensemble's ``scale`` stage ``center``)."""
+        needs = [f"scale {self.scale!r}"] if self.scale == "center" else []
+        for member in self.members:
+            for need in member.pipeline.dense_needs():
+                if need not in needs:
+                    needs.append(need)
+        return needs
+
     def named_parts(self) -> dict[str, Any]:
         """Empty: an ensemble's parts are set through its spec (``ensemble`` override),
         not as ``section__parameter`` estimator parameters."""

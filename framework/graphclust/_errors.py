@@ -14,6 +14,7 @@ __all__ = [
     "GraphClustWarning",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DensifyWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
     "Problem",
@@ -34,6 +35,11 @@ class GraphClustWarning(UserWarning):
 
 class ConvergenceWarning(GraphClustWarning):
     """An iterative solver stopped at ``max_iter`` before its stopping rule held."""
+
+
+class DensifyWarning(GraphClustWarning):
+    """A sparse ``X`` was densified for a part that needs dense rows (within the limit
+    of :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES`; above it the fit is refused)."""
 
 
 class DisconnectedGraphWarning(GraphClustWarning):

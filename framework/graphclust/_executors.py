@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from graphclust._degenerate import (check_spread, distinct_rows, warn_few_distinct,
-                                   warn_fewer_labels)
+from graphclust._degenerate import (check_spread, count_distinct_sparse, distinct_rows,
+                                   warn_few_distinct, warn_fewer_labels)
 from graphclust._ensemble import Ensemble
 from graphclust._errors import ClusterLostError, InputError
 from graphclust._fitwarnings import one_warning_per_cause
@@ -48,6 +49,33 @@ def _solution_rows(solution):
     return solution.embedding if solution.embedding is not None else solution.soft
 
 
+def _dense_if_needed(X, pipe):
+    """Sparse ``X`` densified (within the limit, with a warning) when something in
+    ``pipe`` needs dense rows (:meth:`Pipeline.dense_needs`); else ``X`` unchanged."""
+    if not sp.issparse(X):
+        return X
+    needs = pipe.dense_needs() if hasattr(pipe, "dense_needs") else ["the pipeline"]
+    if not needs:
+        return X
+    from graphclust.numerics import densify
+
+    return densify(X, needs)
+
+
+def _column_ranges(X) -> np.ndarray:
+    if sp.issparse(X):
+        from graphclust.numerics.sparse import sparse_column_range
+
+        return sparse_column_range(X)
+    return np.ptp(X, axis=0)
+
+
+def _n_distinct(X, k: int) -> int:
+    if sp.issparse(X):
+        return count_distinct_sparse(X, k)
+    return distinct_rows(X, k).shape[0]
+
+
 class InMemory:
     """NumPy/SciPy in this process (the default)."""
 
@@ -62,9 +90,13 @@ class InMemory:
         return X, None if profile_k is None else profile_data(X, profile_k)
 
     def fit(self, plan):
-        """Check the values (finite; a precomputed graph valid, of ``n`` rows), then run."""
+        """Check the values (finite; a precomputed graph valid, of ``n`` rows), then run.
+
+        Sparse ``X`` stays sparse when every part that receives it declares
+        ``accepts_sparse``; otherwise it is densified here, before any work, within
+        :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES` (with a warning; refused above)."""
         pipe, k = plan.pipeline, plan.n_clusters
-        X = check_input(plan.X)
+        X = _dense_if_needed(check_input(plan.X), pipe)
         given = getattr(pipe, "graph", None)
         if isinstance(given, GivenGraph):
             given.check_matrix()
@@ -72,8 +104,8 @@ class InMemory:
                 raise InputError(f"the precomputed graph has {given.matrix.shape[0]} rows but "
                                  f"X has {X.shape[0]} samples")
         with one_warning_per_cause():
-            check_values(pipe, k, np.ptp(X, axis=0), X.shape[0], X.dtype,
-                         distinct_rows(X, k).shape[0] if k > 1 else 1)
+            check_values(pipe, k, _column_ranges(X), X.shape[0], X.dtype,
+                         _n_distinct(X, k) if k > 1 else 1)
             result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx)
             warn_fewer_labels(result.labels, k, plan.who)
         return result
@@ -83,7 +115,8 @@ class InMemory:
         return _solution_rows(result.solution)
 
     def _new_rows(self, estimator, X):
-        return check_input(validate_rows(estimator, X, reset=False))
+        return _dense_if_needed(check_input(validate_rows(estimator, X, reset=False)),
+                                estimator.pipeline_)
 
     def predict(self, estimator, X):
         return estimator.pipeline_.predict(self._new_rows(estimator, X), estimator.result_)

@@ -111,11 +111,19 @@ class Part(BaseEstimator):
     chunk_needs : tuple of str
         Set by the interface: methods that are not chunk-only (they also serve
         ``predict``) but that a ``chunkwise`` part of this kind must implement.
+    accepts_sparse : bool
+        Whether the part's work methods that receive ``X`` (``select``, ``build``,
+        ``transform``, ``adapt``, ``solve``) take a ``scipy.sparse`` CSR ``X`` as it is
+        (or ignore ``X``). Default ``False``: when a spec holds such a part, the executor
+        densifies sparse input before any work, within
+        :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES` and with a
+        :class:`~graphclust.DensifyWarning`, and refuses above the limit.
     """
 
     name: ClassVar[str] = ""
     kind: ClassVar[str] = ""
     chunkwise: ClassVar[bool] = False
+    accepts_sparse: ClassVar[bool] = False
     chunk_hooks: ClassVar[tuple[str, ...]] = ()
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = ()
     chunk_needs: ClassVar[tuple[str, ...]] = ()

@@ -102,6 +102,18 @@ class Pipeline:
             parts.insert(0, f"scale={self.scale!r}")
         return f"Pipeline({', '.join(parts)})"
 
+    def dense_needs(self) -> list[str]:
+        """What in this pipeline needs dense rows of ``X``, as named in messages: the
+        parts that receive ``X`` (anchors, graph, adapter, solver) and do not declare
+        ``accepts_sparse``, and the ``scale`` stage ``center``. Empty when a sparse ``X``
+        can stay sparse end to end."""
+        needs = [f"scale {self.scale!r}"] if self.scale == "center" else []
+        for section in ("anchors", "graph", "adapter", "solver"):
+            part = getattr(self, section)
+            if part is not None and not part.accepts_sparse:
+                needs.append(f"{section} {part.name!r}")
+        return needs
+
     def named_parts(self) -> dict[str, Part]:
         """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
         return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}

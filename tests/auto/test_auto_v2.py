@@ -1,4 +1,4 @@
-"""auto v2: the family rules that read the profile's sample (rule 7) and the summary."""
+"""auto v2: the family rules that read the profile's sample (rule 8) and the summary."""
 
 from __future__ import annotations
 

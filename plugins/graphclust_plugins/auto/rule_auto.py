@@ -19,7 +19,7 @@ The rules, argued in ``docs/auto.rst``:
    only when the anchors form one component, as in rule 2), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
 4. **High dimension.** With ``d > HIGH_DIM`` dense features, fewer than
-   :data:`MANIFOLD_PER_CLUSTER` points per cluster (rule 6) and an exact search on the
+   :data:`MANIFOLD_PER_CLUSTER` points per cluster (rule 7) and an exact search on the
    principal components within :data:`EXACT_BUDGET` (``n <= 63 245``; small ``n`` too:
    it replaces rule 2's graph there; above it rule 3), the
    kNN graph is searched and weighed on
@@ -32,12 +32,23 @@ The rules, argued in ``docs/auto.rst``:
    distances concentrate; the "too local" failure that bounds rule 2 is a
    low-dimensional one (a large noisy 2-d sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
    ``n log n`` search; memory ``O(n·(PCA_COMPONENTS + neighbours))``.
+6. **Sparse, high-dimensional** (:func:`sparse_rule`): a ``scipy.sparse`` ``X`` with
+   ``d > HIGH_DIM`` (tf-idf, bags of words) is never densified: the kNN graph is
+   searched on the sparse rows themselves, after ``scale = "l2"`` when the data are
+   nonnegative (cosine geometry: a document's length says nothing of its topic), exact
+   by blocked sparse products up to :data:`EXACT_MAX_N` points and an ``n² · width``
+   of :data:`EXACT_BUDGET` (width: the mean nonzeros per row, at least 200), pynndescent
+   above;
+   self-tuning Gaussian weights, averaged, spectral embedding, k-means. Measured on the
+   generated 5 000 × 50 000 tf-idf corpus (docs/auto.rst): NMI .653 in 4 s, against .635
+   in 35 s on 100 principal components (the LSA alternative) and .64 in 40 s for the
+   k-means-anchor recipe of rule 3.
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
    cut, k-means. (:func:`_large` is the one place to switch this branch to the manifold
    family run on a sample once that runs row-locally.)
-6. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
+7. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
    :data:`MANIFOLD_PER_CLUSTER` points per asked cluster: UMAP+HDBSCAN (the ``manifold``
    preset: fuzzy 15-NN graph searched by pynndescent, 10-d layout, condensed tree cut to
    exactly ``k`` clusters, every point labelled). The layout pulls each class of a
@@ -45,7 +56,7 @@ The rules, argued in ``docs/auto.rst``:
    cleanly, where a spectral embedding of ``k`` vectors leaves classes touching; the
    density tree needs many points per cluster (its smallest cluster is ``max(15, n/50)``),
    hence the per-cluster bound.
-7. **Low dimension** (``d <= LOW_DIM``, dense, ``k >= 2``): cheap diagnostics of the
+8. **Low dimension** (``d <= LOW_DIM``, dense, ``k >= 2``): cheap diagnostics of the
    profile's sample (at most 4 000 rows, scaled as rule 1 says;
    :mod:`graphclust_plugins.auto._diagnostics`) choose the family:
 
@@ -68,9 +79,12 @@ The rules, argued in ``docs/auto.rst``:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from graphclust import DataProfile
+from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
 
 __all__ = [
     "DESCRIPTION",
@@ -89,6 +103,7 @@ __all__ = [
     "choose_scale",
     "n_anchors",
     "n_neighbors",
+    "sparse_rule",
 ]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
@@ -113,19 +128,19 @@ HIGH_DIM_NEIGHBORS = 7
 #: ARPACK tolerance of its spectral solve: the eigenvectors only feed k-means; 1e-3 was
 #: measured to change labels, 1e-5 not (docs/auto.rst).
 EIG_TOL = 1e-5
-#: Low dimension: up to this many dense features ``auto`` runs the diagnostics of rule 7
+#: Low dimension: up to this many dense features ``auto`` runs the diagnostics of rule 8
 #: (Genie's minimum spanning tree and a full-covariance mixture stay cheap there).
 LOW_DIM = 16
-#: Fewest points (and sample rows) for the diagnostics of rule 7.
+#: Fewest points (and sample rows) for the diagnostics of rule 8.
 DIAGNOSTIC_MIN_N = 50
-#: Rule 7a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
+#: Rule 8a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
 MIXTURE_GAIN = 0.05
-#: Rule 7a: fewest training rows of the gain test (half the sample) per free parameter
+#: Rule 8a: fewest training rows of the gain test (half the sample) per free parameter
 #: of the 2k-component full-covariance mixture it fits.
 MIXTURE_ROWS_PER_PARAMETER = 1
-#: Rule 7b: Genie's Gini cap (genieclust's default).
+#: Rule 8b: Genie's Gini cap (genieclust's default).
 GINI_THRESHOLD = 0.3
-#: Rule 6: fewest points per cluster asked for the manifold family.
+#: Rule 7: fewest points per cluster asked for the manifold family.
 MANIFOLD_PER_CLUSTER = 500
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
@@ -231,7 +246,7 @@ def _features(rounding: dict) -> dict:
 
 
 def _manifold(p: DataProfile) -> dict:
-    """Rule 6: the ``manifold`` preset's pipeline, neighbours from pynndescent (a base
+    """Rule 7: the ``manifold`` preset's pipeline, neighbours from pynndescent (a base
     dependency; seeded, one thread) so that no extra changes the graph."""
     return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
             "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
@@ -279,7 +294,7 @@ def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
 
 
 def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
-    """Rule 7's diagnostics of the profile's sample, or None when they do not apply
+    """Rule 8's diagnostics of the profile's sample, or None when they do not apply
     (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows)."""
     from graphclust_plugins.auto import _diagnostics as D
 
@@ -304,7 +319,7 @@ def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
 
 
 def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
-    """Rule 7: a mixture or Genie pipeline, or None (rules 2–3 decide)."""
+    """Rule 8: a mixture or Genie pipeline, or None (rules 2–3 decide)."""
     head = (f"d = {p.d} <= {LOW_DIM}; sample of {diag['rows']} rows, two-NN dimension "
             f"{diag['two_nn_dimension']:.2f}")
     if diag["mixture"]:
@@ -336,8 +351,42 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
     return " and ".join(held)
 
 
+def sparse_rule(p: DataProfile) -> tuple[dict, str] | None:
+    """Rule 6, sparse high-dimensional data: ``(spec, why)``, or ``None`` when it does
+    not apply (dense, chunked, or at most :data:`HIGH_DIM` columns, where the dense
+    rules apply unchanged: all their parts take sparse rows)."""
+    if not p.sparse or p.chunked or p.d <= HIGH_DIM:
+        return None
+    if p.nonnegative:
+        scale, why_scale = "l2", "nonnegative sparse rows: unit length (cosine geometry)"
+    else:
+        scale, why_scale = choose_scale(p)
+    # the width the exact sparse search costs per pair (graphclust.numerics.distances)
+    width = max(SPARSE_KNN_MIN_WIDTH, math.ceil((1.0 - p.zero_fraction) * p.d))
+    exact = p.n <= EXACT_MAX_N and float(p.n) ** 2 * width <= EXACT_BUDGET
+    spec = {
+        "scale": scale,
+        "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "gaussian",
+                  "symmetrize": "mean", "method": "exact" if exact else "approx"},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
+                   "eig_tol": EIG_TOL},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+    search = ("exact search" if exact else
+              f"approximate search (pynndescent; n = {p.n} > {EXACT_MAX_N} or "
+              f"n²·width = {float(p.n) ** 2 * width:.3g} > {EXACT_BUDGET:.0e})")
+    why = (f"sparse, d = {p.d} > {HIGH_DIM}, {100 * (1 - p.zero_fraction):.2g} % nonzero: "
+           f"{spec['graph']['n_neighbors']}-NN graph on the sparse rows (never densified, "
+           f"{search}), spectral embedding; {why_scale}")
+    return spec, why
+
+
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
+    sparse = sparse_rule(p)
+    if sparse is not None:
+        spec, why = sparse
+        return {"summary": f"auto: {why}", **spec}
     scale, why_scale = choose_scale(p)
     diag = None if (p.n > SAMPLED_ANCHORS_N or p.chunked) else low_dim_diagnostics(p, scale)
     low = _low_dim(p, diag) if diag is not None else (None, "")
@@ -410,6 +459,13 @@ never from labels or per-data-set values:
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
+- sparse X (scipy.sparse) with d > {HIGH_DIM} (tf-idf, bags of words): never densified.
+  scale "l2" when nonnegative (cosine geometry; else the scale rule above), the 10-NN
+  graph searched on the sparse rows (exact blocked sparse products up to {EXACT_MAX_N}
+  points and n²·max(200, nonzeros per row) <= {EXACT_BUDGET:.0e}, pynndescent above),
+  self-tuning Gaussian, averaged, spectral embedding,
+  k-means. Sparse X with few columns follows the dense rules (their parts take sparse
+  rows).
 - Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
   the scale rule as for data in memory (column statistics are sums over chunks).
 - No choice depends on the installed extras (no faiss in any branch).

@@ -53,6 +53,7 @@ class UMAPLayout(graphclust.Solver):
     name = "umap-layout"
     accepts = frozenset({"affinity"})
     needs_features = False
+    accepts_sparse = True  # X only to place components; sparse X: random init
     provides = frozenset({"embedding"})
 
     n_components: int = graphclust.param(
