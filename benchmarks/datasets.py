@@ -14,6 +14,9 @@ A data-set name is one of
   (:data:`GENERATED`, :func:`generated`): ``blobs-unequal@N`` (five blobs of unequal size
   and spread), ``aniso@N`` (three sheared blobs), ``moons@N``, ``circles@N`` and
   ``nested@N`` (a blob in a ring beside a second ring holding a blob, jittered);
+- the shapes where spectral recipes fail (issue 25, :data:`SHAPES`, 2-d, seeded):
+  ``spirals@N``, ``ring-blob@N``, ``moons-unequal@N``, ``bridge@N``,
+  ``nested-noise@N`` and ``aniso-overlap@N`` (see :func:`generated`);
 - scikit-learn's ``digits``, ``iris``, ``wine`` and ``breast_cancer``;
 - ``usps_smooth``: USPS smoothed by 0.75 px (emulates the USPS file of the NCER paper);
 - ``mnist_test456``: the MNIST test digits 4, 5, 6 (NCER Table 2);
@@ -34,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GENERATED", "RECIPES", "TFIDF_SEED", "family", "tfidf_topics", "generated", "load", "preprocessing", "quick_name",
+__all__ = ["GENERATED", "RECIPES", "SHAPES", "TFIDF_SEED", "family", "tfidf_topics", "generated", "load",
+           "preprocessing", "quick_name",
            "size_of"]
 
 SUBSET_SEED = 20240611
@@ -47,6 +51,9 @@ RECIPES = ("raw", "minmax-pca", "normalize", "raw-pixels")
 #: The generated families of the ``general`` battery (``NAME@N``, default N = 1 000).
 GENERATED = ("blobs-unequal", "aniso", "moons", "circles", "nested")
 GENERATED_SEED = 16
+#: Low-dimensional shapes where spectral recipes fail and Genie or a Gaussian mixture
+#: wins (issue 25); generated like :data:`GENERATED` (``NAME@N``).
+SHAPES = ("spirals", "ring-blob", "moons-unequal", "bridge", "nested-noise", "aniso-overlap")
 
 
 def family(name: str) -> str:
@@ -98,6 +105,21 @@ def generated(family_: str, n: int = 1000, seed: int = GENERATED_SEED
     deviations 0.3 … 1.5; ``aniso``: three blobs sheared by one linear map; ``moons`` (noise
     0.08) and ``circles`` (factor 0.5, noise 0.05) from scikit-learn; ``nested``: a blob in
     a ring beside a smaller ring holding a smaller blob (k = 4), radial jitter 0.15.
+
+    The shapes of :data:`SHAPES` (issue 25):
+
+    ``spirals``: two interleaved Archimedean spirals ``r = t`` from half a turn to two
+    turns, arms ``π`` apart, uniform in arc length, Gaussian noise 0.15 (k = 2);
+    ``ring-blob``: a blob (std 0.7, a third of the points) inside a ring of radius 5 and
+    radial std 0.25 (k = 2); ``moons-unequal``: two moons, the first holding 7/8 of the
+    points with noise 0.05, the second 1/8 with noise 0.1 (density ratio about 30, k = 2);
+    ``bridge``: two round blobs (std 1, centres 8 apart) joined by a straight bridge of
+    4 % of the points with a 0.1 jitter, each bridge point labelled by the blob on its side
+    (k = 2); ``nested-noise``: a ``C``-shaped arc (radius 4, 300°) around a blob, beside a
+    smaller arc around a second blob, plus 5 % uniform noise points over the bounding box,
+    each labelled by the nearest shape point (k = 4); ``aniso-overlap``: three overlapping
+    Gaussians with different elongated covariances (axis ratios 1:5, 1:3 and 1:1, rotated;
+    k = 3), where a Gaussian mixture is the model.
     """
     from sklearn.datasets import make_blobs, make_circles, make_moons
 
@@ -122,7 +144,65 @@ def generated(family_: str, n: int = 1000, seed: int = GENERATED_SEED
                  rng.normal(scale=0.25, size=(sizes[2], 2)) + (7.5, 0.0),
                  _ring(rng, sizes[3], (7.5, 0.0), 1.6, 0.15)]
         return np.vstack(parts), np.repeat(np.arange(4), sizes)
-    raise ValueError(f"unknown generated family {family_!r}; known: {', '.join(GENERATED)}")
+    if family_ in SHAPES:
+        return _shape(family_, n, rng)
+    raise ValueError(f"unknown generated family {family_!r}; known: "
+                     f"{', '.join(GENERATED + SHAPES)}")
+
+
+def _split(n: int, fractions: tuple[float, ...]) -> list[int]:
+    sizes = [int(n * f) for f in fractions[:-1]]
+    return [*sizes, n - sum(sizes)]
+
+
+def _shape(family_: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The generators of :data:`SHAPES` (documented in :func:`generated`)."""
+    if family_ == "spirals":
+        y = (np.arange(n) >= n // 2).astype(np.int64)
+        lo, hi = np.pi, 4.0 * np.pi
+        t = np.sqrt(lo * lo + rng.random(n) * (hi * hi - lo * lo))
+        X = np.c_[t * np.cos(t + np.pi * y), t * np.sin(t + np.pi * y)]
+        return X + 0.15 * rng.standard_normal((n, 2)), y
+    if family_ == "ring-blob":
+        nb, nr = _split(n, (1 / 3, 2 / 3))
+        return (np.r_[0.7 * rng.standard_normal((nb, 2)), _ring(rng, nr, (0.0, 0.0), 5.0, 0.25)],
+                np.repeat([0, 1], [nb, nr]))
+    if family_ == "moons-unequal":
+        na, nb = _split(n, (7 / 8, 1 / 8))
+        ta, tb = rng.random(na) * np.pi, rng.random(nb) * np.pi
+        A = np.c_[np.cos(ta), np.sin(ta)] + 0.05 * rng.standard_normal((na, 2))
+        B = np.c_[1.0 - np.cos(tb), 0.5 - np.sin(tb)] + 0.1 * rng.standard_normal((nb, 2))
+        return np.r_[A, B], np.repeat([0, 1], [na, nb])
+    if family_ == "bridge":
+        na, nb, nc = _split(n, (0.48, 0.48, 0.04))
+        t = rng.random(nc)
+        bridge = np.c_[-4.0 + 8.0 * t, 0.1 * rng.standard_normal(nc)]
+        X = np.r_[rng.standard_normal((na, 2)) + (-4.0, 0.0),
+                  rng.standard_normal((nb, 2)) + (4.0, 0.0), bridge]
+        return X, np.r_[np.zeros(na, np.int64), np.ones(nb, np.int64), (t >= 0.5).astype(np.int64)]
+    if family_ == "nested-noise":
+        sizes = _split(n, (0.35, 0.2, 0.2, 0.2, 0.05))
+        def arc(m, centre, radius):
+            a = np.deg2rad(30.0 + 300.0 * rng.random(m))
+            r = radius + 0.2 * rng.standard_normal(m)
+            return np.c_[centre[0] + r * np.cos(a), centre[1] + r * np.sin(a)]
+        shapes = [arc(sizes[0], (0.0, 0.0), 4.0), 0.5 * rng.standard_normal((sizes[1], 2)),
+                  arc(sizes[2], (11.0, 0.0), 2.5), 0.35 * rng.standard_normal((sizes[3], 2))
+                  + (11.0, 0.0)]
+        P, lab = np.vstack(shapes), np.repeat(np.arange(4), sizes[:4])
+        lo, hi = P.min(axis=0) - 1.0, P.max(axis=0) + 1.0
+        noise = lo + (hi - lo) * rng.random((sizes[4], 2))
+        from scipy.spatial import cKDTree
+
+        return np.r_[P, noise], np.r_[lab, lab[cKDTree(P).query(noise)[1]]]
+    sizes = _split(n, (0.4, 0.35, 0.25))  # aniso-overlap
+    out = []
+    for m, centre, (sa, sb), angle in zip(sizes, ((0.0, 0.0), (3.0, 1.5), (1.0, 4.0)),
+                                          ((2.5, 0.5), (1.8, 0.6), (1.0, 1.0)),
+                                          (0.5, -0.7, 0.0)):
+        R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        out.append(rng.standard_normal((m, 2)) * (sa, sb) @ R.T + centre)
+    return np.vstack(out), np.repeat(np.arange(3), sizes)
 
 
 TFIDF_SEED = 29
@@ -217,7 +297,7 @@ def load(name: str, data_dir: str | None = None) -> tuple[np.ndarray, np.ndarray
 
         X, y = make_blobs(n_samples=n or 200, centers=4, n_features=5, cluster_std=0.7,
                           random_state=0)
-    elif base in GENERATED:
+    elif base in GENERATED + SHAPES:
         X, y = generated(base, n or 1000)
     elif base == "usps_smooth":
         X, y = load_dataset("usps", data_dir)

@@ -1,7 +1,9 @@
 """The peers: estimators a user would otherwise pick, declared once.
 
-Beside scikit-learn's, the ``general`` battery uses genieclust's Genie and umap-learn's
-UMAP (the ``bench`` extra; a missing one raises an ImportError naming the extra).
+Beside scikit-learn's, the ``general`` battery uses genieclust's Genie, umap-learn's
+UMAP (with KMeans, or with HDBSCAN) and EVoC (the ``evoc`` package); all through the
+``bench`` extra, never a library dependency (a missing one raises an ImportError naming
+the extra).
 
 A suite names a peer with :func:`benchmarks.suite.peer`; the runner builds it with
 ``PEERS[name](n_clusters, seed)`` on the same data, in the same run, as the presets.
@@ -14,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HDBSCAN_SIZES", "PEERS", "GmmLabels", "HdbscanK", "UmapKMeans", "make_peer"]
+__all__ = ["HDBSCAN_SIZES", "PEERS", "EvocLabels", "GmmLabels", "HdbscanK", "UmapHdbscan",
+           "UmapKMeans", "make_peer"]
 
 #: ``min_cluster_size`` values tried by the ``hdbscan`` peer (fractions of n, at least 5).
 HDBSCAN_SIZES = (0.005, 0.01, 0.02, 0.05, 0.1)
@@ -72,14 +75,53 @@ class HdbscanK(_LabelsPeer):
     Noise points (-1) form one more cluster of their own, as the metrics see them."""
 
     def fit(self, X: np.ndarray) -> HdbscanK:
-        from sklearn.cluster import HDBSCAN
+        self.labels_, self.min_cluster_size_ = _hdbscan_k(X, self.n_clusters)
+        return self
 
-        sizes = sorted({max(5, int(f * X.shape[0])) for f in HDBSCAN_SIZES})
-        fits = [(HDBSCAN(min_cluster_size=s, copy=True).fit_predict(X), s) for s in sizes]
-        # min keeps the first, so the smaller size, of the labellings as close to k
-        labels, self.min_cluster_size_ = min(
-            fits, key=lambda fit: abs(len(set(fit[0].tolist()) - {-1}) - self.n_clusters))
-        self.labels_ = np.where(labels < 0, labels.max() + 1, labels)
+
+def _hdbscan_k(X: np.ndarray, k: int) -> tuple[np.ndarray, int]:
+    """The :class:`HdbscanK` search: labels (noise as one more cluster) and the size kept."""
+    from sklearn.cluster import HDBSCAN
+
+    sizes = sorted({max(5, int(f * X.shape[0])) for f in HDBSCAN_SIZES})
+    fits = [(HDBSCAN(min_cluster_size=s, copy=True).fit_predict(X), s) for s in sizes]
+    # min keeps the first, so the smaller size, of the labellings as close to k
+    labels, size = min(fits, key=lambda fit: abs(len(set(fit[0].tolist()) - {-1}) - k))
+    return _noise_as_cluster(labels), size
+
+
+def _noise_as_cluster(labels: np.ndarray) -> np.ndarray:
+    """Noise points (-1) as one more cluster of their own, as the metrics see them."""
+    labels = np.asarray(labels)
+    return np.where(labels < 0, labels.max() + 1, labels)
+
+
+class EvocLabels(_LabelsPeer):
+    """EVoC (Embedding Vector Oriented Clustering, the ``evoc`` package) with its defaults
+    and ``approx_n_clusters = k``: a kNN graph, a node embedding and density clustering
+    over layers; it finds the number of clusters itself (``k`` is a hint), and noise
+    points form one more cluster, as the metrics see them. EVoC 0.3.2 is made for
+    embedding vectors: on 2-d data its label-propagation start asks PCA for 4
+    components and raises (the cell is recorded as an error)."""
+
+    def fit(self, X: np.ndarray) -> EvocLabels:
+        evoc = _need("evoc", "evoc")
+        model = evoc.EVoC(approx_n_clusters=self.n_clusters, random_state=self.random_state)
+        labels = model.fit_predict(np.ascontiguousarray(X, dtype=np.float32))
+        self.noise_fraction_ = float(np.mean(np.asarray(labels) < 0))
+        self.labels_ = _noise_as_cluster(labels)
+        return self
+
+
+class UmapHdbscan(_LabelsPeer):
+    """UMAP to 2 components (30 neighbours, ``min_dist = 0``), then HDBSCAN told ``k``
+    only through ``min_cluster_size`` as :class:`HdbscanK` (noise as one more cluster)."""
+
+    def fit(self, X: np.ndarray) -> UmapHdbscan:
+        umap = _need("umap", "umap-learn")
+        Z = umap.UMAP(n_components=2, n_neighbors=30, min_dist=0.0,
+                      random_state=self.random_state, n_jobs=1).fit_transform(X)
+        self.labels_, self.min_cluster_size_ = _hdbscan_k(Z, self.n_clusters)
         return self
 
 
@@ -117,6 +159,8 @@ PEERS: dict[str, Callable[[int, int], Any]] = {
     "sk-hdbscan": HdbscanK,
     "genie": _genie,
     "umap-kmeans": UmapKMeans,
+    "umap-hdbscan": UmapHdbscan,
+    "evoc": EvocLabels,
 }
 
 

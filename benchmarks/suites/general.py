@@ -3,7 +3,8 @@ real, scikit-learn and generated data sets, scored by ARI, AMI and ACC.
 
 Data: USPS, PenDigits, MNIST-test, MNIST-70k, Letter, Connect-4, COIL20 (data folder);
 scikit-learn's digits, iris, wine, breast-cancer; the generated 2-d families of
-:data:`benchmarks.datasets.GENERATED` at n = 1 000 and 20 000. One seed per data set,
+:data:`benchmarks.datasets.GENERATED` and :data:`benchmarks.datasets.SHAPES` at n = 1 000
+and 20 000. One seed per data set,
 three on the image sets (USPS, MNIST-test, MNIST-70k, COIL20, digits). Raw features,
 no preprocessing: the battery judges what a user gets without tuning.
 
@@ -15,20 +16,22 @@ that cannot run at a size is stopped by the cell caps (``time_cap`` per fit,
 ``mem_cap_mb`` on the worker) and reported ``over cap``, which the battery ranks last on
 that data set. Peers: ``KMeans(n_init=10)``, ``GaussianMixture`` (full covariances),
 ``SpectralClustering`` (10-NN affinity), HDBSCAN (``k`` through a ``min_cluster_size``
-search, :class:`benchmarks.peers.HdbscanK`), Genie (G = 0.3) and UMAP (10 components) +
-KMeans.
+search, :class:`benchmarks.peers.HdbscanK`), Genie (G = 0.3), UMAP (10 components) +
+KMeans, UMAP (2 components) + HDBSCAN and EVoC (issue 25). The shapes of
+:data:`benchmarks.datasets.SHAPES` (issue 25) join the generated families.
 """
 
 import graphclust
 
-from benchmarks.datasets import GENERATED
+from benchmarks.datasets import GENERATED, SHAPES
 from benchmarks.suite import Suite, peer, preset
 
 #: Data sets with three seeds (images); every other data set has one.
 IMAGE_SETS = ("usps", "mnist_test", "mnist", "coil20", "digits")
 OTHER_SETS = ("pendigits", "letter", "connect4", "iris", "wine", "breast_cancer",
-              *(f"{g}@{n}" for n in (1000, 20000) for g in GENERATED))
-PEER_NAMES = ("sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans")
+              *(f"{g}@{n}" for n in (1000, 20000) for g in GENERATED + SHAPES))
+PEER_NAMES = ("sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans",
+              "umap-hdbscan", "evoc")
 
 SUITE = Suite(
     title="General battery — every preset against common peers (issue 16)",

@@ -26,6 +26,10 @@ __all__ = ["DataProfile", "RulePresetRecord", "profile_data", "PROFILE_SAMPLE"]
 
 #: At most this many rows (evenly spaced, so deterministic) enter the scale statistics.
 PROFILE_SAMPLE = 20_000
+#: At most this many rows (evenly spaced) are kept in the profile's ``sample`` for a
+#: rule's own diagnostics, and at most :data:`DIAGNOSTIC_VALUES` values in all.
+DIAGNOSTIC_ROWS = 4000
+DIAGNOSTIC_VALUES = 4_000_000
 
 
 @attrs.frozen
@@ -64,6 +68,11 @@ class DataProfile:
         then come from its leading rows, ``n`` and ``d`` from its shape).
     k_max : int
         The largest ``k`` searched when ``k`` is ``None``.
+    sample : ndarray or None
+        A read-only float64 copy of at most :data:`DIAGNOSTIC_ROWS` evenly spaced rows of
+        dense ``X`` (fewer when ``d`` is large: at most :data:`DIAGNOSTIC_VALUES` values),
+        unscaled, for cheap diagnostics a rule computes itself; None for sparse input or
+        a profile built by hand. Not part of equality, ``repr`` or :meth:`as_dict`.
     """
 
     n: int
@@ -79,6 +88,7 @@ class DataProfile:
     offset: float = 0.0
     chunked: bool = False
     k_max: int = 20
+    sample: Any = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def exact_work(self) -> float:
@@ -87,7 +97,7 @@ class DataProfile:
 
     def as_dict(self) -> dict[str, Any]:
         """The profile as plain Python values (for JSON, TOML comments and reports)."""
-        out = attrs.asdict(self)
+        out = attrs.asdict(self, filter=lambda a, _: a.name != "sample")
         out["exact_work"] = self.exact_work
         return out
 
@@ -155,6 +165,7 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
         std = Sf.std(axis=0)
         hi, lo = Sf.max(axis=0), Sf.min(axis=0)
         dtype = A.dtype
+    diag = None if sp.issparse(X) else _diagnostic_sample(X, n, d)
     spread = hi - lo
     varying = spread > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -168,8 +179,16 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
         range_spread=_trimmed_ratio(spread), std_spread=_trimmed_ratio(std),
         constant_fraction=float(1.0 - varying.mean()) if d else 0.0,
         nonnegative=bool(lo.min() >= 0) if d else True,
-        offset=float(np.median(off)) if off.size else 0.0,
+        offset=float(np.median(off)) if off.size else 0.0, sample=diag,
     )
+
+
+def _diagnostic_sample(X, n: int, d: int) -> np.ndarray:
+    """The profile's ``sample``: evenly spaced rows, float64, read-only."""
+    limit = int(max(2, min(DIAGNOSTIC_ROWS, DIAGNOSTIC_VALUES // max(1, d))))
+    out = np.array(np.asarray(X)[_sample_rows(n, limit)], dtype=np.float64)
+    out.flags.writeable = False
+    return out
 
 
 @attrs.frozen

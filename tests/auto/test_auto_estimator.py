@@ -14,7 +14,8 @@ from sklearn.datasets import make_blobs, make_moons
 
 @pytest.fixture
 def blobs():
-    X, y = make_blobs(n_samples=240, centers=4, n_features=5, cluster_std=1.0, random_state=3)
+    # 20 features (> LOW_DIM): rules 2-5 decide, as before auto v2
+    X, y = make_blobs(n_samples=240, centers=4, n_features=20, cluster_std=1.0, random_state=3)
     return X, y
 
 
@@ -85,7 +86,7 @@ def test_overrides_merge_into_the_decision(blobs):
 
 def test_units_rule_on_data(blobs):
     X, _ = blobs
-    X = X * np.array([1, 1, 1, 1, 1000.0])
+    X = X * np.r_[np.ones(X.shape[1] - 5), np.full(5, 1000.0)]  # beyond the 10 % trim
     model = GraphClustering(n_clusters=4, random_state=0).fit(X)
     assert model.resolved_spec_["scale"] == "standard"
 

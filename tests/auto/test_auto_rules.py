@@ -12,6 +12,7 @@ from graphclust_plugins.auto.rule_auto import (
     EXACT_BUDGET,
     EXACT_MAX_N,
     HIGH_DIM,
+    MANIFOLD_PER_CLUSTER,
     MAX_ANCHORS,
     MIN_ANCHORS,
     PCA_COMPONENTS,
@@ -61,16 +62,30 @@ def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, spa
 
 
 @pytest.mark.parametrize("n,d", [(70_000, 784), (67_557, 126), (9_298, 256), (10_000, 784),
-                                 (EXACT_MAX_N + 1, HIGH_DIM + 1), (SAMPLED_ANCHORS_N, 51),
-                                 (4_000, 20_000), (1797, 64), (1440, 1024), (60, 51)])
-def test_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(n, d):
+                                 (EXACT_MAX_N + 1, HIGH_DIM + 1), (SAMPLED_ANCHORS_N, 51)])
+def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifold_family(n, d):
     spec = auto_rule(profile(n, d, k=10))
+    assert "anchors" not in spec
+    # pynndescent (a base dependency), never faiss: the result does not depend on extras
+    assert spec["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
+    assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
+    assert spec["rounding"] == {"name": "density"}
+    assert f"n/k = {n / 10:.0f} >= {MANIFOLD_PER_CLUSTER}" in spec["summary"]
+    # fewer points per cluster: the spectral graph on principal components (rule 4)
+    fewer = auto_rule(profile(n, d, k=int(n // MANIFOLD_PER_CLUSTER) + 1))
+    assert fewer["graph"]["name"] in ("knn", "gaussian-anchor") and "UMAP" not in fewer["summary"]
+
+
+@pytest.mark.parametrize("n,d", [(9_298, 256), (4_000, 20_000), (1797, 64), (1440, 1024),
+                                 (60, 51), (63_245, 51)])
+def test_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(n, d):
+    spec = auto_rule(profile(n, d, k=max(10, int(n // MANIFOLD_PER_CLUSTER) + 1)))
     assert "anchors" not in spec
     graph = spec["graph"]
     assert graph["name"] == "knn" and graph["pca_components"] == PCA_COMPONENTS
     assert graph["n_neighbors"] == min(7, n - 1) and graph["weight"] == "gaussian"
     assert graph["symmetrize"] == "mean"
-    assert graph["method"] == ("exact" if n <= EXACT_MAX_N else "approx")  # faiss: test extra
+    assert graph["method"] == "exact"  # never faiss HNSW (an extra) in auto
     assert spec["solver"] == {"name": "spectral", "drop_trivial": "connected",
                               "normalize_rows": True, "eig_tol": EIG_TOL}
 
@@ -96,8 +111,9 @@ def test_chunked_input_takes_the_chunkwise_sampled_recipe_scaled_by_the_same_rul
 def test_budget_boundary_is_n_squared_d():
     n = EXACT_MAX_N
     d_at = int(EXACT_BUDGET // (n * n))
-    assert auto_rule(profile(n, d_at))["graph"]["name"] == "knn"
-    above = auto_rule(profile(n, d_at + 1))["graph"]
+    k = n // MANIFOLD_PER_CLUSTER + 1  # too few points per cluster for the manifold rule
+    assert auto_rule(profile(n, d_at, k=k))["graph"]["name"] == "knn"
+    above = auto_rule(profile(n, d_at + 1, k=k))["graph"]
     assert above["name"] == "knn" and above["pca_components"] == PCA_COMPONENTS
     assert auto_rule(profile(n + 1, HIGH_DIM))["graph"]["name"] == "gaussian-anchor"
 
@@ -154,12 +170,14 @@ def _exact_steps(spec: dict, p: DataProfile) -> list[tuple[str, float]]:
 @settings(max_examples=300, deadline=None)
 @given(profiles)
 def test_no_exact_n_squared_step_above_the_budget(p):
-    steps = _exact_steps(auto_rule(p), p)
-    if p.n > EXACT_MAX_N:
-        assert steps == []
+    spec = auto_rule(p)
+    steps = _exact_steps(spec, p)
+    if p.n > EXACT_MAX_N:  # only rule 4's search on principal components, within budget
+        assert all(spec["graph"].get("pca_components") for _ in steps)
     assert all(work <= EXACT_BUDGET for _, work in steps)
-    if p.n <= EXACT_MAX_N and not p.chunked and (p.exact_work <= EXACT_BUDGET
-                                                or (p.d > HIGH_DIM and not p.sparse)):
+    manifold = p.d > HIGH_DIM and not p.sparse and p.n >= MANIFOLD_PER_CLUSTER * p.k
+    if p.n <= EXACT_MAX_N and not p.chunked and not manifold and (
+            p.exact_work <= EXACT_BUDGET or (p.d > HIGH_DIM and not p.sparse)):
         assert [name for name, _ in steps] == ["knn"]
 
 

@@ -98,7 +98,7 @@ def test_battery_rows_means_skip_failures_and_a_method_missing_on_a_data_set():
 # --------------------------------------------------------------------------------------
 # Data sets, peers, the suite
 # --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("fam", datasets.GENERATED)
+@pytest.mark.parametrize("fam", datasets.GENERATED + datasets.SHAPES)
 def test_generated_families_are_deterministic_and_sized(fam):
     X, y = datasets.load(f"{fam}@1000")
     X2, y2 = datasets.load(f"{fam}@1000")
@@ -132,15 +132,19 @@ def test_hdbscan_peer_picks_the_size_closest_to_k_without_labels():
 
 
 @pytest.mark.parametrize("name", ["sk-gmm", "genie", "sk-hdbscan",
-                                  pytest.param("umap-kmeans", marks=pytest.mark.slow)])
+                                  pytest.param("umap-kmeans", marks=pytest.mark.slow),
+                                  pytest.param("umap-hdbscan", marks=pytest.mark.slow),
+                                  pytest.param("evoc", marks=pytest.mark.slow)])
 def test_new_peers_label_every_point(name):
-    pytest.importorskip({"genie": "genieclust", "umap-kmeans": "umap"}.get(name, "sklearn"))
+    pytest.importorskip({"genie": "genieclust", "umap-kmeans": "umap", "umap-hdbscan": "umap",
+                         "evoc": "evoc"}.get(name, "sklearn"))
     from sklearn.metrics import adjusted_rand_score
 
     X, y = datasets.load("moons@300")
     labels = np.asarray(peers.make_peer(name, 2, 0).fit(X).labels_)
     assert labels.shape == (300,) and labels.min() >= 0
-    assert name == "sk-hdbscan" or np.unique(labels).size == 2
+    # the density peers find their own count (noise is one more cluster)
+    assert name in ("sk-hdbscan", "umap-hdbscan", "evoc") or np.unique(labels).size == 2
     assert adjusted_rand_score(y, labels) > 0.2  # far above chance on two moons
 
 
@@ -156,7 +160,8 @@ def test_general_suite_covers_every_preset_and_peer_with_image_seeds():
     assert suite.battery
     names = {m.name for m in suite.methods}
     assert set(graphclust.get_registry().presets.names()) <= names
-    assert {"sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans"} <= names
+    assert {"sk-kmeans", "sk-gmm", "sk-spectral", "sk-hdbscan", "genie", "umap-kmeans",
+            "umap-hdbscan", "evoc"} <= names
     seeds = {}
     for c in cells(suite):
         seeds.setdefault((c.method, c.dataset), set()).add(c.seed)
@@ -164,5 +169,28 @@ def test_general_suite_covers_every_preset_and_peer_with_image_seeds():
     assert {len(s) for (m, d), s in seeds.items() if d in ("iris", "moons@20000")} == {1}
     expected = {"usps", "pendigits", "mnist_test", "mnist", "letter", "connect4", "coil20",
                 "digits", "iris", "wine", "breast_cancer"} | {
-        f"{g}@{n}" for g in datasets.GENERATED for n in (1000, 20000)}
+        f"{g}@{n}" for g in datasets.GENERATED + datasets.SHAPES for n in (1000, 20000)}
     assert {d for _, d in seeds} == expected
+
+
+def test_shapes_are_what_their_docstring_says():
+    y = datasets.load("moons-unequal@1000")[1]
+    assert np.bincount(y).tolist() == [875, 125]
+    X, y = datasets.load("ring-blob@3000")
+    r = np.hypot(*X.T)
+    assert np.median(r[y == 1]) == pytest.approx(5.0, abs=0.1) and np.median(r[y == 0]) < 1.5
+    X, y = datasets.load("bridge@2000")
+    bridge = np.abs(X[:, 1]) < 0.3
+    assert (y[(X[:, 0] < -1) & bridge] == 0).all() and (y[(X[:, 0] > 1) & bridge] == 1).all()
+    assert np.unique(datasets.load("nested-noise@1000")[1]).size == 4
+    assert np.unique(datasets.load("aniso-overlap@1000")[1]).size == 3
+    assert datasets.load("spirals@1000")[1].tolist() == [0] * 500 + [1] * 500
+
+
+def test_families_suite_runs_auto_beside_evoc_kmeans_genie_and_the_mixture():
+    suite = load_suites()["families"]
+    pairs = {(c.method, c.dataset) for c in cells(suite)}
+    assert {("auto", "mnist"), ("evoc", "mnist"), ("sk-kmeans-1", "mnist")} <= pairs
+    for fam in datasets.SHAPES:
+        assert {("auto", f"{fam}@20000"), ("genie", f"{fam}@1000"),
+                ("sk-gmm", f"{fam}@20000")} <= pairs

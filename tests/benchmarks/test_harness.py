@@ -30,7 +30,7 @@ from benchmarks.suite import (
 
 SUITES = load_suites()
 _SYNTHETIC = {"mnist-extend", "synthetic", "blobs", "digits", "iris", "wine", "breast_cancer",
-              "usps_smooth", "mnist_test456", *datasets.GENERATED}
+              "usps_smooth", "mnist_test456", *datasets.GENERATED, *datasets.SHAPES}
 
 
 def _data_dir() -> Path | None:

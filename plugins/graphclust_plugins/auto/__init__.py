@@ -3,7 +3,8 @@
 Rule presets
 ------------
 ``auto``
-    Decides the concrete spec from n, d, k and the column scales
+    Decides the concrete spec from n, d, k, the column scales and diagnostics of a
+    bounded sample (choosing among the spectral, manifold, MST and mixture families)
     (:func:`graphclust_plugins.auto.rule_auto.auto_rule`; the rules in words:
     ``graphclust describe auto``, argued in ``docs/auto.rst``).
 """
@@ -16,8 +17,11 @@ def graphclust_register_components(registry):
     from graphclust_plugins.auto.rule_auto import DESCRIPTION, auto_rule
 
     registry.rules.add("auto", auto_rule,
-                       summary="Decided from the data: exact kNN spectral up to 5000 points and an n²·d "
-                               "budget, kNN on 50 principal components for dense d > 50, "
+                       summary="Decided from the data and cheap diagnostics of a sample: "
+                               "UMAP+HDBSCAN for dense d > 50 with >= 500 points per "
+                               "cluster; for d <= 16 a Gaussian mixture or Genie when the "
+                               "diagnostics say so; else exact kNN spectral up to 5000 "
+                               "points, kNN on 50 principal components for dense d > 50, "
                                "k-means-anchor spectral otherwise; standardised when the "
                                "columns are in different units",
                        description=DESCRIPTION)

@@ -18,11 +18,13 @@ The rules, argued in ``docs/auto.rst``:
    ``W = Z Λ⁻¹ Zᵀ`` through the ``m x m`` Gram matrix (LSC; the trivial vector dropped
    only when the anchors form one component, as in rule 2), k-means. Cost
    ``O(n·m·d)`` for the anchors and the graph, row-local, memory ``O(n·(d + s + k))``.
-4. **High dimension.** With ``d > HIGH_DIM`` dense features and
-   ``n <= SAMPLED_ANCHORS_N`` (small ``n`` too: it replaces rule 2's graph there), the
+4. **High dimension.** With ``d > HIGH_DIM`` dense features, fewer than
+   :data:`MANIFOLD_PER_CLUSTER` points per cluster (rule 7) and an exact search on the
+   principal components within :data:`EXACT_BUDGET` (``n <= 63 245``; small ``n`` too:
+   it replaces rule 2's graph there; above it rule 3), the
    kNN graph is searched and weighed on
    the :data:`PCA_COMPONENTS` leading principal components (7 neighbours, self-tuning
-   Gaussian, symmetrised by averaging; faiss HNSW when installed), spectral embedding
+   Gaussian, symmetrised by averaging; exact search, never faiss), spectral embedding
    with ARPACK tolerance :data:`EIG_TOL`, k-means. In many dimensions anchors average
    points that are far apart along the data's manifold (k-means centres of pixel images
    are blurs), while the nearest neighbours of a point in the leading components stay on
@@ -44,12 +46,42 @@ The rules, argued in ``docs/auto.rst``:
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
-   cut, k-means.
+   cut, k-means. (:func:`_large` is the one place to switch this branch to the manifold
+   family run on a sample once that runs row-locally.)
+7. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
+   :data:`MANIFOLD_PER_CLUSTER` points per asked cluster: UMAP+HDBSCAN (the ``manifold``
+   preset: fuzzy 15-NN graph searched by pynndescent, 10-d layout, condensed tree cut to
+   exactly ``k`` clusters, every point labelled). The layout pulls each class of a
+   high-dimensional manifold (digits) into a dense lump that the density tree cuts
+   cleanly, where a spectral embedding of ``k`` vectors leaves classes touching; the
+   density tree needs many points per cluster (its smallest cluster is ``max(15, n/50)``),
+   hence the per-cluster bound.
+8. **Low dimension** (``d <= LOW_DIM``, dense, ``k >= 2``): cheap diagnostics of the
+   profile's sample (at most 4 000 rows, scaled as rule 1 says;
+   :mod:`graphclust_plugins.auto._diagnostics`) choose the family:
+
+   a. *Mixture*: when ``2k`` Gaussians predict held-out sample rows no better than ``k``
+      Gaussians (:func:`~graphclust_plugins.auto._diagnostics.mixture_gain` ``<=``
+      :data:`MIXTURE_GAIN` nats per row) and the test's training half has at least
+      :data:`MIXTURE_ROWS_PER_PARAMETER` row per parameter of the ``2k``-component
+      full-covariance mixture it fits (otherwise the larger model overfits and the test
+      says nothing), the data are a mixture of ellipsoids: a Gaussian mixture (full
+      covariances) on the scaled features (``gmm`` rounding).
+   b. *MST*: otherwise, when Genie's partition of the sample has a lower normalised cut
+      of the sample's 10-NN graph than today's spectral recipe's partition of the same
+      sample — lower by the very objective spectral clustering relaxes — Genie
+      (``genie`` rounding, Gini cap 0.3) on the scaled features.
+   c. otherwise rules 2–3 as before.
+
+   All diagnostics use the fixed seed 0 (the rule sees no seed), so the choice is the
+   same for every seed; what the fit then does is seeded as usual.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from graphclust import DataProfile
 from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
@@ -60,6 +92,10 @@ __all__ = [
     "EXACT_BUDGET",
     "EXACT_MAX_N",
     "HIGH_DIM",
+    "LOW_DIM",
+    "MANIFOLD_PER_CLUSTER",
+    "MIXTURE_GAIN",
+    "MIXTURE_ROWS_PER_PARAMETER",
     "PCA_COMPONENTS",
     "SAMPLED_ANCHORS_N",
     "UNIT_SPREAD",
@@ -94,6 +130,20 @@ HIGH_DIM_NEIGHBORS = 7
 #: ARPACK tolerance of its spectral solve: the eigenvectors only feed k-means; 1e-3 was
 #: measured to change labels, 1e-5 not (docs/auto.rst).
 EIG_TOL = 1e-5
+#: Low dimension: up to this many dense features ``auto`` runs the diagnostics of rule 8
+#: (Genie's minimum spanning tree and a full-covariance mixture stay cheap there).
+LOW_DIM = 16
+#: Fewest points (and sample rows) for the diagnostics of rule 8.
+DIAGNOSTIC_MIN_N = 50
+#: Rule 8a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
+MIXTURE_GAIN = 0.05
+#: Rule 8a: fewest training rows of the gain test (half the sample) per free parameter
+#: of the 2k-component full-covariance mixture it fits.
+MIXTURE_ROWS_PER_PARAMETER = 1
+#: Rule 8b: Genie's Gini cap (genieclust's default).
+GINI_THRESHOLD = 0.3
+#: Rule 7: fewest points per cluster asked for the manifold family.
+MANIFOLD_PER_CLUSTER = 500
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -165,21 +215,17 @@ def _anchor(p: DataProfile) -> dict:
     }
 
 
-def _have_faiss() -> bool:
-    try:
-        import faiss  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _high_dim_search(p: DataProfile) -> str:
-    """The search of rule 4's graph: exact up to :data:`EXACT_MAX_N` points (its work
-    ``n² · PCA_COMPONENTS`` is then far below the budget, and the graph is the same on
-    every machine), else faiss HNSW when installed, else the kNN size rule."""
-    if p.n <= EXACT_MAX_N:
-        return "exact"
-    return "approx" if _have_faiss() else "auto"
+    """The search of rule 4's graph: always exact (rule 4 applies while its work
+    ``n² · PCA_COMPONENTS`` is within :data:`EXACT_BUDGET`), so the graph does not
+    depend on the installed extras (the approximate search of the ``knn`` graph is faiss
+    HNSW, an extra: ``auto``'s result must not change with what else is installed)."""
+    return "exact"
+
+
+def _high_dim_fits(p: DataProfile) -> bool:
+    """Rule 4's exact search on the principal components is within the budget."""
+    return float(p.n) ** 2 * min(p.d, PCA_COMPONENTS) <= EXACT_BUDGET
 
 
 def _high_dim(p: DataProfile) -> dict:
@@ -203,6 +249,121 @@ def _sampled(p: DataProfile) -> dict:
         "solver": {"name": "tcut"},
         "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
     }
+
+
+def _k(p: DataProfile) -> int | None:
+    """The number of clusters asked for, or None when it is to be estimated."""
+    k = getattr(p, "k", None)
+    return None if k is None else int(k)
+
+
+def _per_cluster(p: DataProfile) -> float:
+    """Points per asked cluster (``inf`` when k is not given)."""
+    k = _k(p)
+    return float("inf") if not k else p.n / k
+
+
+def _features(rounding: dict) -> dict:
+    """A pipeline whose rounding works on the (scaled) features themselves: the
+    ``features`` solver over a one-anchor graph (``O(n·d)``, and ``predict`` works)."""
+    return {"anchors": {"name": "random", "n_anchors": 1},
+            "graph": {"name": "gaussian-anchor", "n_neighbors": 1},
+            "solver": {"name": "features"}, "rounding": rounding}
+
+
+def _manifold(p: DataProfile) -> dict:
+    """Rule 7: the ``manifold`` preset's pipeline, neighbours from pynndescent (a base
+    dependency; seeded, one thread) so that no extra changes the graph."""
+    return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
+            "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
+            "rounding": {"name": "density"}}
+
+
+def _large(p: DataProfile) -> tuple[dict, str]:
+    """Rule 5 (above the in-memory sizes, or chunked input): the one place to switch to
+    the manifold family on a sample once it places rows row-locally."""
+    spec = _sampled(p)
+    why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}") + ": "
+           f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
+           "K-nearest-representative graph, transfer cut")
+    return spec, why
+
+
+def _scaled_sample(p: DataProfile, scale: str) -> np.ndarray:
+    """The profile's sample, standardised with its own column statistics when rule 1
+    standardises the data (constant columns left at 0)."""
+    S = np.array(p.sample, dtype=np.float64)
+    if scale == "standard":
+        sd = S.std(axis=0)
+        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return S
+
+
+def _spectral_labels(S: np.ndarray, k: int) -> np.ndarray:
+    """Rule 2's recipe (exact binary kNN graph, Ncut embedding, k-means) on the sample."""
+    import graphclust
+
+    sp = DataProfile(n=S.shape[0], d=S.shape[1], k=k)
+    est = graphclust.GraphClustering(_exact(sp), n_clusters=k, random_state=0)
+    return np.asarray(est.fit(S).labels_)
+
+
+def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
+    """Genie (Gini cap :data:`GINI_THRESHOLD`, plain distance ``M = 1``, one thread)."""
+    import genieclust
+    from threadpoolctl import threadpool_limits
+
+    P = np.ascontiguousarray(S if S.shape[1] > 1 else np.c_[S, np.zeros(S.shape[0])])
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return np.asarray(genieclust.Genie(n_clusters=k, gini_threshold=GINI_THRESHOLD,
+                                           M=1).fit_predict(P))
+
+
+def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
+    """Rule 8's diagnostics of the profile's sample, or None when they do not apply
+    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows)."""
+    from graphclust_plugins.auto import _diagnostics as D
+
+    k = _k(p)
+    if (p.sample is None or p.sparse or p.d > LOW_DIM or k is None or k < 2
+            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)):
+        return None
+    S = _scaled_sample(p, scale)
+    idx, dist = D.knn_indices(S, 10)
+    params = D.mixture_parameters(2 * k, p.d)
+    out = {"rows": int(S.shape[0]),
+           "two_nn_dimension": D.two_nn_dimension(S, (idx[:, :2], dist[:, :2])),
+           "mixture_parameters": params,
+           "mixture_fits_size": S.shape[0] // 2 >= MIXTURE_ROWS_PER_PARAMETER * params}
+    out["mixture_gain"] = D.mixture_gain(S, k) if out["mixture_fits_size"] else float("nan")
+    out["mixture"] = bool(out["mixture_fits_size"] and out["mixture_gain"] <= MIXTURE_GAIN)
+    if not out["mixture"]:
+        A = D.knn_graph(idx)
+        out["ncut_genie"] = D.normalized_cut(A, _genie_labels(S, k))
+        out["ncut_spectral"] = D.normalized_cut(A, _spectral_labels(S, k))
+    return out
+
+
+def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
+    """Rule 8: a mixture or Genie pipeline, or None (rules 2–3 decide)."""
+    head = (f"d = {p.d} <= {LOW_DIM}; sample of {diag['rows']} rows, two-NN dimension "
+            f"{diag['two_nn_dimension']:.2f}")
+    if diag["mixture"]:
+        return _features({"name": "gmm", "n_init": 3}), (
+            f"{head}; 2k Gaussians gain {diag['mixture_gain']:.3f} <= {MIXTURE_GAIN:g} nats "
+            f"per held-out row over k ({diag['rows'] // 2} training rows >= "
+            f"{diag['mixture_parameters']} parameters): Gaussian mixture (full covariances)")
+    why_mix = (f"2k Gaussians gain {diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}"
+               if diag["mixture_fits_size"] else
+               f"{diag['rows'] // 2} training rows < {diag['mixture_parameters']} "
+               "parameters of 2k Gaussians: no mixture test")
+    if diag["ncut_genie"] < diag["ncut_spectral"]:
+        return _features({"name": "genie", "gini_threshold": GINI_THRESHOLD}), (
+            f"{head}; {why_mix}; Genie's normalised cut of the sample's 10-NN graph "
+            f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}: Genie "
+            f"(Gini cap {GINI_THRESHOLD:g}) on the features")
+    return None, (f"{head}; {why_mix}; Genie's normalised cut {diag['ncut_genie']:.4f} >= "
+                  f"spectral's {diag['ncut_spectral']:.4f}")
 
 
 def _exact_limits_exceeded(p: DataProfile) -> str:
@@ -253,13 +414,18 @@ def auto_rule(p: DataProfile) -> dict:
         spec, why = sparse
         return {"summary": f"auto: {why}", **spec}
     scale, why_scale = choose_scale(p)
+    diag = None if (p.n > SAMPLED_ANCHORS_N or p.chunked) else low_dim_diagnostics(p, scale)
+    low = _low_dim(p, diag) if diag is not None else (None, "")
     if p.n > SAMPLED_ANCHORS_N or p.chunked:
-        spec = _sampled(p)
-        why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}")
-               + ": "
-               f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
-               "K-nearest-representative graph, transfer cut")
-    elif p.d > HIGH_DIM and not p.sparse:
+        spec, why = _large(p)
+    elif p.d > HIGH_DIM and not p.sparse and _per_cluster(p) >= MANIFOLD_PER_CLUSTER:
+        spec = _manifold(p)
+        why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
+               f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
+               "by pynndescent, 10-d layout, density tree cut to k)")
+    elif low[0] is not None:
+        spec, why = low
+    elif p.d > HIGH_DIM and not p.sparse and _high_dim_fits(p):
         spec = _high_dim(p)
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
                f"{spec['graph']['n_neighbors']}-NN graph on {PCA_COMPONENTS} principal "
@@ -273,6 +439,8 @@ def auto_rule(p: DataProfile) -> dict:
         why = (f"{_exact_limits_exceeded(p)}: "
                f"{spec['anchors']['n_anchors']} k-means anchors, 5-nearest-anchor "
                "Gaussian graph, spectral embedding")
+    if low[1] and low[0] is None and spec.get("graph", {}).get("name") != "fuzzy-knn":
+        why = f"{low[1]}; {why}"
     return {"summary": f"auto: {why}; {why_scale}", "scale": scale, **spec}
 
 
@@ -295,12 +463,24 @@ never from labels or per-data-set values:
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
-- but d > {HIGH_DIM} dense features (and n <= {SAMPLED_ANCHORS_N}, small n included): instead
-  of both recipes above, the kNN graph
-  searched on the {PCA_COMPONENTS} leading principal components ({HIGH_DIM_NEIGHBORS} neighbours,
-  self-tuning Gaussian, averaged; approximate search when faiss is installed), spectral
-  embedding (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average
-  points far apart on the data's manifold; neighbours in the leading components stay on it.
+- but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster
+  (n <= {SAMPLED_ANCHORS_N}): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
+  (pynndescent), 10-d UMAP layout, HDBSCAN condensed tree cut to exactly k clusters,
+  every point labelled.
+- d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
+  {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
+  graph searched exactly on the {PCA_COMPONENTS} leading principal components
+  ({HIGH_DIM_NEIGHBORS} neighbours, self-tuning Gaussian, averaged), spectral embedding
+  (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average points far
+  apart on the data's manifold; neighbours in the leading components stay on it.
+- d <= {LOW_DIM} dense and k >= 2: diagnostics of at most 4000 evenly spaced rows
+  (scaled as above; fixed seed) choose the family first —
+  a Gaussian mixture (full covariances) on the features when 2k Gaussians predict
+  held-out rows no better than k (gain <= {MIXTURE_GAIN:g} nats per row), the test's
+  half-sample having a row per parameter of the 2k mixture; else Genie (Gini cap
+  {GINI_THRESHOLD:g}) on the features when its partition of the sample has a lower
+  normalised cut of the sample's 10-NN graph than the spectral recipe's; else the
+  spectral recipes above.
 - n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
@@ -317,6 +497,7 @@ never from labels or per-data-set values:
 - no k given: k is estimated at fit by the pipeline's part that declares it (the
   eigengap of the graph's normalised spectrum for these spectral recipes), and what
   depends on k (the anchor count) is sized for k_max instead.
+- No choice depends on the installed extras (no faiss in any branch).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the

@@ -1,7 +1,7 @@
 """The ``common`` bundle: shared baseline parts.
 
 Anchors ``random``, ``kmeans``; graphs ``knn``, ``gaussian-anchor``; adapter
-``anchor-level``; solver ``spectral``; roundings ``kmeans``, ``argmax``; metrics ``acc``,
+``anchor-level``; solver ``spectral``; roundings ``kmeans``, ``argmax``, ``gmm``; metrics ``acc``,
 ``nmi``, ``ari``, ``purity``; presets ``ncut`` and ``anchor-spectral``.
 """
 
@@ -24,6 +24,7 @@ def graphclust_register_components(registry):
     from graphclust_plugins.common.metric_nmi import NMI
     from graphclust_plugins.common.metric_purity import Purity
     from graphclust_plugins.common.rounding_argmax import ArgmaxRounding
+    from graphclust_plugins.common.rounding_gmm import GMMRounding
     from graphclust_plugins.common.rounding_kmeans import KMeansRounding
     from graphclust_plugins.common.solver_spectral import SpectralEmbedding
 
@@ -35,6 +36,7 @@ def graphclust_register_components(registry):
     registry.solvers.add(SpectralEmbedding)
     registry.roundings.add(KMeansRounding)
     registry.roundings.add(ArgmaxRounding)
+    registry.roundings.add(GMMRounding)
     for cls in (Accuracy, NMI, ARI, Purity):
         registry.metrics.add(cls)
     for path in sorted(PRESETS.glob("*.toml")):

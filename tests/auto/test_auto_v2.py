@@ -1,0 +1,133 @@
+"""auto v2: the family rules that read the profile's sample (rule 8) and the summary."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+import graphclust as gc
+from graphclust import GraphClustering, profile_data
+from graphclust_plugins.auto import rule_auto
+from graphclust_plugins.auto.rule_auto import LOW_DIM, MIXTURE_GAIN, auto_rule
+
+
+def _aniso(n=900, seed=0):
+    rng = np.random.default_rng(seed)
+    covs = [np.array([[6.0, 2.9], [2.9, 1.5]]), np.array([[1.5, -1.2], [-1.2, 1.2]]),
+            np.array([[0.3, 0.0], [0.0, 0.3]])]
+    X = np.vstack([rng.multivariate_normal(c, S, n // 3)
+                   for c, S in zip([(0.0, 0.0), (2.5, 1.0), (0.5, 3.0)], covs)])
+    return X, np.repeat(np.arange(3), n // 3)
+
+
+def _ring_blob_noise(n=900, seed=0):
+    """A blob in a ring beside a second blob, 5 % uniform noise: not a mixture of three
+    Gaussians, and noise points bridge the spectral graph."""
+    rng = np.random.default_rng(seed)
+    m = n // 3
+    a = rng.uniform(0, 2 * np.pi, m)
+    ring = np.c_[5 * np.cos(a), 5 * np.sin(a)] + 0.2 * rng.standard_normal((m, 2))
+    X = np.r_[0.5 * rng.standard_normal((m, 2)), ring, 0.5 * rng.standard_normal((m, 2)) + (12, 0)]
+    y = np.repeat(np.arange(3), m)
+    lo, hi = X.min(0), X.max(0)
+    noise = lo + (hi - lo) * rng.random((n // 20, 2))
+    from scipy.spatial import cKDTree
+    return np.r_[X, noise], np.r_[y, y[cKDTree(X).query(noise)[1]]]
+
+
+def test_profile_keeps_a_bounded_read_only_sample_outside_equality_and_as_dict():
+    X = np.random.default_rng(0).standard_normal((9000, 3))
+    p = profile_data(X, 3)
+    assert p.sample.shape == (4000, 3) and not p.sample.flags.writeable
+    np.testing.assert_array_equal(p.sample[0], X[0])
+    np.testing.assert_array_equal(p.sample[-1], X[-1])
+    assert "sample" not in p.as_dict() and p == attrs.evolve(p, sample=None)
+    wide = profile_data(np.zeros((5000, 2000)), 2)
+    assert wide.sample.shape == (2000, 2000)  # at most 4e6 values
+    import scipy.sparse as sp
+    assert profile_data(sp.random(50, 5, density=0.3, format="csr"), 2).sample is None
+
+
+def test_overlapping_anisotropic_gaussians_take_the_mixture_family():
+    X, y = _aniso()
+    model = GraphClustering(n_clusters=3, random_state=0).fit(X)
+    spec = model.resolved_spec_
+    assert spec["rounding"]["name"] == "gmm" and spec["solver"]["name"] == "features"
+    assert f"<= {MIXTURE_GAIN:g} nats" in spec["summary"]
+    km = GraphClustering(rule_auto._exact(model.profile_), n_clusters=3, random_state=0).fit(X)
+    assert adjusted_rand_score(y, model.labels_) > adjusted_rand_score(y, km.labels_) + 0.05
+    np.testing.assert_array_equal(model.predict(X[:40]), model.labels_[:40])
+
+
+def test_shapes_with_noise_take_genie_by_the_normalised_cut():
+    X, y = _ring_blob_noise()
+    model = GraphClustering(n_clusters=3, random_state=0).fit(X)
+    spec = model.resolved_spec_
+    assert spec["rounding"]["name"] == "genie", spec["summary"]
+    summary = spec["summary"]
+    assert "> 0.05" in summary and "normalised cut" in summary and "< spectral's" in summary
+    assert adjusted_rand_score(y, model.labels_) > 0.9
+
+
+def test_the_summary_states_the_diagnostics_that_decided():
+    X, _ = _ring_blob_noise()
+    p = profile_data(X, 3)
+    diag = rule_auto.low_dim_diagnostics(p, "none")
+    summary = auto_rule(p)["summary"]
+    assert f"{diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}" in summary
+    assert f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}" in summary
+    assert diag["ncut_genie"] < diag["ncut_spectral"] and diag["mixture_gain"] > MIXTURE_GAIN
+
+
+def test_when_spectral_cuts_better_the_spectral_rules_decide_and_say_why(monkeypatch):
+    X, _ = _ring_blob_noise()
+    p = profile_data(X, 3)
+    real = rule_auto.low_dim_diagnostics(p, "none")
+    monkeypatch.setattr(rule_auto, "low_dim_diagnostics",
+                        lambda p, s: {**real, "ncut_genie": real["ncut_spectral"] + 1.0})
+    spec = auto_rule(p)
+    assert spec["graph"]["name"] == "knn" and spec["rounding"]["name"] == "kmeans"
+    assert ">= spectral's" in spec["summary"] and "exact 10-NN spectral" in spec["summary"]
+
+
+def test_diagnostics_do_not_apply_without_sample_high_d_sparse_or_k():
+    X, _ = _aniso(300)
+    p = profile_data(X, 3)
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, sample=None), "none") is None
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, d=LOW_DIM + 1), "none") is None
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=1), "none") is None
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=None), "none") is None
+    # too few points per mixture parameter: no mixture test, straight to Genie vs spectral
+    small = rule_auto.low_dim_diagnostics(attrs.evolve(p, n=30, sample=p.sample[:60]), "none")
+    assert small is None or (not small["mixture"] and np.isnan(small["mixture_gain"]))
+
+
+def test_the_choice_is_the_same_for_every_seed_and_the_fit_deterministic():
+    X, _ = _ring_blob_noise(600)
+    a = GraphClustering(n_clusters=3, random_state=1).fit(X)
+    b = GraphClustering(n_clusters=3, random_state=1).fit(X)
+    c = GraphClustering(n_clusters=3, random_state=2).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.resolved_spec_["summary"] == c.resolved_spec_["summary"]
+    assert gc.validate_spec(a.resolved_spec_) == []
+
+
+@pytest.mark.slow
+def test_auto_labels_do_not_depend_on_faiss_being_installed(monkeypatch):
+    """Rule 4 above 4 096 points (where the exact search would use faiss' flat index when
+    installed): the same labels with faiss importable and with it blocked."""
+    pytest.importorskip("faiss")
+    import sys
+
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(n_samples=4200, centers=12, n_features=60, cluster_std=4.0,
+                      random_state=0)
+    with_faiss = GraphClustering(n_clusters=12, random_state=0).fit(X)
+    assert with_faiss.resolved_spec_["graph"]["method"] == "exact"
+    monkeypatch.setitem(sys.modules, "faiss", None)  # import faiss now raises ImportError
+    without = GraphClustering(n_clusters=12, random_state=0).fit(X)
+    assert without.resolved_spec_ == with_faiss.resolved_spec_
+    np.testing.assert_array_equal(without.labels_, with_faiss.labels_)
