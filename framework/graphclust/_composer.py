@@ -204,11 +204,16 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
                                           for r in bridges)
         msg += f". Graph builders that fit: {', '.join(fits) or '(none)'}"
         out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
-    if solver is not None and rounding is not None and rounding.needs not in solver.provides:
-        fits = [r.name for r in registry.roundings.records() if r.cls.needs in solver.provides]
+    # an adapter's lift may add fields to the solver's solution (``Adapter.adds``)
+    added = frozenset(getattr(adapter, "adds", frozenset())) if adapter is not None else frozenset()
+    if solver is not None and rounding is not None and rounding.needs not in (solver.provides
+                                                                              | added):
+        have = solver.provides | added
+        fits = [r.name for r in registry.roundings.records() if r.cls.needs in have]
+        by = f" with adapter {adapter.name!r}" if added else ""
         out.append(Problem(f"{prefix}rounding", f"rounding {rounding.name!r} needs a solution "
-                           f"with a {rounding.needs}, but solver {solver.name!r} produces "
-                           f"{' and '.join(sorted(solver.provides))}. Roundings that fit: "
+                           f"with a {rounding.needs}, but solver {solver.name!r}{by} produces "
+                           f"{' and '.join(sorted(have))}. Roundings that fit: "
                            f"{', '.join(fits) or '(none)'}", ProblemKind.INCOMPATIBLE))
     return out
 
