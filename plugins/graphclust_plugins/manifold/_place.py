@@ -31,6 +31,8 @@ def row_keys(X: np.ndarray) -> np.ndarray:
     ``O(n·d)`` time, row blocks of at most 8192 rows."""
     X = np.ascontiguousarray(X)
     n = X.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
     raw = X.reshape(n, -1).view(np.uint8)
     pad = (-raw.shape[1]) % 8
     width = (raw.shape[1] + pad) // 8
