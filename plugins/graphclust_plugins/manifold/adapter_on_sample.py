@@ -41,11 +41,12 @@ class OnSampleAdapter(graphclust.Adapter):
     ``anchor_embedding`` / ``anchor_soft``: ``predict`` and ``transform`` place new
     points with ``sample-knn``'s ``transform``.
 
-    Why the vote and not the position: measured on MNIST (fit on a 20 000-row sample,
-    the other 50 000 rows placed) the vote of the neighbours' labels and HDBSCAN-style
-    labelling of the placed positions (nearest labelled sample row in the layout) agree
-    to within a few rows; the vote needs no search in the layout and is linear in ``Z``,
-    so it is row-local with no extra state (docs: :doc:`/dask`).
+    Why the vote and not the position: measured on 20 000 MNIST rows (a 5 000-row
+    sample, the other 15 000 placed, seeds 0 and 1), the vote scored ACC 62.7 / 81.7
+    on the placed rows against 62.0 / 81.1 for the label of the nearest sample row to
+    the placed position in the layout (62.2 / 80.9 for its 5 nearest), the two agreeing
+    on 95.5–95.6 % of the rows; the vote needs no search in the layout and is linear in
+    ``Z``, so it is row-local with no extra state.
 
     Costs: the ``graph``, solver and ``rounding`` on ``S`` rows (global-small: for the
     default, NNDescent ``O(S^1.14·d)``, the layout ``O(epochs·S·k·p)``, the tree
