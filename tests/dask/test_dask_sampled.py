@@ -29,7 +29,8 @@ def blobs():
     return X, y
 
 
-@pytest.mark.parametrize("rounding", [{"name": "density"}, {"name": "genie"}],
+@pytest.mark.parametrize("rounding", [{"name": "density"},
+                                      pytest.param({"name": "genie"}, marks=pytest.mark.slow)],
                          ids=["density", "genie"])
 def test_distributed_labels_equal_in_memory_for_two_chunkings(blobs, dask_client, as_dask,
                                                               rounding):
