@@ -125,10 +125,9 @@ class SampleKNNGraph(graphclust.GraphBuilder):
     def build(self, X, anchors, ctx):
         X = as_dense_float(X)
         template = self._prepare(anchors, X.shape[0], ctx)
-        Z = self.transform(X, template)
+        Z, placed = self._rows(X, template)
         return graphclust.AnchorGraph(Z, anchors=template.anchors, state=template.state,
-                                      info={**template.info,
-                                            "placed": int(X.shape[0] - _n_matched(Z))})
+                                      info={**template.info, "placed": placed})
 
     def prepare_chunked(self, anchors, chunks, ctx):
         """The sample's keys and (``approx``, ``n > S``) its index: ``S``-sized, no pass
@@ -136,6 +135,10 @@ class SampleKNNGraph(graphclust.GraphBuilder):
         return self._prepare(anchors, int(chunks.n), ctx)
 
     def transform(self, X_new, graph):
+        return self._rows(X_new, graph)[0]
+
+    def _rows(self, X_new, graph):
+        """Rows of ``Z`` and how many rows were searched (not sample rows)."""
         state = graphclust.fitted_state(graph, SampleKNNState, f"graph {self.name!r}")
         U = np.asarray(graph.anchors.points)
         X_new = as_dense_float(X_new)
@@ -157,12 +160,7 @@ class SampleKNNGraph(graphclust.GraphBuilder):
             lift = sp.csr_array((np.ones(rest.size), (rest, np.arange(rest.size))),
                                 shape=(n, rest.size))
             Z = sp.csr_array(Z + lift @ pad)
-        return Z
-
-
-def _n_matched(Z) -> int:
-    return int((sp.csr_array(Z).max(axis=1).toarray().ravel() >= 1.0).sum()) if Z.shape[0] \
-        else 0
+        return Z, int(rest.size)
 
 
 def _row_distances(X: np.ndarray, U: np.ndarray, idx: np.ndarray, metric: str) -> np.ndarray:
