@@ -105,12 +105,16 @@ class OnSampleAdapter(graphclust.Adapter):
                          shape=(labels.size, k)).toarray()
         self.rounding_ = rounding
         self.sample_labels_ = labels
-        E = solution.embedding
-        emb = None if E is None else np.asarray(graph.Z @ np.asarray(E, dtype=np.float64))
+        E = None if solution.embedding is None else np.asarray(solution.embedding)
+        if E is not None and E.dtype not in (np.float32, np.float64):
+            E = E.astype(np.float64)
+        # the rows' positions keep the sample's dtype (float32 features stay float32:
+        # n x p floats are the lift's largest array)
+        emb = None if E is None else np.asarray(graph.Z.astype(E.dtype) @ E)
         soft = np.asarray(graph.Z @ H)
         return Solution(embedding=emb, soft=soft, objective=solution.objective,
                         n_iter=solution.n_iter, converged=solution.converged,
-                        anchor_embedding=None if E is None else np.asarray(E, np.float64),
+                        anchor_embedding=E,
                         anchor_soft=H, history=solution.history,
                         info={**solution.info, "adapter": self.name,
                               "sample_size": int(adapted.graph.n),
