@@ -165,6 +165,8 @@ def _adapter_problems(graph: Part | None, adapter: Part, solver: Part | None,
             msg += "; the solver accepts the graph as it is: remove the adapter"
         msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
         out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
+    for msg in adapter.solver_problems(solver):  # what the adapter runs with the solver
+        out.append(Problem(f"{prefix}adapter", msg, ProblemKind.INCOMPATIBLE))
     if solver.needs_features and not adapter.provides_features:
         fits = [r.name for r in registry.adapters.records() if r.cls.provides_features
                 and r.cls.produces in solver.accepts]

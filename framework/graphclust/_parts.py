@@ -474,6 +474,13 @@ class Adapter(Part):
         """
         raise NotImplementedError
 
+    def solver_problems(self, solver: Solver) -> list[str]:
+        """Why this adapter cannot follow ``solver`` (checked by the composer before any
+        work), beyond the declared graph kinds and features: an adapter running parts of
+        its own on the solver's solution (``on-sample``'s rounding) checks them here.
+        Empty (the default) when it can."""
+        return []
+
     def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
                       ctx: Context) -> Adapted:
         """:meth:`adapt` in the chunked execution (chunk hook, required with

@@ -188,3 +188,16 @@ def test_smallest_per_row_equals_a_stable_sort(b, m, s, seed, ties):
         np.testing.assert_array_equal(idx, ref)
     idx_l, vals_l = smallest_per_row(A, s, largest=True)
     np.testing.assert_array_equal(vals_l, -np.sort(-A, axis=1)[:, :s])
+
+
+def test_on_sample_rounding_is_checked_against_the_solver_before_work():
+    """A nested rounding that cannot read the solver's solution is refused by the
+    composer, naming both, not halfway through a fit."""
+    spec = sampled_spec(50)
+    spec["solver"] = {"name": "dcd"}  # a soft assignment only; density needs an embedding
+    with pytest.raises(graphclust.SpecError, match="rounding 'density' needs a solution"):
+        graphclust.compose(spec)
+    spec = sampled_spec(50)
+    spec["adapter"]["graph"] = {"name": "gaussian-anchor"}
+    with pytest.raises(graphclust.SpecError, match="affinity graph from the rows alone"):
+        graphclust.compose(spec)

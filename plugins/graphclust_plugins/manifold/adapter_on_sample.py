@@ -73,6 +73,26 @@ class OnSampleAdapter(graphclust.Adapter):
         None, doc="Rounding part run on the sample's solution; None = density (HDBSCAN tree "
         "cut to k).", check=graphclust.optional(graphclust.part_spec("rounding")))
 
+    def solver_problems(self, solver):
+        """The ``rounding`` part must take what the solver provides, and the ``graph``
+        part must build an affinity graph from the rows alone (checked before any work)."""
+        out = []
+        try:
+            rounding = graphclust.resolve_part(
+                DEFAULT_ROUNDING if self.rounding is None else self.rounding, "rounding")
+            builder = graphclust.resolve_part(
+                DEFAULT_GRAPH if self.graph is None else self.graph, "graph")
+        except (graphclust.SpecError, LookupError, TypeError, ValueError):
+            return out  # a bad nested spec is reported by the parameter checks
+        if rounding.needs not in solver.provides:
+            out.append(f"adapter {self.name!r}: its rounding {rounding.name!r} needs a "
+                       f"solution with a {rounding.needs}, but solver {solver.name!r} provides "
+                       f"{' and '.join(sorted(solver.provides))}")
+        if builder.produces != graphclust.GraphKind.AFFINITY or builder.needs_anchors:
+            out.append(f"adapter {self.name!r}: its graph {builder.name!r} must build an "
+                       "affinity graph from the rows alone (no anchors)")
+        return out
+
     def _sample(self, graph, n_clusters: int, ctx: Context) -> Adapted:
         if not isinstance(graph, AnchorGraph) or graph.anchors is None:
             raise graphclust.InputError(f"adapter {self.name!r} needs an anchor graph with "
