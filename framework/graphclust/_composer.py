@@ -165,6 +165,8 @@ def _adapter_problems(graph: Part | None, adapter: Part, solver: Part | None,
             msg += "; the solver accepts the graph as it is: remove the adapter"
         msg += f". Adapters that fit: {', '.join(fits) or '(none)'}"
         out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
+    for msg in adapter.solver_problems(solver):  # what the adapter runs with the solver
+        out.append(Problem(f"{prefix}adapter", msg, ProblemKind.INCOMPATIBLE))
     if solver.needs_features and not adapter.provides_features:
         fits = [r.name for r in registry.adapters.records() if r.cls.provides_features
                 and r.cls.produces in solver.accepts]
@@ -204,11 +206,16 @@ def _compat(pipe_parts: dict[str, Part | None], spec: PipelineSpec, registry: Re
                                           for r in bridges)
         msg += f". Graph builders that fit: {', '.join(fits) or '(none)'}"
         out.append(Problem(f"{prefix}solver", msg, ProblemKind.INCOMPATIBLE))
-    if solver is not None and rounding is not None and rounding.needs not in solver.provides:
-        fits = [r.name for r in registry.roundings.records() if r.cls.needs in solver.provides]
+    # an adapter's lift may add fields to the solver's solution (``Adapter.adds``)
+    added = frozenset(getattr(adapter, "adds", frozenset())) if adapter is not None else frozenset()
+    if solver is not None and rounding is not None and rounding.needs not in (solver.provides
+                                                                              | added):
+        have = solver.provides | added
+        fits = [r.name for r in registry.roundings.records() if r.cls.needs in have]
+        by = f" with adapter {adapter.name!r}" if added else ""
         out.append(Problem(f"{prefix}rounding", f"rounding {rounding.name!r} needs a solution "
-                           f"with a {rounding.needs}, but solver {solver.name!r} produces "
-                           f"{' and '.join(sorted(solver.provides))}. Roundings that fit: "
+                           f"with a {rounding.needs}, but solver {solver.name!r}{by} produces "
+                           f"{' and '.join(sorted(have))}. Roundings that fit: "
                            f"{', '.join(fits) or '(none)'}", ProblemKind.INCOMPATIBLE))
     return out
 

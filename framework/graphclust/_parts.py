@@ -240,7 +240,8 @@ class AnchorSelector(Part):
     """
 
     kind: ClassVar[str] = "anchors"
-    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (("for_rows",),)
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (("for_rows",),
+                                                                    ("sample_rows",))
 
     def select(self, X: np.ndarray, ctx: Context) -> Anchors:  # pragma: no cover - interface
         raise NotImplementedError
@@ -266,10 +267,38 @@ class AnchorSelector(Part):
         """
         return self
 
+    def sample_rows(self, n: int, ctx: Context) -> np.ndarray | None:
+        """The rows of a run's ``n`` rows that :meth:`select` reads (chunk hook, optional).
+
+        A selector whose anchors are rows it draws itself (``sample``) implements this so
+        that the chunked execution gathers exactly those rows, instead of its own uniform
+        sample, and the anchors are the same in memory and on any chunking. The contract:
+        :meth:`select` on ``X[sample_rows(n, ctx)]`` gives the anchors :meth:`select`
+        gives on all ``n`` rows of ``X`` (with a context of the same seed).
+
+        Parameters
+        ----------
+        n : int
+            Rows of the whole run.
+        ctx : Context
+            The anchors stage's context (its seed draws the rows).
+
+        Returns
+        -------
+        ndarray of int64 or None
+            Sorted distinct global row indices, or ``None`` for all rows.
+        """
+        raise NotImplementedError(f"anchor selector {self.name!r} draws no rows of its own")
+
     @classmethod
     def depends_on_rows(cls) -> bool:
         """Whether the class implements :meth:`for_rows`."""
         return cls.implements("for_rows")
+
+    @classmethod
+    def draws_rows(cls) -> bool:
+        """Whether the class implements :meth:`sample_rows`."""
+        return cls.implements("sample_rows")
 
 
 def _anchor_sums(block):
@@ -465,6 +494,15 @@ class Adapter(Part):
     out_of_sample : bool
         Whether the solutions :meth:`lift` returns place new points (they set per-anchor
         values or a feature projection); ``predict`` is offered only then.
+    adds : frozenset of SolutionField
+        Fields :meth:`lift` adds to what the solver provides (``on-sample`` adds a soft
+        assignment, the vote of the sample's labels); the composer checks the rounding
+        against the solver's ``provides`` and these. Empty by default.
+    own_graph : bool
+        Whether :meth:`adapt` builds the graph the solver runs on from the anchors alone
+        (``on-sample``: the sample's own kNN graph), so the built graph only places rows
+        and its connected components say nothing of the solver's problem: the pipeline
+        then does not warn about them. False by default.
 
     Work methods: :meth:`adapt` before the solver and :meth:`lift` after it. Both are
     row-local or global-small like every other stage; neither may form an ``n x n``
@@ -477,6 +515,8 @@ class Adapter(Part):
     produces: ClassVar[GraphKind] = GraphKind.AFFINITY
     provides_features: ClassVar[bool] = False
     out_of_sample: ClassVar[bool] = False
+    adds: ClassVar[frozenset[SolutionField]] = frozenset()
+    own_graph: ClassVar[bool] = False
 
     def adapt(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
               n_clusters: int, ctx: Context) -> Adapted:  # pragma: no cover - interface
@@ -491,6 +531,13 @@ class Adapter(Part):
         places new points with it through the graph builder's ``transform``.
         """
         raise NotImplementedError
+
+    def solver_problems(self, solver: Solver) -> list[str]:
+        """Why this adapter cannot follow ``solver`` (checked by the composer before any
+        work), beyond the declared graph kinds and features: an adapter running parts of
+        its own on the solver's solution (``on-sample``'s rounding) checks them here.
+        Empty (the default) when it can."""
+        return []
 
     def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
                       ctx: Context) -> Adapted:

@@ -219,7 +219,10 @@ class Pipeline:
                 timings["k"] = time.perf_counter() - t0
                 warn_selection(selection, repr(self))
                 n_clusters = selection.k
-        n_comp = graph.n_components() if built_here else None
+        # an adapter building its own graph from the anchors (``own_graph``) makes the
+        # built graph a placement of the rows: its components are not the solver's problem
+        own = self.adapter is not None and getattr(self.adapter, "own_graph", False)
+        n_comp = graph.n_components() if built_here and not own else None
         if n_comp is not None and n_clusters is not None and n_comp > n_clusters > 1:  # else it cannot change the result
             from graphclust._degenerate import component_sizes, disconnected_message
 

@@ -20,7 +20,8 @@ never ``hasattr``:
 =========== ============================================================ ======================
 kind        required with ``chunkwise``                                  optional
 =========== ============================================================ ======================
-anchors     nothing (``select`` runs on a uniform row sample)            ``for_rows``
+anchors     nothing (``select`` runs on a uniform row sample, or on      ``for_rows``;
+            exactly the rows ``sample_rows`` names)                      ``sample_rows``
 graph       ``prepare_chunked``; ``transform`` gives each block's        ``prepare_search``,
             rows                                                         ``search_block``,
                                                                          ``finish_search``,

@@ -19,9 +19,12 @@ SHAPES = {
 
 def test_preset_is_registered():
     spec = graphclust.get_registry().presets.get("manifold")
-    assert spec["graph"]["name"] == "fuzzy-knn"
+    assert spec["anchors"] == {"name": "sample", "n_anchors": 100000}
+    assert spec["graph"]["name"] == "sample-knn"
+    assert spec["adapter"]["graph"]["name"] == "fuzzy-knn"
+    assert spec["adapter"]["rounding"]["name"] == "density"
     assert spec["solver"]["name"] == "umap-layout"
-    assert spec["rounding"]["name"] == "density"
+    assert spec["rounding"]["name"] == "argmax"
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -30,7 +33,7 @@ def test_nonconvex_shapes(shape):
     model = graphclust.GraphClustering("manifold", n_clusters=2, random_state=0).fit(X)
     assert adjusted_rand_score(y, model.labels_) > 0.95
     assert model.n_clusters_ == 2 and np.unique(model.labels_).size == 2
-    assert model.pipeline_.rounding.n_clusters_found_ >= 1
+    assert model.pipeline_.adapter.rounding_.n_clusters_found_ >= 1
     kmeans = KMeans(2, n_init=10, random_state=0).fit_predict(X)
     assert adjusted_rand_score(y, kmeans) < 0.95
     uspec = graphclust.GraphClustering("uspec", n_clusters=2, random_state=0).fit(X)

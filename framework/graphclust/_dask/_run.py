@@ -265,9 +265,13 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     # a selector whose count depends on n (capped) is fixed from all n rows first
     selector = pipe.anchors.for_rows(n) if pipe.anchors.depends_on_rows() else pipe.anchors
     m = _n_anchors_asked(selector, n)
-    size = sample_size(n, m, per_unit=protocol.ANCHOR_SAMPLE_PER_ANCHOR,
-                       minimum=protocol.ANCHOR_SAMPLE_MIN)
-    idx = _sorted_sample(ctx.rng("chunked.anchor-sample"), n, size)
+    if selector.draws_rows():  # the rows it reads in memory, gathered by global index
+        idx = selector.sample_rows(n, sctx)
+        size = n if idx is None else int(len(idx))
+    else:
+        size = sample_size(n, m, per_unit=protocol.ANCHOR_SAMPLE_PER_ANCHOR,
+                           minimum=protocol.ANCHOR_SAMPLE_MIN)
+        idx = _sorted_sample(ctx.rng("chunked.anchor-sample"), n, size)
     Xs = X if idx is None else X[idx]
     anchors, caught = dask.delayed(_capturing)(_select, selector, Xs, quiet).compute()
     _reissue(caught)

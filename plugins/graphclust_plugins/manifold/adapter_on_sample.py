@@ -1,0 +1,145 @@
+"""Fit on the sample: a graph, a solver and a rounding of the anchors, carried to every row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+import graphclust
+from graphclust import Adapted, AnchorGraph, Context, Solution
+
+#: The sample's own graph when ``graph`` is not given: the ``manifold`` preset's.
+DEFAULT_GRAPH = {"name": "fuzzy-knn", "n_neighbors": 15}
+#: The sample's rounding when ``rounding`` is not given.
+DEFAULT_ROUNDING = {"name": "density"}
+
+
+@graphclust.part
+class OnSampleAdapter(graphclust.Adapter):
+    """The global step fitted on the anchors (a sample of the rows), rows placed through ``Z``.
+
+    For families whose global step does not scale or has no out-of-sample form — a kNN
+    graph, a UMAP layout and an HDBSCAN tree (McInnes, Healy & Melville 2018; Campello,
+    Moulavi & Sander 2013), or Genie's minimum spanning tree (Gagolewski et al. 2016):
+
+    * :meth:`adapt` builds the sample's own affinity graph with the ``graph`` part
+      (default ``fuzzy-knn``, 15 neighbours) on the anchor points and hands it, with the
+      anchor points as features, to the pipeline's solver, unchanged (``umap-layout``,
+      ``features``, any solver of affinity graphs);
+    * :meth:`lift` runs the ``rounding`` part (default ``density``) on the solver's
+      sample solution, giving the sample's labels ``ℓ`` (``S`` of them), and carries
+      the sample's layout ``E`` and one-hot labels ``H`` (``S x k``) to the rows:
+      ``Z E`` (each row's membership-weighted mean position, umap-learn's
+      ``transform`` initialisation) and ``Z H`` (a membership-weighted vote of its
+      neighbours' labels). The pipeline's ``argmax`` rounding takes the vote.
+
+    A row that is a sample row (``Z`` one-hot, ``sample-knn``) gets its own position
+    and label; with ``n <= S`` that is every row, so the result is the fit of the same
+    graph, solver and rounding on all rows. The per-sample values are kept as
+    ``anchor_embedding`` / ``anchor_soft``: ``predict`` and ``transform`` place new
+    points with ``sample-knn``'s ``transform``.
+
+    Why the vote and not the position: measured on 20 000 MNIST rows (a 5 000-row
+    sample, the other 15 000 placed, seeds 0 and 1), the vote scored ACC 62.7 / 81.7
+    on the placed rows against 62.0 / 81.1 for the label of the nearest sample row to
+    the placed position in the layout (62.2 / 80.9 for its 5 nearest), the two agreeing
+    on 95.5–95.6 % of the rows; the vote needs no search in the layout and is linear in
+    ``Z``, so it is row-local with no extra state.
+
+    Costs: the ``graph``, solver and ``rounding`` on ``S`` rows (global-small: for the
+    default, NNDescent ``O(S^1.14·d)``, the layout ``O(epochs·S·k·p)``, the tree
+    ``O(S log S)``), then ``O(nnz(Z)·(p + k))`` for the rows. In the chunked execution
+    :meth:`adapt_chunked` reads no block (the sample is the anchors) and
+    :meth:`lift_rows` gives each block ``Z_b E`` and ``Z_b H``: the same rows as in
+    memory. Fitted attributes: ``rounding_`` (the fitted sample rounding),
+    ``sample_labels_`` (``ℓ``).
+    """
+
+    name = "on-sample"
+    accepts = frozenset({graphclust.GraphKind.ANCHOR})
+    produces = graphclust.GraphKind.AFFINITY
+    provides_features = True
+    out_of_sample = True
+    adds = frozenset({graphclust.SolutionField.SOFT})  # the vote of the sample's labels
+    own_graph = True  # the solver runs on the sample's own graph, Z only places rows
+    chunkwise = True  # the sample is the anchors; rows are Z_b E and Z_b H per block
+
+    graph: Any = graphclust.param(
+        None, doc="Graph part built on the sample rows (an affinity builder); None = "
+        "fuzzy-knn with 15 neighbours.", check=graphclust.optional(graphclust.part_spec("graph")))
+    rounding: Any = graphclust.param(
+        None, doc="Rounding part run on the sample's solution; None = density (HDBSCAN tree "
+        "cut to k).", check=graphclust.optional(graphclust.part_spec("rounding")))
+
+    def solver_problems(self, solver):
+        """The ``rounding`` part must take what the solver provides, and the ``graph``
+        part must build an affinity graph from the rows alone (checked before any work)."""
+        out = []
+        try:
+            rounding = graphclust.resolve_part(
+                DEFAULT_ROUNDING if self.rounding is None else self.rounding, "rounding")
+            builder = graphclust.resolve_part(
+                DEFAULT_GRAPH if self.graph is None else self.graph, "graph")
+        except (graphclust.SpecError, LookupError, TypeError, ValueError):
+            return out  # a bad nested spec is reported by the parameter checks
+        if rounding.needs not in solver.provides:
+            out.append(f"adapter {self.name!r}: its rounding {rounding.name!r} needs a "
+                       f"solution with a {rounding.needs}, but solver {solver.name!r} provides "
+                       f"{' and '.join(sorted(solver.provides))}")
+        if builder.produces != graphclust.GraphKind.AFFINITY or builder.needs_anchors:
+            out.append(f"adapter {self.name!r}: its graph {builder.name!r} must build an "
+                       "affinity graph from the rows alone (no anchors)")
+        return out
+
+    def _sample(self, graph, n_clusters: int, ctx: Context) -> Adapted:
+        if not isinstance(graph, AnchorGraph) or graph.anchors is None:
+            raise graphclust.InputError(f"adapter {self.name!r} needs an anchor graph with "
+                                        "its anchors (the sample)")
+        U = np.asarray(graph.anchors.points)
+        builder = graphclust.resolve_part(DEFAULT_GRAPH if self.graph is None else self.graph,
+                                          "graph")
+        if builder.produces != graphclust.GraphKind.AFFINITY or builder.needs_anchors:
+            raise graphclust.InputError(f"adapter {self.name!r}: its graph {builder.name!r} "
+                                        "must build an affinity graph from the rows alone")
+        level = builder.build(U, None, ctx)
+        return Adapted(level, U, min(int(n_clusters), level.n))
+
+    def adapt(self, graph, X, n_clusters, ctx):
+        """The sample's own graph, the sample rows as features, ``min(k, S)``."""
+        return self._sample(graph, n_clusters, ctx)
+
+    def adapt_chunked(self, graph, chunks, n_clusters, ctx):
+        """:meth:`adapt` on the chunked run's zero-row graph (the sample is its anchors):
+        nothing is read from the blocks."""
+        return self._sample(graph, n_clusters, ctx)
+
+    def lift(self, solution, graph, adapted, ctx):
+        """The sample's labels by the ``rounding``; ``Z E`` and ``Z H`` for the rows."""
+        rounding = graphclust.resolve_part(
+            DEFAULT_ROUNDING if self.rounding is None else self.rounding, "rounding")
+        labels = np.asarray(rounding.round(solution, adapted.n_clusters, ctx), dtype=np.int64)
+        k = int(labels.max()) + 1 if labels.size else 1
+        H = sp.csr_array((np.ones(labels.size), (np.arange(labels.size), labels)),
+                         shape=(labels.size, k)).toarray()
+        self.rounding_ = rounding
+        self.sample_labels_ = labels
+        E = None if solution.embedding is None else np.asarray(solution.embedding)
+        if E is not None and E.dtype not in (np.float32, np.float64):
+            E = E.astype(np.float64)
+        # the rows' positions keep the sample's dtype (float32 features stay float32:
+        # n x p floats are the lift's largest array)
+        emb = None if E is None else np.asarray(graph.Z.astype(E.dtype) @ E)
+        soft = np.asarray(graph.Z @ H)
+        return Solution(embedding=emb, soft=soft, objective=solution.objective,
+                        n_iter=solution.n_iter, converged=solution.converged,
+                        anchor_embedding=E,
+                        anchor_soft=H, history=solution.history,
+                        info={**solution.info, "adapter": self.name,
+                              "sample_size": int(adapted.graph.n),
+                              "sample_clusters": k})
+
+    def lift_rows(self, solution, block):
+        """One block's rows: ``Z_b E`` and ``Z_b H``."""
+        return solution.extend(Z_new=block.Z)

@@ -1,0 +1,203 @@
+"""Fit on a sample, place the rows: references, determinism, the n <= S identity, predict."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.metrics import adjusted_rand_score
+
+import graphclust
+from graphclust import Context
+from graphclust.chunks import InMemoryChunks
+from graphclust_plugins.manifold._place import match_rows, row_keys
+from graphclust_plugins.manifold.anchors_sample import SampleAnchors
+from graphclust_plugins.manifold.graph_sample_knn import SampleKNNGraph
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")
+
+
+def sampled_spec(S, *, k=15, method="exact", rounding=None, graph_method="exact"):
+    return {"anchors": {"name": "sample", "n_anchors": S},
+            "graph": {"name": "sample-knn", "n_neighbors": k, "method": method},
+            "adapter": {"name": "on-sample",
+                        "graph": {"name": "fuzzy-knn", "n_neighbors": 15,
+                                  "method": graph_method},
+                        "rounding": rounding or {"name": "density"}},
+            "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
+            "rounding": {"name": "argmax"}}
+
+
+def reference_rows(X, U, k):
+    """Dense reference of sample-knn's Z: exact rows for duplicates, else UMAP memberships
+    of the k nearest sample rows by brute force, solved for σ by plain bisection."""
+    n, m = X.shape[0], U.shape[0]
+    D = np.sqrt(((X[:, None, :] - U[None, :, :]) ** 2).sum(-1))
+    Z = np.zeros((n, m))
+    for i in range(n):
+        eq = np.flatnonzero((X[i] == U).all(axis=1))
+        if eq.size:
+            Z[i, eq[0]] = 1.0
+            continue
+        nb = np.argsort(D[i], kind="stable")[:k]
+        d = D[i, nb]
+        rho = d[d > 0].min()
+        target = math.log2(k + 1)
+        lo, hi = 0.0, 1e6
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            s = np.exp(-np.maximum(d - rho, 0) / mid).sum()
+            lo, hi = (lo, mid) if s > target else (mid, hi)
+        w = np.exp(-np.maximum(d - rho, 0) / max(mid, 1e-3 * d.mean()))
+        Z[i, nb] = w / w.sum()
+    return Z
+
+
+def test_sample_knn_rows_equal_the_dense_reference():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 5))
+    anchors = SampleAnchors(n_anchors=40).select(X, Context(seed=1))
+    U = anchors.points
+    G = SampleKNNGraph(n_neighbors=6, method="exact").build(X, anchors, Context(seed=1))
+    ref = reference_rows(X, U, 6)
+    # smooth_distances stops once |Σ w − log2(k+1)| < 1e-5
+    np.testing.assert_allclose(G.Z.toarray(), ref, atol=2e-5)
+    np.testing.assert_allclose(G.Z.sum(axis=1), 1.0)
+    # the sample's own rows are exactly themselves
+    idx = anchors.state.indices
+    np.testing.assert_array_equal(G.Z.toarray()[idx], np.eye(40))
+
+
+def test_match_rows_finds_the_first_equal_row_and_only_equal_rows():
+    rng = np.random.default_rng(0)
+    U = rng.integers(0, 3, size=(50, 3)).astype(np.float64)  # many duplicates
+    X = np.vstack([U[::-1], rng.integers(0, 4, size=(30, 3)).astype(np.float64) + 0.5])
+    keys = row_keys(U)
+    got = match_rows(X, U, keys, np.argsort(keys, kind="stable"))
+    for i, x in enumerate(X):
+        eq = np.flatnonzero((U == x).all(axis=1))
+        assert got[i] == (eq[0] if eq.size else -1)
+
+
+def test_row_keys_are_fixed_numbers():
+    """Keys agree across processes (no salted hash): a fixed row has a fixed key."""
+    a = row_keys(np.array([[1.0, 2.0, 3.0]]))
+    b = row_keys(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
+    assert a[0] == b[0] and b[0] != b[1]
+    assert row_keys(np.zeros((0, 3))).shape == (0,)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(5, 60), S=st.integers(1, 30), k=st.integers(1, 6),
+       cuts=st.lists(st.integers(1, 59), max_size=4), seed=st.integers(0, 10))
+def test_sample_knn_rows_do_not_depend_on_the_blocks(n, S, k, cuts, seed):
+    X = np.random.default_rng(seed).normal(size=(n, 3))
+    X[n // 2] = X[0]  # a duplicate row
+    anchors = SampleAnchors(n_anchors=S).select(X, Context(seed=seed))
+    builder = SampleKNNGraph(n_neighbors=k, method="exact")
+    G = builder.build(X, anchors, Context(seed=seed))
+    bounds = sorted({0, n, *[c for c in cuts if c < n]})
+    parts = [builder.transform(X[a:b], G).toarray() for a, b in zip(bounds[:-1], bounds[1:])]
+    np.testing.assert_array_equal(np.vstack(parts), G.Z.toarray())
+    np.testing.assert_allclose(G.Z.sum(axis=1), 1.0)
+    assert np.diff(G.Z.indptr).max() <= min(k, anchors.n_anchors)
+
+
+def test_sample_rows_hook_gives_the_same_anchors():
+    """The chunk hook's contract: select on X[sample_rows(n)] = select on X."""
+    X = np.random.default_rng(0).normal(size=(500, 4))
+    sel = SampleAnchors(n_anchors=60)
+    ctx = Context(seed=7)
+    idx = sel.sample_rows(500, ctx)
+    assert idx.shape == (60,) and np.all(np.diff(idx) > 0)
+    np.testing.assert_array_equal(sel.select(X[idx], ctx).points, sel.select(X, ctx).points)
+    assert SampleAnchors(n_anchors=500).sample_rows(500, ctx) is None
+    assert SampleAnchors.draws_rows() and not graphclust.get_registry().anchors.get(
+        "random").draws_rows()
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
+def test_all_rows_sampled_is_the_fit_on_all_rows(seed):
+    """n <= S: the sampled pipeline's labels are those of fuzzy-knn → umap-layout →
+    density on all rows (the former manifold preset)."""
+    X, _ = make_moons(600, noise=0.08, random_state=0)
+    old = {"graph": {"name": "fuzzy-knn", "n_neighbors": 15},
+           "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
+           "rounding": {"name": "density"}}
+    a = graphclust.GraphClustering(old, n_clusters=2, random_state=seed).fit(X).labels_
+    b = graphclust.GraphClustering("manifold", n_clusters=2, random_state=seed).fit(X)
+    np.testing.assert_array_equal(a, b.labels_)
+    np.testing.assert_array_equal(b.predict(X), b.labels_)
+
+
+def test_genie_preset_below_S_is_genie_on_all_rows():
+    X, _ = make_moons(800, noise=0.05, random_state=1)
+    old = {"scale": "standard", "anchors": {"name": "random", "n_anchors": 1},
+           "graph": {"name": "gaussian-anchor", "n_neighbors": 1},
+           "solver": {"name": "features"}, "rounding": {"name": "genie"}}
+    a = graphclust.GraphClustering(old, n_clusters=2, random_state=0).fit(X).labels_
+    b = graphclust.GraphClustering("genie", n_clusters=2, random_state=0).fit(X).labels_
+    np.testing.assert_array_equal(a, b)
+
+
+def test_sampled_fit_places_rows_and_predicts():
+    X, y = make_blobs(4000, 6, centers=4, cluster_std=0.8, random_state=2)
+    model = graphclust.GraphClustering(sampled_spec(800), n_clusters=4, random_state=0).fit(X)
+    assert adjusted_rand_score(y, model.labels_) > 0.99
+    assert model.pipeline_.adapter.sample_labels_.shape == (800,)
+    # predict on the training rows is the fit's labels (placement is row-local)
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    Xn, yn = make_blobs(500, 6, centers=4, cluster_std=0.8, random_state=2)
+    assert adjusted_rand_score(yn, model.predict(Xn)) > 0.99
+    E = model.transform(X[:50])
+    assert E.shape == (50, 10) and np.all(np.isfinite(E))
+
+
+def test_chunked_protocol_rows_equal_the_in_memory_rows():
+    """lift_rows over InMemoryChunks blocks gives the in-memory lifted rows."""
+    X, _ = make_blobs(900, 5, centers=3, random_state=0)
+    pipe = graphclust.compose(sampled_spec(200, k=5, rounding={"name": "genie"}))
+    res = pipe.run(X, n_clusters=3, ctx=Context(seed=0))
+    for block in InMemoryChunks(X, res.graph.Z, block_rows=250).blocks():
+        rows = pipe.adapter.lift_rows(res.solution, block)
+        stop = block.start + block.X.shape[0]
+        np.testing.assert_allclose(rows.soft, res.solution.soft[block.start:stop])
+        np.testing.assert_allclose(rows.embedding, res.solution.embedding[block.start:stop])
+
+
+@settings(max_examples=30, deadline=None)
+@given(b=st.integers(1, 40), m=st.integers(2, 60), s=st.integers(1, 40),
+       seed=st.integers(0, 100), ties=st.booleans())
+def test_smallest_per_row_equals_a_stable_sort(b, m, s, seed, ties):
+    """The repeated-argmin selection (s <= 32) and argpartition (above) both return the
+    s smallest of every row, best first; with ties the argmin path takes the lowest
+    columns, exactly as a stable sort."""
+    from graphclust.numerics import smallest_per_row
+
+    rng = np.random.default_rng(seed)
+    A = rng.integers(0, 4, size=(b, m)).astype(np.float64) if ties else rng.random((b, m))
+    s = min(s, m - 1)
+    idx, vals = smallest_per_row(A, s)
+    ref = np.argsort(A, axis=1, kind="stable")[:, :s]
+    np.testing.assert_array_equal(vals, np.take_along_axis(A, ref, axis=1))
+    if s <= 32:
+        np.testing.assert_array_equal(idx, ref)
+    idx_l, vals_l = smallest_per_row(A, s, largest=True)
+    np.testing.assert_array_equal(vals_l, -np.sort(-A, axis=1)[:, :s])
+
+
+def test_on_sample_rounding_is_checked_against_the_solver_before_work():
+    """A nested rounding that cannot read the solver's solution is refused by the
+    composer, naming both, not halfway through a fit."""
+    spec = sampled_spec(50)
+    spec["solver"] = {"name": "dcd"}  # a soft assignment only; density needs an embedding
+    with pytest.raises(graphclust.SpecError, match="rounding 'density' needs a solution"):
+        graphclust.compose(spec)
+    spec = sampled_spec(50)
+    spec["adapter"]["graph"] = {"name": "gaussian-anchor"}
+    with pytest.raises(graphclust.SpecError, match="affinity graph from the rows alone"):
+        graphclust.compose(spec)
