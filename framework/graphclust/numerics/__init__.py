@@ -16,6 +16,8 @@ module                    what it holds
                           ``d x d`` covariance (:class:`Projection`)
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
+:mod:`.threads`           :func:`fixed_threads`: one BLAS/OpenMP thread for the steps
+                          whose last bits feed later decisions (thread-count-free)
 ========================  ==========================================================
 
 A bundle that needs a numeric another bundle already has moves it here instead of
@@ -62,12 +64,14 @@ from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
+from graphclust.numerics.threads import fixed_threads
 
 __all__ = [
     "SCALE_KINDS",
     "ColumnStats",
     "Scaling",
     "fit_scaling",
+    "fixed_threads",
     "Projection",
     "fit_pca",
     "adaptive_anchor_rows",

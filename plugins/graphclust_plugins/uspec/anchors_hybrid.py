@@ -9,7 +9,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import clamp_anchors
+from graphclust.numerics import clamp_anchors, fixed_threads
 
 
 @graphclust.part
@@ -22,7 +22,9 @@ class HybridAnchors(graphclust.AnchorSelector):
     The candidates are drawn without replacement from ``ctx.rng("anchors.hybrid")``; the
     k-means (scikit-learn, initialised with ``p`` random candidates as the authors'
     ``litekmeans`` is, ``tol = 0``) runs ``max_iter`` Lloyd iterations with a seed
-    from ``ctx.seed_for("anchors.hybrid")``.
+    from ``ctx.seed_for("anchors.hybrid")``, on one BLAS/OpenMP thread
+    (:func:`graphclust.numerics.fixed_threads`), so the representatives do not depend on
+    the thread count.
 
     Rules for small ``n``:
 
@@ -62,8 +64,11 @@ class HybridAnchors(graphclust.AnchorSelector):
         info = {"n_candidates": n_cand}
         if n_cand == p:
             return graphclust.Anchors(np.array(C, copy=True), info={**info, "n_iter": 0})
-        km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
-                                         ctx.seed_for("anchors.hybrid"), ctx.progress)
+        # one BLAS/OpenMP thread: scikit-learn's Lloyd step adds per-thread partial sums
+        # in the order threads finish, and the unconverged k-means amplifies the last bit
+        with fixed_threads():
+            km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
+                                             ctx.seed_for("anchors.hybrid"), ctx.progress)
         return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
                                   info={**info, "n_iter": n_iter,
                                         "inertia": float(km.inertia_)})
