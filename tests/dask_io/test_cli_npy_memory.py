@@ -12,8 +12,8 @@ from sklearn.datasets import load_digits
 
 pytest.importorskip("dask.array", reason="the chunked CLI path needs the dask extra")
 
-from graphclust import io  # noqa: E402
-from graphclust.cli import main  # noqa: E402
+from graphclust import io
+from graphclust.cli import main
 
 
 def _run(capsys, *argv):

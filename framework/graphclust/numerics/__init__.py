@@ -15,6 +15,7 @@ module                    what it holds
 :mod:`.pca`               principal-component reduction through the blocked
                           ``d x d`` covariance (:class:`Projection`)
 :mod:`.dtypes`            the keep-float32 rule
+:mod:`.exact`             :class:`ExactSum`: sums that do not depend on their order
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
 :mod:`.threads`           :func:`fixed_threads`: one BLAS/OpenMP thread for the steps
                           whose last bits feed later decisions (thread-count-free)
@@ -46,6 +47,7 @@ from graphclust.numerics.distances import (
     smallest_per_row,
     sq_distances,
 )
+from graphclust.numerics.exact import ExactSum
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
     leading_eigenvectors,
@@ -68,6 +70,7 @@ from graphclust.numerics.threads import fixed_threads
 
 __all__ = [
     "SCALE_KINDS",
+    "ExactSum",
     "ColumnStats",
     "Scaling",
     "fit_scaling",

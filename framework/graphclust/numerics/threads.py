@@ -27,8 +27,8 @@ kept are recomputed from the differences (:mod:`graphclust.numerics.distances`).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from threadpoolctl import threadpool_limits
 

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.numerics import as_dense_float, rows_to_csr
+from graphclust.numerics import ExactSum, as_dense_float, rows_to_csr
 from graphclust_plugins.uspec._knr import RepresentativeIndex, build_index, exact_nearest
 
 WEIGHT_FLOOR = float(np.finfo(np.float64).eps)
@@ -142,7 +142,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
                 index = build_index(U, kprime, n_groups=self.n_groups,
                                     seed=ctx.seed_for("graph.knr-bipartite"))
         idx, dist = self._search_in_blocks(X, U, k, index, ctx.progress)
-        sigma = float(self.sigma) if self.sigma is not None else float(dist.mean())
+        sigma = float(self.sigma) if self.sigma is not None else _mean_distance(dist)
         B = rows_to_csr(idx, gaussian_weights(dist, sigma), p)
         info = {"search": self.search}
         if index is not None:
@@ -198,7 +198,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         if self.sigma is not None:
             return template
         total, count = chunks.sum(_kept_distance_sum)
-        sigma = float(total / count) if count else 0.0
+        sigma = _sigma_from(total, count)
         return graphclust.AnchorGraph(np.zeros((0, template.n_anchors)),
                                       anchors=template.anchors, info=dict(template.info),
                                       state=attrs.evolve(template.state, sigma=sigma))
@@ -220,7 +220,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
             sigma = float(self.sigma)
         else:
             total, count = chunks.sum(_distance_sum, self, U, k, index)
-            sigma = float(total / count) if count else 0.0
+            sigma = _sigma_from(total, count)
         info = {"search": self.search}
         if index is not None:
             info["n_groups"] = index.n_groups
@@ -234,10 +234,21 @@ def _distance_sum(block, builder, U, k, index):
     (chunk function of ``σ``)."""
     X, U = builder._features(block.X, U)
     _, dist = builder._search(X, U, k, index)
-    return float(dist.sum(dtype=np.float64)), int(dist.size)
+    return ExactSum.of(dist), int(dist.size)
 
 
 def _kept_distance_sum(block):
     """``(Σ d, count)`` of one block's kept search (``block.Z = (indices, distances)``)."""
     _, dist = block.Z
-    return float(np.asarray(dist).sum(dtype=np.float64)), int(np.asarray(dist).size)
+    return ExactSum.of(dist), int(np.asarray(dist).size)
+
+
+def _sigma_from(total: ExactSum, count: int) -> float:
+    """σ from the exact sum of the ``count`` kept distances (0 without any)."""
+    return float(total.value()[0] / count) if count else 0.0
+
+
+def _mean_distance(dist: np.ndarray) -> float:
+    """σ of all rows in memory: the same exact sum as the chunked execution's, so σ (and
+    every row of ``B``) is the same bits for any cut of the rows."""
+    return _sigma_from(ExactSum.of(dist), int(np.asarray(dist).size))

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
-import scipy.sparse as sp
-from graphclust.chunks import anchor_degrees
 
-from graphclust_plugins.uspec._tcut import point_transfer, representative_side, transfer_cut
+from graphclust_plugins.uspec._tcut import (
+    exact_degrees,
+    exact_transfer_gram,
+    gram_from_exact,
+    point_transfer,
+    representative_side,
+    transfer_cut,
+)
 
 
 @graphclust.part
@@ -81,11 +86,12 @@ class TransferCut(graphclust.Solver):
         ``D_X`` is per row, so ``D_Y = Σ B_bᵀ1`` (pass 1) and ``E = Σ B_bᵀ D_{X,b}⁻¹ B_b``
         (pass 2) are sums over the blocks; the ``p x p`` problem is then
         :func:`~graphclust_plugins.uspec._tcut.representative_side`, as in :meth:`solve`,
-        and :meth:`lift_rows` gives a block ``D_{X,b}⁻¹ B_b rep``. Equal to :meth:`solve`
-        up to the order of the block sums.
+        and :meth:`lift_rows` gives a block ``D_{X,b}⁻¹ B_b rep``. Both sums are exact
+        (:class:`graphclust.numerics.ExactSum`), as in :meth:`solve`, so the result is
+        :meth:`solve`'s, bit for bit, for any cut of the rows.
         """
         k = int(self.n_components or n_clusters)
-        dy = chunks.sum(anchor_degrees)
+        dy = chunks.sum(_exact_degrees).value()
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:
@@ -93,7 +99,7 @@ class TransferCut(graphclust.Solver):
             info = {"eigenvalues": np.zeros(1), "gamma": np.zeros(1),
                     "unused_representatives": int(dy.size)}
         else:
-            E = chunks.sum(_transfer_gram, cols)
+            E = gram_from_exact(chunks.sum(_exact_transfer_gram, cols), cols.size)
             rep, v, lam, gamma = representative_side(E, dy, cols, k_eff,
                                                      random_state=ctx.seed_for("solver.tcut"))
             if not self.eigen_scaling:  # as in solve: D_X⁻¹ B v, no 1 / (1 - γ)
@@ -114,8 +120,11 @@ class TransferCut(graphclust.Solver):
         return graphclust.Solution(embedding=np.asarray(PX @ rep[cols]))
 
 
-def _transfer_gram(block, cols):
-    """``B_bᵀ D_{X,b}⁻¹ B_b`` on the active columns (chunk function)."""
-    B = sp.csr_array(block.Z, dtype=np.float64)
-    Ba = B[:, cols] if cols.size < B.shape[1] else B
-    return sp.csr_array(Ba.T @ point_transfer(B, cols))
+def _exact_degrees(block):
+    """``B_bᵀ1`` as an exact sum (chunk function)."""
+    return exact_degrees(block.Z)
+
+
+def _exact_transfer_gram(block, cols):
+    """``B_bᵀ D_{X,b}⁻¹ B_b`` on the active columns as an exact keyed sum (chunk function)."""
+    return exact_transfer_gram(block.Z, cols)
