@@ -70,8 +70,10 @@ class TransferCut(graphclust.Solver):
                              f"{int(res.active.sum())} x {int(res.active.sum())} problem")
         point, rep = res.point_embedding, res.rep_embedding
         if not self.eigen_scaling:  # v and D_X⁻¹ B v (λ = 1 columns stay zero)
-            gain = 1.0 - res.gamma
-            point, rep = point * gain[None, :], rep * gain[None, :]
+            rep = rep * (1.0 - res.gamma)[None, :]
+            # the rows as lift_rows computes them (scaled before the product), so the
+            # chunked embedding is this one bit for bit
+            point = _lifted(graph.Z, np.flatnonzero(res.active), rep)
         return graphclust.Solution(
             embedding=point, anchor_embedding=rep,
             info={"eigenvalues": res.eigenvalues, "gamma": res.gamma,
@@ -113,11 +115,14 @@ class TransferCut(graphclust.Solver):
     def lift_rows(self, solution, block) -> graphclust.Solution:
         """The embedding rows of one block, ``D_{X,b}⁻¹ B_b rep`` (:meth:`solve_chunked`)."""
         cols = solution.info["chunked"]["cols"]
-        rep = solution.anchor_embedding
-        if cols.size == 0:
-            return graphclust.Solution(embedding=np.zeros((block.Z.shape[0], rep.shape[1])))
-        PX = point_transfer(block.Z, cols)
-        return graphclust.Solution(embedding=np.asarray(PX @ rep[cols]))
+        return graphclust.Solution(embedding=_lifted(block.Z, cols, solution.anchor_embedding))
+
+
+def _lifted(B, cols, rep):
+    """``D_X⁻¹ B rep`` on the active columns ``cols`` (zero rows without any)."""
+    if cols.size == 0:
+        return np.zeros((B.shape[0], rep.shape[1]))
+    return np.asarray(point_transfer(B, cols) @ rep[cols])
 
 
 def _exact_degrees(block):
