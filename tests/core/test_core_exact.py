@@ -18,7 +18,7 @@ finite = st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_inf
                    allow_subnormal=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(arrays(np.float64, st.integers(0, 300), elements=finite), st.integers(1, 6))
 def test_exact_sum_is_the_correctly_rounded_sum_for_any_cut(values, pieces):
     exact = float(sum((Fraction(v) for v in values), Fraction(0)))
@@ -31,7 +31,7 @@ def test_exact_sum_is_the_correctly_rounded_sum_for_any_cut(values, pieces):
     assert total.value()[0] == whole
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 400), st.integers(1, 7), st.integers(0, 2**32 - 1))
 def test_grouped_and_keyed_sums(n, groups, seed):
     rng = np.random.default_rng(seed)
@@ -67,7 +67,7 @@ def _brute(X, U, s):
     return order, np.take_along_axis(d, order, axis=1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 120), st.integers(2, 40), st.integers(1, 12), st.integers(1, 6),
        st.integers(1, 50), st.integers(0, 2**32 - 1), st.booleans())
 def test_nearest_with_exact_ties_is_the_brute_force_answer_for_any_block(

@@ -116,20 +116,17 @@ def test_cli_against_a_tcp_scheduler_gives_the_in_memory_labels(real_cluster, di
     np.testing.assert_array_equal(chunked, memory)
 
 
-def _kill_when_holding(client, workers, done: dict, marker: str = "_graph_rows") -> None:
+def _kill_when_holding(client, pids: dict, done: dict, marker: str = "_graph_rows") -> None:
     """SIGKILL the worker process that first holds two persisted rows of ``Z`` (the graph
-    stage is done, the solver's passes over them are starting)."""
-    pids = {w.pid: w for w in workers}
+    stage is done, the solver's passes over them are starting); ``pids``: worker address
+    to process id."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not done.get("stop"):
-        info = client.scheduler_info()["workers"]
         for address, keys in client.has_what().items():
-            if sum(marker in str(k) for k in keys) >= 2:
-                pid = info[address]["pid"]
-                if pid in pids:
-                    os.kill(pid, signal.SIGKILL)
-                    done["killed"], done["at"] = pid, time.monotonic()
-                    return
+            if sum(marker in str(k) for k in keys) >= 2 and address in pids:
+                os.kill(pids[address], signal.SIGKILL)
+                done["killed"], done["at"] = pids[address], time.monotonic()
+                return
         time.sleep(0.005)
 
 
@@ -150,8 +147,10 @@ def test_worker_killed_mid_fit_the_fit_completes_with_the_undisturbed_labels(rea
         Xd = da.from_array(X, chunks=(200, 64)).persist()
         reference = gc.GraphClustering("ulge", **kw).fit(Xd).labels_.compute()
         np.testing.assert_array_equal(reference, memory)
+        pids = client.run(os.getpid)  # address -> pid of each worker process
+        assert sorted(pids.values()) == sorted(w.pid for w in workers)  # no nanny between
         done: dict = {}
-        killer = threading.Thread(target=_kill_when_holding, args=(client, workers, done))
+        killer = threading.Thread(target=_kill_when_holding, args=(client, pids, done))
         killer.start()
         try:
             model = gc.GraphClustering("ulge", **kw).fit(Xd)

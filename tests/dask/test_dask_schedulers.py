@@ -68,7 +68,18 @@ def test_uspec_labels_equal_in_memory_on_local_schedulers(digits, scheduler, cut
     np.testing.assert_array_equal(got, want)
 
 
-def test_uspec_labels_equal_in_memory_on_a_distributed_client(digits, dask_client):
+@pytest.fixture
+def own_client():
+    """A client on a 2-worker in-process cluster for one test only (a client left open
+    would be the default for the local-scheduler runs of the next tests)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        yield client
+
+
+def test_uspec_labels_equal_in_memory_on_a_distributed_client(digits, own_client):
     X, _ = digits
     want = _memory("uspec", X)
     for cut in CUTS:

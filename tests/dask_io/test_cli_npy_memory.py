@@ -32,7 +32,7 @@ def digits_files(tmp_path_factory):
     return folder, X
 
 
-@pytest.mark.parametrize("preset", ["auto", "uspec"])
+@pytest.mark.parametrize("preset", ["auto", pytest.param("uspec", marks=pytest.mark.slow)])
 def test_npy_and_csv_give_identical_labels(capsys, digits_files, tmp_path, preset):
     """The same rows as ``.npy`` and as ``.csv`` run the same method in memory and give the
     same labels, element for element."""
