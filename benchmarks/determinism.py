@@ -56,10 +56,9 @@ def main(specs: list[str]) -> int:
 
     import dask
     import dask.array as da
+    import graphclust
     from distributed import Client, LocalCluster
     from sklearn.datasets import load_digits
-
-    import graphclust
 
     X = load_digits().data
 
