@@ -234,13 +234,26 @@ def _distance_sum(block, builder, U, k, index):
     (chunk function of ``σ``)."""
     X, U = builder._features(block.X, U)
     _, dist = builder._search(X, U, k, index)
-    return ExactSum.of(dist), int(dist.size)
+    return _exact_total(dist), int(dist.size)
 
 
 def _kept_distance_sum(block):
     """``(Σ d, count)`` of one block's kept search (``block.Z = (indices, distances)``)."""
     _, dist = block.Z
-    return ExactSum.of(dist), int(np.asarray(dist).size)
+    return _exact_total(dist), int(np.asarray(dist).size)
+
+
+def _exact_total(dist) -> ExactSum:
+    """The exact sum of the rows' distance sums: each row's ``K`` distances are added in
+    float64 first (a function of the row alone), so the exact sum sees ``n`` values, not
+    ``n·K``."""
+    dist = np.asarray(dist, dtype=np.float64)
+    if dist.ndim != 2 or dist.shape[1] == 0:
+        return ExactSum.of(dist)
+    rows = dist[:, 0].copy()
+    for j in range(1, dist.shape[1]):  # column by column: the same order for every row
+        rows += dist[:, j]
+    return ExactSum.of(rows)
 
 
 def _sigma_from(total: ExactSum, count: int) -> float:
@@ -251,4 +264,4 @@ def _sigma_from(total: ExactSum, count: int) -> float:
 def _mean_distance(dist: np.ndarray) -> float:
     """σ of all rows in memory: the same exact sum as the chunked execution's, so σ (and
     every row of ``B``) is the same bits for any cut of the rows."""
-    return _sigma_from(ExactSum.of(dist), int(np.asarray(dist).size))
+    return _sigma_from(_exact_total(dist), int(np.asarray(dist).size))
