@@ -7,7 +7,12 @@ import numpy as np
 from graphclust.numerics import safe_inverse
 
 from graphclust_plugins.common.rounding_kmeans import KMeansRounding
-from graphclust_plugins.uspec._tcut import gram_from_exact, representative_side, transfer_cut
+from graphclust_plugins.uspec._tcut import (
+    degrees_from_exact,
+    gram_from_exact,
+    representative_side,
+    transfer_cut,
+)
 from graphclust_plugins.uspec.solver_tcut import _exact_degrees, _exact_transfer_gram
 
 
@@ -96,7 +101,7 @@ class TcutConsensus(graphclust.Consensus):
         :meth:`embed_rows` of a row sample and assigns every block. The sums are exact,
         as in :meth:`combine`, so the result is the same for any cut of the rows."""
         k = int(self.n_components or n_clusters + self.extra_components)
-        dy = chunks.sum(_exact_degrees).value()
+        dy = degrees_from_exact(chunks.sum(_exact_degrees))
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:  # as transfer_cut: an all-zero B embeds nothing

@@ -6,6 +6,7 @@ import graphclust
 import numpy as np
 
 from graphclust_plugins.uspec._tcut import (
+    degrees_from_exact,
     exact_degrees,
     exact_transfer_gram,
     gram_from_exact,
@@ -93,7 +94,7 @@ class TransferCut(graphclust.Solver):
         :meth:`solve`'s, bit for bit, for any cut of the rows.
         """
         k = int(self.n_components or n_clusters)
-        dy = chunks.sum(_exact_degrees).value()
+        dy = degrees_from_exact(chunks.sum(_exact_degrees))
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:
