@@ -226,8 +226,9 @@ def _is_npy(path: str) -> bool:
 
 
 def _load_input(args, chunked: bool, note=None):
-    """``(X, y)``: a zarr/parquet path (and a ``.npy`` file with ``--scheduler``) as Dask
-    arrays (:mod:`graphclust.io`); a ``.npy`` file without ``--scheduler`` memory-mapped;
+    """``(X, y)``: a zarr/parquet path (and a ``.npy`` file with ``--scheduler`` or too large
+    for memory, :func:`graphclust.io.npy_fits_in_memory`) as Dask arrays
+    (:mod:`graphclust.io`); any other ``.npy`` file memory-mapped;
     any other data set in memory, turned into row chunks when ``chunked``."""
     from graphclust import io
 
@@ -357,12 +358,19 @@ def _cmd_run(args) -> int:
         raise SystemExit("error: give at most one of --preset NAME or --spec FILE")
     scheduled = args.scheduler is not None
     chunked = scheduled or (io.is_large_format(args.dataset) and not _is_npy(args.dataset))
+    too_large = ""
+    if not chunked and _is_npy(args.dataset):  # in memory when it fits (io.npy_memory_limit)
+        fits, too_large = io.npy_fits_in_memory(args.dataset)
+        chunked = not fits
     if scheduled:
         parse_scheduler(args.scheduler)
     if args.chunk_mb is not None and not chunked:
         raise InputError(f"--chunk-mb sets the row chunks of a chunked run; {args.dataset} "
                          "is read in memory (a .npy file is read in chunks only with "
-                         "--scheduler)")
+                         "--scheduler or when it does not fit in memory)")
+    if too_large:
+        io._dask()  # the dask extra, or a clear error before any work
+        print(f"note: {too_large}", file=sys.stderr)
     outputs = plan_outputs(args, chunked)  # the user's files first
     if chunked and args.plot:
         raise InputError("--plot draws the data in memory; it is not available for a "
@@ -512,6 +520,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         result["notes"] = notes
     if args.scheduler:
         result["scheduler"] = args.scheduler
+    if _is_dask(X):  # a chunked run (--scheduler, a zarr/parquet input, a large .npy)
         result["n_chunks"] = int(X.numblocks[0])
     if getattr(model, "solution_", None) is not None:
         result["n_iter"] = int(model.solution_.n_iter)
@@ -887,7 +896,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dataset", required=True, type=_nonempty,
                      help="bundled name (digits), data-folder name (usps) or file path; "
                           ".zarr and .parquet are read in chunks (Dask); .npy is read in "
-                          "memory (memory-mapped), in chunks only with --scheduler")
+                          "memory (memory-mapped) when its features fit in a quarter of the "
+                          "available memory (psutil; 2 GiB without it), else in chunks on "
+                          "Dask's local threads, and in chunks on the cluster with "
+                          "--scheduler. The labels for a seed do not depend on the container")
     labels = run.add_mutually_exclusive_group()
     labels.add_argument("--labels", metavar="COLUMN", type=_nonempty,
                         help="the label column (CSV/parquet: header name or 0-based index; "

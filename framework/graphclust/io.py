@@ -77,6 +77,44 @@ def is_large_format(path: str | os.PathLike) -> bool:
     return Path(path).suffix.lower() in FORMATS
 
 
+#: A ``.npy`` file is read in memory when its features, in the float type they are
+#: computed in, take at most this share of the memory available now (psutil) ...
+NPY_MEMORY_SHARE = 0.25
+#: ... or, when psutil is not installed, at most this many bytes.
+NPY_MEMORY_FALLBACK = 2 * 2**30
+
+
+def npy_memory_limit() -> tuple[int, str]:
+    """``(bytes, how)``: the largest ``.npy`` input read in memory, and how the limit was
+    decided. A quarter of the available memory (``psutil.virtual_memory().available``):
+    an in-memory fit holds the features, a scaled copy and its ``n``-sized work (rows of
+    the graph, the embedding), a few times the features; without psutil a fixed 2 GiB."""
+    try:
+        import psutil
+    except ImportError:
+        return NPY_MEMORY_FALLBACK, "2 GiB (psutil is not installed)"
+    avail = int(psutil.virtual_memory().available)
+    return int(NPY_MEMORY_SHARE * avail), (f"a quarter of the {avail / 2**30:.1f} GiB of "
+                                           "memory available")
+
+
+def npy_fits_in_memory(path: str | os.PathLike) -> tuple[bool, str]:
+    """Whether the ``.npy`` file at ``path`` is read in memory (:func:`npy_memory_limit`),
+    and a sentence saying why not (empty when it fits). A file that cannot be read as an
+    array fits (the in-memory reader then names what is wrong)."""
+    try:
+        mm = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError):
+        return True, ""
+    need = int(np.prod(mm.shape, dtype=np.int64)) * computed_itemsize(mm.dtype) \
+        if mm.dtype.kind in "biuf" else 0
+    limit, how = npy_memory_limit()
+    if need <= limit:
+        return True, ""
+    return False, (f"{path}: {need / 2**20:.0f} MB of features exceed the in-memory limit "
+                   f"of {limit / 2**20:.0f} MB ({how}); read in chunks on Dask")
+
+
 def _check_2d(X, path):
     if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
         raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "

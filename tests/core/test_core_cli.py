@@ -415,7 +415,9 @@ def test_npy_runs_in_memory_without_dask(tmp_path, blobs_npy):
 def test_run_help_says_npy_is_read_in_memory(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
-    assert "in chunks only with --scheduler" in " ".join(capsys.readouterr().out.split())
+    text = " ".join(capsys.readouterr().out.split())
+    assert ".npy is read in memory (memory-mapped) when its features fit" in text
+    assert "in chunks on the cluster with --scheduler" in text
 
 
 def test_estimated_k_is_said(capsys, blobs_npy):

@@ -183,8 +183,12 @@ def test_no_part_able_is_refused_naming_the_parts_that_can():
 def test_latest_able_stage_estimates():
     from graphclust._kselect import estimating_stage
 
-    pipe = graphclust.compose("manifold")
+    pipe = graphclust.compose({"graph": {"name": "fuzzy-knn"},
+                               "solver": {"name": "umap-layout"},
+                               "rounding": {"name": "density"}})
     assert estimating_stage(pipe)[0] == "rounding"
+    # the sample-aware preset's placement graph offers no estimate: nothing can
+    assert estimating_stage(graphclust.compose("manifold")) is None
     pipe = graphclust.compose("ncut")
     assert estimating_stage(pipe)[0] == "graph"
     # a rounding able to estimate after a solver that uses k: the graph estimates

@@ -6,6 +6,7 @@ from __future__ import annotations
 import graphclust as gc
 import numpy as np
 import pytest
+from graphclust.numerics import same_partition
 
 pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
 pytest.importorskip("distributed", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
@@ -64,7 +65,10 @@ def test_scaled_ensemble_chunked_equals_in_memory(digits, as_dask, dask_client):
                         "members": [{**SMALL_USENC["ensemble"]["members"][0], "count": 2}]}
     mem, chunked = _pair(spec, X, as_dask(X, 400), seed=3)
     np.testing.assert_allclose(chunked.scaling_.scale, mem.scaling_.scale, rtol=1e-12)
-    np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+    # the column statistics are merged in chunk order (last bits differ, docs/dask.rst),
+    # and the members' 5-iteration k-means amplify that: the same partition is promised,
+    # not the same label ids
+    assert same_partition(chunked.labels_.compute(), mem.labels_)
 
 
 def test_ensemble_with_an_in_memory_only_member_is_refused(digits, dask_client):

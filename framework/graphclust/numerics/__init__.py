@@ -17,7 +17,10 @@ module                    what it holds
 :mod:`.sparse`            sparse rows kept sparse: row/column statistics, column
                           scaling; :func:`densify` within :data:`DENSIFY_LIMIT_BYTES`
 :mod:`.dtypes`            the keep-float32 rule
+:mod:`.exact`             :class:`ExactSum`: sums that do not depend on their order
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
+:mod:`.threads`           :func:`fixed_threads`: one BLAS/OpenMP thread for the steps
+                          whose last bits feed later decisions (thread-count-free)
 ========================  ==========================================================
 
 A bundle that needs a numeric another bundle already has moves it here instead of
@@ -50,6 +53,7 @@ from graphclust.numerics.distances import (
 )
 from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, as_csr, densify, densify_limit,
                                         float_rows)
+from graphclust.numerics.exact import ExactSum
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
     leading_eigenvectors,
@@ -68,6 +72,7 @@ from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
+from graphclust.numerics.threads import fixed_threads
 
 __all__ = [
     "DENSIFY_LIMIT_BYTES",
@@ -78,9 +83,11 @@ __all__ = [
     "sparse_pair_sq",
     "sparse_sq_distances",
     "SCALE_KINDS",
+    "ExactSum",
     "ColumnStats",
     "Scaling",
     "fit_scaling",
+    "fixed_threads",
     "Projection",
     "fit_pca",
     "adaptive_anchor_rows",

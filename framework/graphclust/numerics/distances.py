@@ -40,7 +40,8 @@ from graphclust.numerics.dtypes import common_float_dtype
 
 __all__ = ["nearest_anchors", "grouped_nearest", "self_first_neighbors", "knn", "clamp_anchors",
            "default_block_size", "sq_distances", "smallest_per_row", "mean_sq_distance",
-           "clamp_neighbors", "distance_reference", "sparse_sq_distances", "sparse_pair_sq"]
+           "clamp_neighbors", "distance_reference", "exact_smallest", "sparse_sq_distances",
+           "sparse_pair_sq"]
 
 
 def default_block_size(n_candidates: int, budget_bytes: int = 256 * 2**20) -> int:
@@ -197,7 +198,9 @@ def sparse_pair_sq(Xb, U: np.ndarray, idx: np.ndarray,
 def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
               budget_bytes: int = 32 * 2**20) -> np.ndarray:
     """``‖X[i] − U[idx[i, j]]‖²`` from the differences, float64 (``O(b · s · d)``, in
-    slabs of about ``budget_bytes``)."""
+    slabs of about ``budget_bytes``). Each value is a function of the two rows alone (a
+    sum over the ``d`` columns in numpy's fixed pairwise order, no BLAS), so it is the
+    same bits whatever the block, the thread count or the machine's BLAS."""
     b, s = idx.shape
     out = np.empty((b, s), dtype=np.float64)
     step = max(1, budget_bytes // (8 * max(s * X.shape[1], 1)))
@@ -205,13 +208,68 @@ def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
         hi = min(b, lo + step)
         diff = (np.asarray(X[lo:hi], dtype=np.float64)[:, None, :]
                 - np.asarray(U[idx[lo:hi]], dtype=np.float64))
-        out[lo:hi] = np.einsum("ijk,ijk->ij", diff, diff)
+        np.square(diff, out=diff)
+        out[lo:hi] = diff.sum(axis=2)
     return out
 
 
 def _resorted(idx: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``idx`` and ``vals`` reordered per row by ascending ``vals`` (stable)."""
     order = np.argsort(vals, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
+
+
+def _expansion_slack(Xc: np.ndarray, u_sq: np.ndarray) -> np.ndarray:
+    """Per row of the shifted block ``Xc``, a bound on twice the round-off of a squared
+    distance from the expansion ``‖x‖² − 2 x·u + ‖u‖²`` plus that of :func:`_exact_sq`:
+    ``4 (d + 2) ε (‖x‖² + max ‖u‖²)`` (each inner product of ``d`` terms errs by at most
+    ``d ε Σ|x_k u_k| ≤ d ε (‖x‖² + ‖u‖²) / 2``, whatever order BLAS sums in)."""
+    eps = float(np.finfo(Xc.dtype).eps)
+    d = Xc.shape[1]
+    x_sq = np.einsum("ij,ij->i", Xc, Xc).astype(np.float64)
+    top = float(u_sq.max(initial=0.0))
+    return 4.0 * (d + 2) * eps * (x_sq + top) + np.finfo(np.float64).tiny
+
+
+def exact_smallest(Xb: np.ndarray, U: np.ndarray, scores: np.ndarray, s: int,
+                   slack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``s`` nearest columns of every row from approximate squared distances
+    ``scores`` (one BLAS product), decided on exact ones: every column whose score is
+    within ``slack`` (per row, the expansion's round-off bound) of the row's ``s``-th
+    smallest is recomputed from the differences (:func:`_exact_sq`), and the ``s``
+    smallest exact values are kept, ties to the lower column index.
+
+    The choice is then a function of the data alone: the last bits of a BLAS product
+    depend on the thread count and on how many rows the call holds (measured, OpenBLAS
+    0.3.30: a ``5000 x 784`` product differs between one and two threads, and a row's
+    distances differ between a call of 1 000 and of 5 000 rows), and on data with
+    exactly tied distances (integer pixels) those bits decided which neighbour won, so
+    the chunking changed the graph (issue 27). Cost: the recomputed columns, ``s`` plus
+    the near-ties of each row.
+    """
+    b, m = scores.shape
+    if b == 0:
+        return np.zeros((0, s), dtype=np.int64), np.zeros((0, s))
+    s = int(min(s, m))
+    if s < m:
+        part = np.argpartition(scores, s - 1, axis=1)
+        kth = np.take_along_axis(scores, part[:, s - 1:s], axis=1)[:, 0]
+        width = int((scores <= (kth + slack)[:, None]).sum(axis=1).max())
+        if width == s:  # no near-tie at the boundary in this block (the usual case)
+            cand = part[:, :s]
+        elif width < m:
+            cand = np.argpartition(scores, width - 1, axis=1)[:, :width]
+        else:
+            cand = np.broadcast_to(np.arange(m), (b, m))
+    else:
+        width, cand = m, np.broadcast_to(np.arange(m), (b, m))
+    exact = _exact_sq(Xb, U, cand)
+    if width > s:  # a candidate outside the row's slack (another row's width) cannot win
+        lim = np.take_along_axis(scores, cand, axis=1) > (kth + slack)[:, None]
+        exact[lim] = np.inf
+    order = np.lexsort((cand, exact), axis=1)[:, :s]
+    return (np.ascontiguousarray(np.take_along_axis(cand, order, axis=1), dtype=np.int64),
+            np.take_along_axis(exact, order, axis=1))
 
 
 def mean_sq_distance(X: np.ndarray, U: np.ndarray, block_size: int = 8192) -> float:
@@ -381,10 +439,14 @@ def nearest_anchors(
             ex = np.asarray(exclude[start:stop])
             ok = ex >= 0
             scores[rows[ok], ex[ok]] = bad
-        idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
-        if metric == "sqeuclidean":  # the kept distances exact, from the differences
-            idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx, u_sq) if sparse
-                                  else _exact_sq(Xb, U, idx))
+        if metric == "sqeuclidean" and sparse:  # the kept distances exact, from the rows
+            idx, vals = smallest_per_row(scores, s)
+            idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx, u_sq))
+        elif metric == "sqeuclidean":  # decided and returned on exact distances
+            idx, vals = exact_smallest(Xb, U, scores, s,
+                                       _expansion_slack(Xb - center, u_sq))
+        else:
+            idx, vals = smallest_per_row(scores, s, largest=True)
         idx_out[start:stop] = idx
         val_out[start:stop] = vals
         if report:
@@ -502,8 +564,9 @@ def grouped_nearest(
             for start in range(0, rows_all.size, step):
                 rows = rows_all[start:start + step]
                 Xb = X[rows].astype(dtype, copy=False)
-                near, _ = smallest_per_row(sq_distances(Xb, Uc, uc_sq, center=center), s)
-                near, val_out[rows] = _resorted(near, _exact_sq(Xb, Uc, near))
+                near, val_out[rows] = exact_smallest(
+                    Xb, Uc, sq_distances(Xb, Uc, uc_sq, center=center), s,
+                    _expansion_slack(Xb - center, uc_sq))
                 idx_out[rows] = cand[near]
     return idx_out, val_out
 

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from graphclust.numerics.random import start_vector
+from graphclust.numerics.threads import fixed_threads
 
 __all__ = ["leading_eigenvectors", "use_dense_eigensolver", "sign_flip",
            "singular_values_from_gram", "DENSE_MAX", "DENSE_MAX_HELD", "DENSE_FALLBACK_MAX"]
@@ -141,40 +142,43 @@ def leading_eigenvectors(M, k: int, *, rng: np.random.Generator | None = None,
              or (method == "auto" and use_dense_eigensolver(M, k)))
     if k <= 0:
         return np.zeros(0), np.zeros((n, 0))
-    if dense:
-        if progress is not None:
-            progress.start(1, f"dense eigh, {k} pairs of {n} x {n}")
-        vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
-        if progress is not None:
-            progress.step(1, 1)
-            progress.end()
-    else:
-        if rng is None:
-            raise ValueError("leading_eigenvectors: the iterative path needs rng (a seeded "
-                             "numpy Generator) for its start vector")
-        v0 = start_vector(rng, n)
-        op = M
-        if progress is not None:
-            ncv = min(n, max(2 * k + 1, 20))  # eigsh's default basis size
-            op = _CountingOperator(M, k, ncv, progress)
-            progress.start(op.total, f"ARPACK, {k} pairs of {n} x {n} (restarts estimated)")
-        try:
-            vals, vecs = eigsh(op, k=k, which="LA", v0=v0, tol=tol,
-                               maxiter=max(1000, 50 * n))
-        except ArpackNoConvergence as exc:
-            # clustered eigenvalues (e.g. a graph of many components, where the leading
-            # eigenvalue is repeated) can stall ARPACK; a dense solve is exact and cheap
-            # enough up to DENSE_FALLBACK_MAX
-            if n > DENSE_FALLBACK_MAX:
-                raise ArpackNoConvergence(
-                    f"ARPACK found {len(exc.eigenvalues)} of {k} leading eigenpairs of an "
-                    f"{n} x {n} problem; the graph probably has more connected components "
-                    f"than k (more neighbours or anchors connect it)", exc.eigenvalues,
-                    exc.eigenvectors) from None
+    # one BLAS thread: LAPACK's eigh (and ARPACK's dense updates) split sums between
+    # threads, so the vectors would depend on the thread count (numerics.threads)
+    with fixed_threads():
+        if dense:
+            if progress is not None:
+                progress.start(1, f"dense eigh, {k} pairs of {n} x {n}")
             vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
-        if progress is not None:
-            progress.step(max(op.restart, 1), max(op.restart, 1))  # ends at the last restart
-            progress.end()
+            if progress is not None:
+                progress.step(1, 1)
+                progress.end()
+        else:
+            if rng is None:
+                raise ValueError("leading_eigenvectors: the iterative path needs rng (a seeded "
+                                 "numpy Generator) for its start vector")
+            v0 = start_vector(rng, n)
+            op = M
+            if progress is not None:
+                ncv = min(n, max(2 * k + 1, 20))  # eigsh's default basis size
+                op = _CountingOperator(M, k, ncv, progress)
+                progress.start(op.total, f"ARPACK, {k} pairs of {n} x {n} (restarts estimated)")
+            try:
+                vals, vecs = eigsh(op, k=k, which="LA", v0=v0, tol=tol,
+                                   maxiter=max(1000, 50 * n))
+            except ArpackNoConvergence as exc:
+                # clustered eigenvalues (e.g. a graph of many components, where the leading
+                # eigenvalue is repeated) can stall ARPACK; a dense solve is exact and cheap
+                # enough up to DENSE_FALLBACK_MAX
+                if n > DENSE_FALLBACK_MAX:
+                    raise ArpackNoConvergence(
+                        f"ARPACK found {len(exc.eigenvalues)} of {k} leading eigenpairs of an "
+                        f"{n} x {n} problem; the graph probably has more connected components "
+                        f"than k (more neighbours or anchors connect it)", exc.eigenvalues,
+                        exc.eigenvectors) from None
+                vals, vecs = sla.eigh(_dense(M), subset_by_index=[n - k, n - 1])
+            if progress is not None:
+                progress.step(max(op.restart, 1), max(op.restart, 1))  # ends at the last restart
+                progress.end()
     order = np.argsort(-vals, kind="stable")
     return vals[order], vecs[:, order]
 

@@ -7,11 +7,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import clamp_anchors, float_rows
+from graphclust.numerics import as_dense_float, clamp_anchors, fixed_threads, float_rows
 
 
 @graphclust.part
@@ -62,10 +61,11 @@ class KMeansAnchors(graphclust.AnchorSelector):
         with warnings.catch_warnings():
             # duplicate points: fewer distinct clusters than m is a documented, legal case
             warnings.simplefilter("ignore", SkConvergenceWarning)
-            # One OpenMP thread: scikit-learn's Lloyd step sums centres in per-thread
-            # buffers, so their last bits (and, downstream, nearest-anchor choices)
-            # would depend on the thread count. BLAS threads do not change the result.
-            with threadpool_limits(limits=1, user_api="openmp"):
+            # One OpenMP and one BLAS thread: scikit-learn's Lloyd step sums centres in
+            # per-thread buffers, and k-means++'s distances with many columns are split
+            # between BLAS threads, so the last bits (and, downstream, nearest-anchor
+            # choices) would depend on the thread count (graphclust.numerics.threads).
+            with fixed_threads():
                 km.fit(X)
         return graphclust.Anchors(points=np.asarray(km.cluster_centers_),
                                   assignment=np.asarray(km.labels_, dtype=np.int64),

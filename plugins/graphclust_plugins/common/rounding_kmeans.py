@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust.numerics import as_float, normalize_rows, same_partition
+from graphclust.numerics import as_float, fixed_threads, normalize_rows, same_partition
 from graphclust_plugins.common._labels import consecutive
 
 
@@ -70,7 +69,7 @@ class KMeansRounding(graphclust.Rounding):
         k = int(min(n_clusters, n))
         if E.shape[1] == 0:
             E = np.zeros((n, 1))
-        with threadpool_limits(limits=1, user_api="openmp"):  # thread-count-free sums
+        with fixed_threads():  # thread-count-free sums (graphclust.numerics.threads)
             km = self._restarts(E, k, ctx)
         raw = km.labels_
         labels, kept = consecutive(raw)

@@ -7,9 +7,8 @@ or row-local (the nearest-point search, in row blocks).
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from graphclust.numerics import nearest_anchors
+from graphclust.numerics import fixed_threads, nearest_anchors
 
 __all__ = ["distinct_rows", "genie_partition", "nearest_labels", "first_seen"]
 
@@ -45,7 +44,7 @@ def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
     P = np.ascontiguousarray(P, dtype=np.float64)
     if P.shape[1] == 1:
         P = np.c_[P, np.zeros(m)]
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with fixed_threads():
         model = genieclust.Genie(n_clusters=k, gini_threshold=float(gini_threshold), M=1)
         labels = model.fit_predict(P)
     return np.asarray(labels, dtype=np.int64)

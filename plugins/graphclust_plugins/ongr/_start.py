@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 from graphclust.chunks import BlockState, InMemoryChunks
-from graphclust.numerics import normalize_rows, random_block_rows
+from graphclust.numerics import fixed_threads, normalize_rows, random_block_rows
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from threadpoolctl import threadpool_limits
@@ -200,7 +200,7 @@ def _fit_kmeans(parts, k, n_init, seed):
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkConvergenceWarning)  # fewer distinct rows than k
-        with threadpool_limits(limits=1, user_api="openmp"):
+        with fixed_threads():
             km.fit(E)
     return km
 

@@ -10,7 +10,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import clamp_anchors, float_rows
+from graphclust.numerics import clamp_anchors, fixed_threads, float_rows
 
 
 @graphclust.part
@@ -23,7 +23,9 @@ class HybridAnchors(graphclust.AnchorSelector):
     The candidates are drawn without replacement from ``ctx.rng("anchors.hybrid")``; the
     k-means (scikit-learn, initialised with ``p`` random candidates as the authors'
     ``litekmeans`` is, ``tol = 0``) runs ``max_iter`` Lloyd iterations with a seed
-    from ``ctx.seed_for("anchors.hybrid")``.
+    from ``ctx.seed_for("anchors.hybrid")``, on one BLAS/OpenMP thread
+    (:func:`graphclust.numerics.fixed_threads`), so the representatives do not depend on
+    the thread count.
 
     Rules for small ``n``:
 
@@ -66,9 +68,11 @@ class HybridAnchors(graphclust.AnchorSelector):
         if sp.issparse(C):  # one fit, one OpenMP thread: no per-iteration or per-thread
             km, n_iter = _sparse_lloyd(C, p, int(self.max_iter),  # copy of the p x d centres
                                        ctx.seed_for("anchors.hybrid"))
-        else:
-            km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
-                                             ctx.seed_for("anchors.hybrid"), ctx.progress)
+        else:  # one BLAS/OpenMP thread: scikit-learn's Lloyd step adds per-thread partial
+            # sums in the order threads finish, and the unconverged k-means amplifies them
+            with fixed_threads():
+                km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
+                                                 ctx.seed_for("anchors.hybrid"), ctx.progress)
         return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
                                   info={**info, "n_iter": n_iter,
                                         "inertia": float(km.inertia_)})

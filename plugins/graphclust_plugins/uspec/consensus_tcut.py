@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
-from graphclust.chunks import anchor_degrees
 from graphclust.numerics import safe_inverse
 
 from graphclust_plugins.common.rounding_kmeans import KMeansRounding
-from graphclust_plugins.uspec._tcut import representative_side, transfer_cut
-from graphclust_plugins.uspec.solver_tcut import _transfer_gram
+from graphclust_plugins.uspec._tcut import (
+    degrees_from_exact,
+    gram_from_exact,
+    representative_side,
+    transfer_cut,
+)
+from graphclust_plugins.uspec.solver_tcut import _exact_degrees, _exact_transfer_gram
 
 
 @graphclust.part
@@ -94,17 +98,17 @@ class TcutConsensus(graphclust.Consensus):
         :func:`~graphclust_plugins.uspec._tcut.representative_side` as in
         :func:`~graphclust_plugins.uspec._tcut.transfer_cut`. Sets ``cluster_embedding_``,
         ``eigenvalues_`` and an unfitted ``rounding_``; the caller fits the rounding on
-        :meth:`embed_rows` of a row sample and assigns every block. Equal to
-        :meth:`combine` up to the order of the block sums."""
+        :meth:`embed_rows` of a row sample and assigns every block. The sums are exact,
+        as in :meth:`combine`, so the result is the same for any cut of the rows."""
         k = int(self.n_components or n_clusters + self.extra_components)
-        dy = chunks.sum(anchor_degrees)
+        dy = degrees_from_exact(chunks.sum(_exact_degrees))
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:  # as transfer_cut: an all-zero B embeds nothing
             v = rep = np.zeros((dy.size, 1))
             lam = np.zeros(1)
         else:
-            E = chunks.sum(_transfer_gram, cols)
+            E = gram_from_exact(chunks.sum(_exact_transfer_gram, cols), cols.size)
             rep, v, lam, _ = representative_side(E, dy, cols, k_eff,
                                                  random_state=ctx.seed_for("consensus.tcut"))
         ctx.progress.message(f"transfer cut: {v.shape[1]} eigenpairs of a "

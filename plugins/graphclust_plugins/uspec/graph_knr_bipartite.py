@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.numerics import float_rows, rows_to_csr
+from graphclust.numerics import ExactSum, as_dense_float, float_rows, rows_to_csr
 from graphclust_plugins.uspec._knr import RepresentativeIndex, build_index, exact_nearest
 
 WEIGHT_FLOOR = float(np.finfo(np.float64).eps)
@@ -143,7 +143,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
                 index = build_index(U, kprime, n_groups=self.n_groups,
                                     seed=ctx.seed_for("graph.knr-bipartite"))
         idx, dist = self._search_in_blocks(X, U, k, index, ctx.progress)
-        sigma = float(self.sigma) if self.sigma is not None else float(dist.mean())
+        sigma = float(self.sigma) if self.sigma is not None else _mean_distance(dist)
         B = rows_to_csr(idx, gaussian_weights(dist, sigma), p)
         info = {"search": self.search}
         if index is not None:
@@ -199,7 +199,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
         if self.sigma is not None:
             return template
         total, count = chunks.sum(_kept_distance_sum)
-        sigma = float(total / count) if count else 0.0
+        sigma = _sigma_from(total, count)
         return graphclust.AnchorGraph(np.zeros((0, template.n_anchors)),
                                       anchors=template.anchors, info=dict(template.info),
                                       state=attrs.evolve(template.state, sigma=sigma))
@@ -221,7 +221,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
             sigma = float(self.sigma)
         else:
             total, count = chunks.sum(_distance_sum, self, U, k, index)
-            sigma = float(total / count) if count else 0.0
+            sigma = _sigma_from(total, count)
         info = {"search": self.search}
         if index is not None:
             info["n_groups"] = index.n_groups
@@ -235,10 +235,34 @@ def _distance_sum(block, builder, U, k, index):
     (chunk function of ``σ``)."""
     X, U = builder._features(block.X, U)
     _, dist = builder._search(X, U, k, index)
-    return float(dist.sum(dtype=np.float64)), int(dist.size)
+    return _exact_total(dist), int(dist.size)
 
 
 def _kept_distance_sum(block):
     """``(Σ d, count)`` of one block's kept search (``block.Z = (indices, distances)``)."""
     _, dist = block.Z
-    return float(np.asarray(dist).sum(dtype=np.float64)), int(np.asarray(dist).size)
+    return _exact_total(dist), int(np.asarray(dist).size)
+
+
+def _exact_total(dist) -> ExactSum:
+    """The exact sum of the rows' distance sums: each row's ``K`` distances are added in
+    float64 first (a function of the row alone), so the exact sum sees ``n`` values, not
+    ``n·K``."""
+    dist = np.asarray(dist, dtype=np.float64)
+    if dist.ndim != 2 or dist.shape[1] == 0:
+        return ExactSum.of(dist)
+    rows = dist[:, 0].copy()
+    for j in range(1, dist.shape[1]):  # column by column: the same order for every row
+        rows += dist[:, j]
+    return ExactSum.of(rows)
+
+
+def _sigma_from(total: ExactSum, count: int) -> float:
+    """σ from the exact sum of the ``count`` kept distances (0 without any)."""
+    return float(total.value()[0] / count) if count else 0.0
+
+
+def _mean_distance(dist: np.ndarray) -> float:
+    """σ of all rows in memory: the same exact sum as the chunked execution's, so σ (and
+    every row of ``B``) is the same bits for any cut of the rows."""
+    return _sigma_from(_exact_total(dist), int(np.asarray(dist).size))

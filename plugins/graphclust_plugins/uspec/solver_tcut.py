@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import graphclust
 import numpy as np
-import scipy.sparse as sp
-from graphclust.chunks import anchor_degrees
 
-from graphclust_plugins.uspec._tcut import point_transfer, representative_side, transfer_cut
+from graphclust_plugins.uspec._tcut import (
+    degrees_from_exact,
+    exact_degrees,
+    exact_transfer_gram,
+    gram_from_exact,
+    point_transfer,
+    representative_side,
+    transfer_cut,
+)
 
 
 @graphclust.part
@@ -66,8 +72,10 @@ class TransferCut(graphclust.Solver):
                              f"{int(res.active.sum())} x {int(res.active.sum())} problem")
         point, rep = res.point_embedding, res.rep_embedding
         if not self.eigen_scaling:  # v and D_X⁻¹ B v (λ = 1 columns stay zero)
-            gain = 1.0 - res.gamma
-            point, rep = point * gain[None, :], rep * gain[None, :]
+            rep = rep * (1.0 - res.gamma)[None, :]
+            # the rows as lift_rows computes them (scaled before the product), so the
+            # chunked embedding is this one bit for bit
+            point = _lifted(graph.Z, np.flatnonzero(res.active), rep)
         return graphclust.Solution(
             embedding=point, anchor_embedding=rep,
             info={"eigenvalues": res.eigenvalues, "gamma": res.gamma,
@@ -82,11 +90,12 @@ class TransferCut(graphclust.Solver):
         ``D_X`` is per row, so ``D_Y = Σ B_bᵀ1`` (pass 1) and ``E = Σ B_bᵀ D_{X,b}⁻¹ B_b``
         (pass 2) are sums over the blocks; the ``p x p`` problem is then
         :func:`~graphclust_plugins.uspec._tcut.representative_side`, as in :meth:`solve`,
-        and :meth:`lift_rows` gives a block ``D_{X,b}⁻¹ B_b rep``. Equal to :meth:`solve`
-        up to the order of the block sums.
+        and :meth:`lift_rows` gives a block ``D_{X,b}⁻¹ B_b rep``. Both sums are exact
+        (:class:`graphclust.numerics.ExactSum`), as in :meth:`solve`, so the result is
+        :meth:`solve`'s, bit for bit, for any cut of the rows.
         """
         k = int(self.n_components or n_clusters)
-        dy = chunks.sum(anchor_degrees)
+        dy = degrees_from_exact(chunks.sum(_exact_degrees))
         cols = np.flatnonzero(dy > 0)
         k_eff = int(min(k, cols.size))
         if k_eff == 0:
@@ -94,7 +103,7 @@ class TransferCut(graphclust.Solver):
             info = {"eigenvalues": np.zeros(1), "gamma": np.zeros(1),
                     "unused_representatives": int(dy.size)}
         else:
-            E = chunks.sum(_transfer_gram, cols)
+            E = gram_from_exact(chunks.sum(_exact_transfer_gram, cols), cols.size)
             rep, v, lam, gamma = representative_side(E, dy, cols, k_eff,
                                                      random_state=ctx.seed_for("solver.tcut"))
             if not self.eigen_scaling:  # as in solve: D_X⁻¹ B v, no 1 / (1 - γ)
@@ -108,15 +117,21 @@ class TransferCut(graphclust.Solver):
     def lift_rows(self, solution, block) -> graphclust.Solution:
         """The embedding rows of one block, ``D_{X,b}⁻¹ B_b rep`` (:meth:`solve_chunked`)."""
         cols = solution.info["chunked"]["cols"]
-        rep = solution.anchor_embedding
-        if cols.size == 0:
-            return graphclust.Solution(embedding=np.zeros((block.Z.shape[0], rep.shape[1])))
-        PX = point_transfer(block.Z, cols)
-        return graphclust.Solution(embedding=np.asarray(PX @ rep[cols]))
+        return graphclust.Solution(embedding=_lifted(block.Z, cols, solution.anchor_embedding))
 
 
-def _transfer_gram(block, cols):
-    """``B_bᵀ D_{X,b}⁻¹ B_b`` on the active columns (chunk function)."""
-    B = sp.csr_array(block.Z, dtype=np.float64)
-    Ba = B[:, cols] if cols.size < B.shape[1] else B
-    return sp.csr_array(Ba.T @ point_transfer(B, cols))
+def _lifted(B, cols, rep):
+    """``D_X⁻¹ B rep`` on the active columns ``cols`` (zero rows without any)."""
+    if cols.size == 0:
+        return np.zeros((B.shape[0], rep.shape[1]))
+    return np.asarray(point_transfer(B, cols) @ rep[cols])
+
+
+def _exact_degrees(block):
+    """``B_bᵀ1`` as an exact sum (chunk function)."""
+    return exact_degrees(block.Z)
+
+
+def _exact_transfer_gram(block, cols):
+    """``B_bᵀ D_{X,b}⁻¹ B_b`` on the active columns as an exact keyed sum (chunk function)."""
+    return exact_transfer_gram(block.Z, cols)
