@@ -7,6 +7,7 @@ import graphclust as gc
 import pytest
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_SAMPLE,
     ANCHORS_PER_CLUSTER,
     EIG_TOL,
     EXACT_BUDGET,
@@ -65,11 +66,17 @@ def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, spa
                                  (EXACT_MAX_N + 1, HIGH_DIM + 1), (SAMPLED_ANCHORS_N, 51)])
 def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifold_family(n, d):
     spec = auto_rule(profile(n, d, k=10))
-    assert "anchors" not in spec
+    # the sample-aware pipeline (every row is the sample up to MANIFOLD_SAMPLE rows);
     # pynndescent (a base dependency), never faiss: the result does not depend on extras
-    assert spec["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
+    assert spec["anchors"]["name"] == "sample"
+    assert ("all rows" in spec["summary"]) == (n <= MANIFOLD_SAMPLE)
+    assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
+                                        "method": "approx"}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
-    assert spec["rounding"] == {"name": "density"}
+    assert spec["adapter"]["rounding"] == {"name": "density"}
+    # without k: the whole-data pipeline, whose density tree estimates k
+    no_k = auto_rule(profile(n, d, k=None))
+    assert "anchors" not in no_k and no_k["rounding"] == {"name": "density"}
     assert f"n/k = {n / 10:.0f} >= {MANIFOLD_PER_CLUSTER}" in spec["summary"]
     # fewer points per cluster: the spectral graph on principal components (rule 4)
     fewer = auto_rule(profile(n, d, k=int(n // MANIFOLD_PER_CLUSTER) + 1))
@@ -91,7 +98,7 @@ def test_high_dimensional_dense_work_runs_the_knn_graph_on_principal_components(
 
 
 @pytest.mark.parametrize("n,d", [(SAMPLED_ANCHORS_N + 1, 50), (1_000_000, 50),
-                                 (630_000, 784), (10**8, 3)])
+                                 (10**8, 3)])
 def test_very_large_n_samples_its_anchors(n, d):
     spec = auto_rule(profile(n, d, k=10))
     assert spec["anchors"] == {"name": "hybrid", "n_anchors": 1000, "candidate_factor": 10}
@@ -187,7 +194,9 @@ def test_every_decision_is_a_valid_spec_and_deterministic(p):
     spec = auto_rule(p)
     assert spec == auto_rule(attrs.evolve(p))
     gc.compose({**spec, "n_clusters": p.k})  # raises SpecError when invalid
-    if "anchors" in spec:
+    if "anchors" in spec and spec["anchors"]["name"] == "sample":  # the manifold's sample
+        assert spec["anchors"]["n_anchors"] == min(MANIFOLD_SAMPLE, p.n)
+    elif "anchors" in spec:
         assert 1 <= spec["anchors"]["n_anchors"] <= max(p.n // 10, 2 * p.k, 1)
 
 
@@ -217,3 +226,37 @@ def test_sparse_high_dimensional_data_get_the_knn_graph_on_their_rows(n, zero_fr
     assert spec["solver"]["name"] == "spectral" and "never densified" in spec["summary"]
     signed = auto_rule(attrs.evolve(p, nonnegative=False))  # no cosine: the scale rule
     assert signed["scale"] == "none" and signed["graph"] == spec["graph"]
+
+
+@pytest.mark.parametrize("chunked,n", [(True, 70_000), (True, 10**7), (False, 630_000)])
+def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_sample(
+        chunked, n):
+    from graphclust_plugins.auto.rule_auto import MANIFOLD_SAMPLE
+
+    spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
+    assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
+    assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
+    assert spec["adapter"]["rounding"] == {"name": "density"}
+    assert spec["solver"]["name"] == "umap-layout"
+    assert ("chunked input" in spec["summary"]) == chunked
+    assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (
+        n > MANIFOLD_SAMPLE)
+    # without k the placement graph cannot estimate it: the chunk-wise spectral recipe
+    no_k = auto_rule(profile(n, 784, k=None, chunked=chunked))
+    assert no_k["solver"]["name"] == "tcut"
+
+
+def test_the_manifold_family_in_memory_is_the_sample_aware_spec_equal_to_the_whole_fit():
+    from sklearn.datasets import make_blobs
+
+    from graphclust import GraphClustering
+
+    X, _ = make_blobs(600, 60, centers=2, random_state=1)
+    spec = auto_rule(profile(1200, 60, k=2))
+    whole = {key: spec[key] for key in ("scale",)} | {
+        "graph": spec["adapter"]["graph"], "solver": spec["solver"],
+        "rounding": spec["adapter"]["rounding"]}
+    assert spec["anchors"]["name"] == "sample"
+    labels = GraphClustering(spec, n_clusters=2, random_state=0).fit_predict(X)
+    assert (labels == GraphClustering(whole, n_clusters=2, random_state=0)
+            .fit_predict(X)).all()

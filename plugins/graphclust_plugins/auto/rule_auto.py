@@ -46,8 +46,7 @@ The rules, argued in ``docs/auto.rst``:
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
-   cut, k-means. (:func:`_large` is the one place to switch this branch to the manifold
-   family run on a sample once that runs row-locally.)
+   cut, k-means (unless rule 7 holds: the manifold family runs on a sample there too).
 7. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
    :data:`MANIFOLD_PER_CLUSTER` points per asked cluster: UMAP+HDBSCAN (the ``manifold``
    preset: fuzzy 15-NN graph searched by pynndescent, 10-d layout, condensed tree cut to
@@ -94,6 +93,7 @@ __all__ = [
     "HIGH_DIM",
     "LOW_DIM",
     "MANIFOLD_PER_CLUSTER",
+    "MANIFOLD_SAMPLE",
     "MIXTURE_GAIN",
     "MIXTURE_ROWS_PER_PARAMETER",
     "PCA_COMPONENTS",
@@ -144,6 +144,9 @@ MIXTURE_ROWS_PER_PARAMETER = 1
 GINI_THRESHOLD = 0.3
 #: Rule 7: fewest points per cluster asked for the manifold family.
 MANIFOLD_PER_CLUSTER = 500
+#: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
+#: S; beyond it rows are placed through their sample neighbours, docs/dask.rst).
+MANIFOLD_SAMPLE = 100_000
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -272,11 +275,37 @@ def _features(rounding: dict) -> dict:
 
 
 def _manifold(p: DataProfile) -> dict:
-    """Rule 7: the ``manifold`` preset's pipeline, neighbours from pynndescent (a base
-    dependency; seeded, one thread) so that no extra changes the graph."""
-    return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
+    """Rule 7: the ``manifold`` family, neighbours from pynndescent (a base dependency;
+    seeded, one thread) so that no extra changes the graph.
+
+    With ``k`` given it is the sample-aware pipeline of the ``manifold`` preset: the
+    graph, layout and density tree fitted on at most :data:`MANIFOLD_SAMPLE` rows drawn
+    by global row index, every other row labelled by the membership-weighted vote of its
+    15 nearest sample rows (row-local). Up to :data:`MANIFOLD_SAMPLE` rows the sample is
+    every row and the labels are those of the fit on all rows; the same spec runs
+    chunk-wise on Dask with the same labels. Without ``k`` the density tree must see
+    every row it labels (the placement graph offers no estimate of ``k``): the whole-data
+    pipeline, in memory only."""
+    if _k(p) is None:
+        return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
+                "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
+                "rounding": {"name": "density"}}
+    return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
+            "graph": {"name": "sample-knn", "n_neighbors": 15},
+            "adapter": {"name": "on-sample",
+                        "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
+                        "rounding": {"name": "density"}},
             "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
-            "rounding": {"name": "density"}}
+            "rounding": {"name": "argmax"}}
+
+
+def _manifold_fits(p: DataProfile) -> bool:
+    """Rule 7 holds: dense ``d > HIGH_DIM`` with at least :data:`MANIFOLD_PER_CLUSTER`
+    points per asked cluster; above :data:`SAMPLED_ANCHORS_N` points or on chunked input
+    only with ``k`` given (the sample-aware pipeline)."""
+    if p.d <= HIGH_DIM or p.sparse or _per_cluster(p) < MANIFOLD_PER_CLUSTER:
+        return False
+    return _k(p) is not None or not (p.chunked or p.n > SAMPLED_ANCHORS_N)
 
 
 def _large(p: DataProfile) -> tuple[dict, str]:
@@ -416,13 +445,17 @@ def auto_rule(p: DataProfile) -> dict:
     scale, why_scale = choose_scale(p)
     diag = None if (p.n > SAMPLED_ANCHORS_N or p.chunked) else low_dim_diagnostics(p, scale)
     low = _low_dim(p, diag) if diag is not None else (None, "")
-    if p.n > SAMPLED_ANCHORS_N or p.chunked:
-        spec, why = _large(p)
-    elif p.d > HIGH_DIM and not p.sparse and _per_cluster(p) >= MANIFOLD_PER_CLUSTER:
+    if _manifold_fits(p):
         spec = _manifold(p)
+        where = ("chunked input, " if p.chunked else "") + (
+            f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
+            "15 nearest sample rows" if "anchors" in spec and p.n > MANIFOLD_SAMPLE
+            else "fitted on all rows")
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
                f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
-               "by pynndescent, 10-d layout, density tree cut to k)")
+               f"by pynndescent, 10-d layout, density tree cut to k; {where})")
+    elif p.n > SAMPLED_ANCHORS_N or p.chunked:
+        spec, why = _large(p)
     elif low[0] is not None:
         spec, why = low
     elif p.d > HIGH_DIM and not p.sparse and _high_dim_fits(p):
@@ -464,9 +497,12 @@ never from labels or per-data-set values:
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
 - but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster
-  (n <= {SAMPLED_ANCHORS_N}): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
+  (without k: n <= {SAMPLED_ANCHORS_N}, in memory): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
   (pynndescent), 10-d UMAP layout, HDBSCAN condensed tree cut to exactly k clusters,
   every point labelled.
+  With k given it is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all rows up
+  to that; the others placed by their 15 nearest sample rows), also above
+  {SAMPLED_ANCHORS_N} points and on Dask.
 - d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
   {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
   graph searched exactly on the {PCA_COMPONENTS} leading principal components
