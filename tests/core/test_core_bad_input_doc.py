@@ -109,6 +109,21 @@ def labels_after_close():
     return model.labels_
 
 
+def after_close(spec, read):
+    """``read(model)`` for a model fitted on a dask array under a LocalCluster, once the
+    cluster is closed."""
+    def run():
+        import dask.array as da
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                          dashboard_address=":0") as cluster, Client(cluster):
+            model = GraphClustering(spec, n_clusters=3, random_state=0).fit(
+                da.from_array(BLOBS, chunks=45))
+        return read(model)
+    return run
+
+
 def ensemble(member):
     return lambda: compose({"ensemble": {"members": [member], "consensus": "tcut"}})
 
@@ -124,6 +139,11 @@ ISSUE_30_CASES: list[tuple[str, Callable[[], object]]] = [
                                                  k=5, anchors={"n_anchors": 3})),
     ("dask array with an empty and a one-row chunk", on_dask(BLOBS, "ongr-k", (44, 0, 1, 45))),
     ("``labels_`` after the Dask client closed", labels_after_close),
+    ("``members_[0].labels`` of an ensemble after the Dask client closed",
+     after_close({"ensemble": {"members": [{"preset": "uspec", "count": 2}],
+                               "consensus": "tcut"}}, lambda m: m.members_[0].labels)),
+    ("``embedding_`` kept on the workers (``ongr-k``) after the Dask client closed",
+     after_close("ongr-k", lambda m: m.embedding_)),
     ("``random_state=2**32``",
      lambda: GraphClustering("ncut", n_clusters=3, random_state=2**32).fit(BLOBS)),
     ("ensemble member ``{ preset = 'uspec', count = 10**9 }``",
