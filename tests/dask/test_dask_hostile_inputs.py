@@ -123,3 +123,76 @@ def test_tiny_chunked_fit_matches_in_memory(data, k):
 @given(_FITTABLE, st.integers(1, 3))
 def test_tiny_chunked_fit_matches_in_memory_slow(data, k):
     check_same_labels(data, k)
+
+
+# -- predict on DataFrames whose columns are reordered, missing or extra ----------------
+_NAMES = ("a", "b", "c")
+_TRAIN = np.random.default_rng(0).normal(size=(12, 3)) + np.repeat(np.eye(3) * 8, 4, axis=0)
+
+
+def _fitted(kind: str):
+    """The tiny pipeline fitted once on the pandas frame (memory) or its dask twin."""
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
+    if kind not in _MODELS:
+        frame = pd.DataFrame(_TRAIN, columns=list(_NAMES))
+        data = frame if kind == "memory" else dd.from_pandas(frame, npartitions=2)
+        with warnings.catch_warnings(), dask.config.set(scheduler="sync"):
+            warnings.simplefilter("ignore")
+            _MODELS[kind] = GraphClustering(TINY, n_clusters=3, random_state=0).fit(data)
+    return _MODELS[kind]
+
+
+_MODELS: dict = {}
+
+
+@st.composite
+def predict_frames(draw):
+    """New rows as a frame: the training columns reordered, some missing, extra ones
+    ("d", "e") inserted anywhere; random row chunks, empty ones included."""
+    columns = draw(st.one_of(
+        st.just(list(_NAMES)), st.permutations(_NAMES),
+        st.lists(st.sampled_from(_NAMES + ("d", "e")), min_size=1, max_size=5, unique=True)))
+    n = draw(st.integers(1, 8))
+    values = draw(st.lists(st.floats(-10, 10, allow_nan=False), min_size=n * len(columns),
+                           max_size=n * len(columns)))
+    from graphclust.testing.strategies import row_chunks
+
+    return DaskInput(np.array(values).reshape(n, len(columns)), draw(row_chunks(n)), "frame",
+                     tuple(columns))
+
+
+def check_predict(data: DaskInput) -> None:
+    import dask
+
+    got = {}
+    for kind, X in (("memory", data.computed()), ("chunked", data.collection())):
+        model = _fitted(kind)
+        with warnings.catch_warnings(), dask.config.set(scheduler="sync"):
+            warnings.simplefilter("ignore")
+            try:
+                labels = model.predict(X)
+                got[kind] = ("ok", np.asarray(labels.compute() if hasattr(labels, "compute")
+                                              else labels))
+            except Exception as exc:  # noqa: BLE001 - the class is the outcome
+                got[kind] = (type(exc).__name__, None)
+    assert got["memory"][0] in ("ok", "InputError"), (data, got)
+    assert got["chunked"][0] == got["memory"][0], (data, got)
+    if got["memory"][0] == "ok":
+        assert tuple(data.names) == _NAMES, data  # accepted only as fitted
+        np.testing.assert_array_equal(got["chunked"][1], got["memory"][1])
+
+
+@settings(QUICK, max_examples=15)
+@given(predict_frames())
+def test_predict_on_frames_with_other_columns_matches_in_memory(data):
+    check_predict(data)
+
+
+@pytest.mark.slow
+@settings(SLOW, max_examples=2_000)
+@given(predict_frames())
+def test_predict_on_frames_with_other_columns_matches_in_memory_slow(data):
+    check_predict(data)
