@@ -324,6 +324,9 @@ def dask_inputs(draw, max_rows: int = 10, max_columns: int = 3,
 class OutputPlan:
     """A scratch tree and the output options of one ``graphclust run``.
 
+    Paths may climb out of the tree (``../x.npy``, up to three levels): build the tree
+    three folders deep in a scratch folder of the test's and snapshot that folder.
+
     The tree holds ``data.npy`` (the input), ``spec.json`` (the spec), ``old.npy`` and
     ``old.json`` (files of the user), ``dir/`` (a folder with a file inside), ``ro/`` (a
     read-only folder) and ``link.npy`` (a symbolic link to the input). ``output`` and
@@ -376,13 +379,28 @@ _OUTPUT_NAMES = ("data.npy", "spec.json", "old.npy", "old.json", "dir", "dir/new
                  "p.png", "p.svg", "./l.npy", "dir/../l.npy", "l", "data")
 
 
+#: path components and suffixes :func:`output_plans` composes paths from
+_PARTS = ("data.npy", "spec.json", "old.npy", "old.json", "dir", "ro", "link.npy", "new",
+          "..", ".", "sub", "x")
+_SUFFIXES = ("", ".npy", ".csv", ".txt", ".zarr", ".parquet", ".png", ".json", ".NPY")
+
+
+def _paths(names: tuple[str, ...]):
+    """A path: one of ``names``, or 1 to 3 components of the tree and new ones joined,
+    the last given a suffix (``dir/../old.npy.png``, ``new/sub/x.zarr``...)."""
+    composed = st.builds(lambda parts, suffix: "/".join(parts) + suffix,
+                         st.lists(st.sampled_from(_PARTS), min_size=1, max_size=3),
+                         st.sampled_from(_SUFFIXES))
+    return st.one_of(st.sampled_from(names), composed)
+
+
 @st.composite
 def output_plans(draw, names: tuple[str, ...] = _OUTPUT_NAMES) -> OutputPlan:
     """An :class:`OutputPlan`: ``--output`` and ``--plot`` each absent, one of ``names``
-    (paths of the tree, new names, impossible ones) or, for ``--plot``, the same as
-    ``--output``."""
-    output = draw(st.one_of(st.none(), st.sampled_from(names)))
-    plot = draw(st.one_of(st.none(), st.none(), st.sampled_from(names), st.just(output)))
+    (paths of the tree, new names, impossible ones), a path composed of the tree's names
+    and new ones, or, for ``--plot``, the same as ``--output``."""
+    output = draw(st.one_of(st.none(), _paths(names)))
+    plot = draw(st.one_of(st.none(), st.none(), _paths(names), st.just(output)))
     return OutputPlan(output, plot)
 
 
