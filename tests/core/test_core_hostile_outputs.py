@@ -120,7 +120,9 @@ def check_outputs(plan: OutputPlan) -> int:
         assert all(_inside(rel, outputs) for rel in changed), (plan, changed)
         new = set(after) - set(before)
         assert all(_inside(rel, outputs) for rel in new), (plan, new)
-        assert not any(Path(rel).name.startswith(".") for rel in new), (plan, new)  # temporaries
+        temporaries = [rel for rel in new for out in outputs
+                       if Path(rel).name.startswith(f".{Path(out).name}.")]
+        assert not temporaries, (plan, temporaries)
     return code
 
 
