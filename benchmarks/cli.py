@@ -188,6 +188,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="RESULTS.md path (default: benchmarks/RESULTS.md)")
     p.add_argument("--note", default="", help="a paragraph placed under the introduction")
     sub.add_parser("list", help="suites, their methods and data sets")
+    sub.add_parser("nok", help="every preset able to estimate k, run without k "
+                   "(python -m benchmarks nok --help)", add_help=False)
+    if argv and argv[0] == "nok":
+        from benchmarks.nok import main as nok_main
+
+        return nok_main(argv[1:])
     args = ap.parse_args(argv)
     args.command = "python -m benchmarks " + " ".join(shlex.quote(a) for a in argv)
     return {"run": _run, "report": _report, "list": _list}[args.cmd](args)

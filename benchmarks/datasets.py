@@ -16,7 +16,10 @@ A data-set name is one of
   ``nested@N`` (a blob in a ring beside a second ring holding a blob, jittered);
 - scikit-learn's ``digits``, ``iris``, ``wine`` and ``breast_cancer``;
 - ``usps_smooth``: USPS smoothed by 0.75 px (emulates the USPS file of the NCER paper);
-- ``mnist_test456``: the MNIST test digits 4, 5, 6 (NCER Table 2).
+- ``mnist_test456``: the MNIST test digits 4, 5, 6 (NCER Table 2);
+- ``tfidf@N``: a generated tf-idf corpus of ``N`` documents with known topics, sparse
+  (:func:`tfidf_topics`; ``tfidf`` alone is the issue-29 case, 5 000 documents × 50 000
+  terms, about 250 000 nonzeros, 10 topics).
 
 Preprocessing recipes (scikit-learn steps in front of the clusterer, :data:`RECIPES`):
 ``raw`` (none), ``minmax-pca`` (ONGR Sec. 4.1: [0, 1] scaling and PCA keeping 95 % of the
@@ -31,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GENERATED", "RECIPES", "family", "generated", "load", "preprocessing", "quick_name",
+__all__ = ["GENERATED", "RECIPES", "TFIDF_SEED", "family", "tfidf_topics", "generated", "load", "preprocessing", "quick_name",
            "size_of"]
 
 SUBSET_SEED = 20240611
@@ -120,6 +123,67 @@ def generated(family_: str, n: int = 1000, seed: int = GENERATED_SEED
                  _ring(rng, sizes[3], (7.5, 0.0), 1.6, 0.15)]
         return np.vstack(parts), np.repeat(np.arange(4), sizes)
     raise ValueError(f"unknown generated family {family_!r}; known: {', '.join(GENERATED)}")
+
+
+TFIDF_SEED = 29
+
+
+def tfidf_topics(n_docs: int = 5000, n_terms: int = 50_000, n_topics: int = 10, *,
+                 doc_length: float = 62.0, topic_share: float = 0.3,
+                 topic_terms: int = 2000, zipf: float = 1.07, seed: int = TFIDF_SEED):
+    """A tf-idf corpus with known topics: ``(X, y)``, ``X`` a CSR matrix (float64).
+
+    The generator (multinomial topic mixtures over a Zipf vocabulary):
+
+    * a background distribution over all ``n_terms`` terms, Zipf with exponent ``zipf``
+      (rank ``r`` has weight ``r^-zipf``), the shared function words and common terms;
+    * every topic owns ``topic_terms`` terms drawn at random (topics may share some)
+      with their own Zipf weights over a random order;
+    * document ``i`` has topic ``y_i`` (uniform) and a mixture ``θ_i``: ``topic_share``
+      of its tokens (jittered by a Beta draw) from its topic, a fifth of the rest from
+      one other random topic, and the remainder from the background;
+    * its length is Poisson(``doc_length``) tokens (at least 5), the counts are
+      weighted by scikit-learn's ``TfidfTransformer`` (smooth idf, sublinear tf off,
+      rows of unit length).
+
+    With the defaults the corpus has about 50 distinct terms per document (250 000
+    nonzeros for 5 000 documents). The same arguments give the same corpus.
+    """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rng = np.random.default_rng([seed, n_docs, n_terms, n_topics])
+    ranks = np.arange(1, n_terms + 1, dtype=np.float64)
+    background = np.cumsum(ranks ** -zipf)
+    background /= background[-1]
+    bg_terms = rng.permutation(n_terms)
+    own = [rng.choice(n_terms, size=min(topic_terms, n_terms), replace=False)
+           for _ in range(n_topics)]
+    topic_cdf = np.cumsum(np.arange(1, len(own[0]) + 1, dtype=np.float64) ** -zipf)
+    topic_cdf /= topic_cdf[-1]
+    y = rng.integers(0, n_topics, size=n_docs)
+    lengths = np.maximum(5, rng.poisson(doc_length, size=n_docs))
+    share = np.clip(rng.beta(8.0, 8.0 * (1 - topic_share) / topic_share, size=n_docs), 0, 1)
+    other = (y + rng.integers(1, max(2, n_topics), size=n_docs)) % n_topics
+    rows, cols = [], []
+    for i in range(n_docs):
+        L = int(lengths[i])
+        n_own = rng.binomial(L, share[i])
+        n_other = rng.binomial(L - n_own, 0.2)
+        n_bg = L - n_own - n_other
+        toks = [own[y[i]][np.searchsorted(topic_cdf, rng.random(n_own))],
+                own[other[i]][np.searchsorted(topic_cdf, rng.random(n_other))],
+                bg_terms[np.minimum(np.searchsorted(background, rng.random(n_bg)),
+                                    n_terms - 1)]]
+        t = np.concatenate(toks)
+        rows.append(np.full(t.size, i))
+        cols.append(t)
+    counts = sp.csr_matrix((np.ones(sum(r.size for r in rows)),
+                            (np.concatenate(rows), np.concatenate(cols))),
+                           shape=(n_docs, n_terms))
+    counts.sum_duplicates()
+    X = TfidfTransformer().fit_transform(counts)
+    return sp.csr_matrix(X, dtype=np.float64), y.astype(np.int64)
 
 
 def smooth_usps(X: np.ndarray, sigma: float = USPS_SMOOTH_SIGMA) -> np.ndarray:

@@ -18,6 +18,7 @@ from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
 from graphclust._membership import Memberships
+from graphclust._kselect import DEFAULT_K_MAX, KSelection
 from graphclust._input import check_input
 from graphclust._pipeline import STAGES, FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
@@ -26,8 +27,11 @@ from graphclust._errors import (
     ClusterLostError,
     ConvergenceWarning,
     DegenerateDataWarning,
+    DensifyWarning,
     DisconnectedGraphWarning,
     FewerClustersWarning,
+    KRangeWarning,
+    NoClusterStructureWarning,
     GraphClustWarning,
     IncompatiblePartsError,
     InputError,
@@ -89,6 +93,8 @@ __all__ = [
     "EnsembleMember",
     "EnsembleResult",
     "Memberships",
+    "KSelection",
+    "DEFAULT_K_MAX",
     "FitResult",
     "Pipeline",
     "STAGES",
@@ -104,8 +110,11 @@ __all__ = [
     "profile_data",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DensifyWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
+    "NoClusterStructureWarning",
+    "KRangeWarning",
     "FittedState",
     "Graph",
     "GraphBuilder",

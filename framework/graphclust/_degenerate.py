@@ -123,6 +123,24 @@ def distinct_rows(X: np.ndarray, cap: int | None = None) -> np.ndarray:
     return X[np.sort(first)]
 
 
+def count_distinct_sparse(X, cap: int) -> int:
+    """The number of distinct rows of a canonical CSR ``X`` (stored indices and values
+    compared byte-wise), at most ``cap + 1``: :func:`distinct_rows` for sparse rows,
+    leading rows first in the same way, without densifying."""
+    n = X.shape[0]
+    seen: set[bytes] = set()
+    indptr, indices, data = X.indptr, X.indices, X.data
+    head = 4 * cap + 64
+    for stop in ((min(n, head), n) if n > head else (n,)):
+        seen.clear()
+        for i in range(stop):
+            lo, hi = indptr[i], indptr[i + 1]
+            seen.add(indices[lo:hi].tobytes() + b"|" + data[lo:hi].tobytes())
+            if len(seen) > cap:
+                return cap + 1
+    return len(seen)
+
+
 def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "X") -> None:
     """Warn when ``n_clusters`` exceeds the number of distinct rows (``n_distinct``, which
     may be capped at ``n_clusters``): identical rows are then split or clusters left

@@ -106,6 +106,13 @@ class EnsembleResult:
     scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
     member_names: list[str] = attrs.field(factory=list)
     member_scores: list[dict[str, float]] = attrs.field(factory=list)
+    #: how the consensus ``k`` was chosen (:class:`~graphclust.KSelection`)
+    k_selection: Any = None
+
+    @property
+    def n_clusters(self) -> int | None:
+        """The number of consensus clusters (``None`` when not recorded)."""
+        return None if self.k_selection is None else int(self.k_selection.k)
 
     @property
     def member_labels(self) -> list[np.ndarray]:
@@ -136,8 +143,9 @@ def _thread_counts() -> dict[str, int]:
     return counts
 
 
-def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int, seed: int,
-                threads: dict[str, int] | None = None
+def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int | None,
+                seed: int, threads: dict[str, int] | None = None,
+                k_range: tuple[int, int] | None = None
                 ) -> tuple[FitResult, list[tuple[type[Warning], str]], Pipeline]:
     """Run one member quietly; return its result, the warnings it raised and the fitted
     pipeline (in a worker process the fitted parts are a copy the parent must keep).
@@ -150,7 +158,8 @@ def _run_member(pipeline: Pipeline, X: np.ndarray, y: np.ndarray | None, k: int,
 
     with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=threads):
         warnings.simplefilter("always")
-        result = pipeline.run(X, y, n_clusters=k, ctx=Context(seed, Progress(), 1))
+        result = pipeline.run(X, y, n_clusters=k, ctx=Context(seed, Progress(), 1),
+                              k_range=k_range)
     return result, [(w.category, str(w.message)) for w in caught], pipeline
 
 
@@ -188,14 +197,30 @@ class Ensemble:
         listed = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in names.items())
         return f"Ensemble([{listed}], consensus={self.consensus.name!r})"
 
+    def dense_needs(self) -> list[str]:
+        """What needs dense rows of ``X`` (:meth:`Pipeline.dense_needs` of every member,
+        each named once, and the ensemble's ``scale`` stage ``center``)."""
+        needs = [f"scale {self.scale!r}"] if self.scale == "center" else []
+        for member in self.members:
+            for need in member.pipeline.dense_needs():
+                if need not in needs:
+                    needs.append(need)
+        return needs
+
     def named_parts(self) -> dict[str, Any]:
         """Empty: an ensemble's parts are set through its spec (``ensemble`` override),
         not as ``section__parameter`` estimator parameters."""
         return {}
 
     # -- planning -----------------------------------------------------------------
-    def plan(self, n: int, n_clusters: int, ctx: Context) -> tuple[list[int], list[int]]:
-        """Each member's ``k_j`` and seed for a run on ``n`` points."""
+    def plan(self, n: int, n_clusters: int | None, ctx: Context,
+             k_max: int | None = None) -> tuple[list[int | None], list[int]]:
+        """Each member's ``k_j`` and seed for a run on ``n`` points. With no
+        ``n_clusters`` (estimated), ranges are clipped with ``k_max`` in its place and a
+        member with no ``k`` of its own estimates it (``None``)."""
+        from graphclust._kselect import DEFAULT_K_MAX
+
+        clip_k = n_clusters if n_clusters is not None else (k_max or DEFAULT_K_MAX)
         ks, seeds = [], []
         for j, member in enumerate(self.members):
             key = f"ensemble.members[{j}]"
@@ -204,8 +229,11 @@ class Ensemble:
             if spec_k is None:
                 spec_k = member.pipeline.n_clusters or n_clusters
             if isinstance(spec_k, tuple):
-                lo, hi = clip_range(*spec_k, n, n_clusters)
+                lo, hi = clip_range(*spec_k, n, clip_k)
                 k = int(ctx.rng(f"{key}.n_clusters").integers(lo, hi + 1))
+            elif spec_k is None:
+                ks.append(None)
+                continue
             else:
                 k = int(spec_k)
             if k > n:
@@ -215,8 +243,9 @@ class Ensemble:
         return ks, seeds
 
     # -- running ------------------------------------------------------------------
-    def run(self, X: np.ndarray, y: np.ndarray | None = None, *, n_clusters: int,
-            ctx: Context | None = None) -> EnsembleResult:
+    def run(self, X: np.ndarray, y: np.ndarray | None = None, *, n_clusters: int | None,
+            ctx: Context | None = None,
+            k_range: tuple[int, int] | None = None) -> EnsembleResult:
         """Run every member, then the consensus; returns an :class:`EnsembleResult`.
 
         Parameters
@@ -225,8 +254,10 @@ class Ensemble:
             Validated features.
         y : ndarray, optional
             True labels, for the metrics (the ensemble's and each member's).
-        n_clusters : int
-            Number of consensus clusters.
+        n_clusters : int or None
+            Number of consensus clusters; ``None``: estimated by the consensus part's
+            ``estimate_k`` within ``k_range`` (members without a ``k`` of their own
+            estimate theirs).
         ctx : Context, optional
             Seed, progress (one stage over the members, then one for the consensus) and
             ``n_jobs`` (members in parallel when it is not ``None`` or 1).
@@ -235,7 +266,13 @@ class Ensemble:
         pre: dict[str, float] = {}
         scaling, X = scale_stage(self.scale, X, ctx.progress, pre)
         n = X.shape[0]
-        ks, seeds = self.plan(n, n_clusters, ctx)
+        from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, given_selection,
+                                         k_range_for, warn_selection)
+
+        if n_clusters is None:
+            check_estimable(self, repr(self))
+        k_range = k_range or (1, DEFAULT_K_MAX)
+        ks, seeds = self.plan(n, n_clusters, ctx, k_range[1])
         bar = ctx.progress.for_stage("ensemble", f"{len(self.members)} members")
         bar.open(len(self.members))
         t0 = time.perf_counter()
@@ -243,7 +280,8 @@ class Ensemble:
         if jobs == 1 or len(self.members) == 1:
             outputs = []
             for j, member in enumerate(self.members):
-                outputs.append(_run_member(member.pipeline, X, y, ks[j], seeds[j]))
+                outputs.append(_run_member(member.pipeline, X, y, ks[j], seeds[j],
+                                           k_range=k_range))
                 bar.step(j + 1, len(self.members),
                          f"{member.label}, k={ks[j]}: {_summary(outputs[-1][0])}")
         else:
@@ -252,7 +290,7 @@ class Ensemble:
             outputs = []
             threads = _thread_counts()
             gen = Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_run_member)(m.pipeline, X, y, ks[j], seeds[j], threads)
+                delayed(_run_member)(m.pipeline, X, y, ks[j], seeds[j], threads, k_range)
                 for j, m in enumerate(self.members))
             for j, out in enumerate(gen):
                 outputs.append(out)
@@ -264,6 +302,7 @@ class Ensemble:
             member.pipeline = fitted  # the fitted parts (rounding centres...) for predict
         self._reemit([w for _, ws, _ in outputs for w in ws])
         results = [r for r, _, _ in outputs]
+        ks = [r.n_clusters if k is None else k for r, k in zip(results, ks, strict=True)]
         classes, coded = [], []
         for r in results:
             cls, inv = np.unique(np.asarray(r.labels), return_inverse=True)
@@ -274,6 +313,13 @@ class Ensemble:
         cstage.open(message=f"{memberships.n_base_clusters} base clusters")
         t1 = time.perf_counter()
         cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
+        if n_clusters is None:
+            selection = self.consensus.estimate_k(memberships, *k_range_for(*k_range, n),
+                                                  cctx)
+            warn_selection(selection, repr(self))
+            n_clusters = selection.k
+        else:
+            selection = given_selection(n_clusters)
         labels = np.asarray(self.consensus.combine(memberships, n_clusters, cctx),
                             dtype=np.int64)
         t_consensus = time.perf_counter() - t1
@@ -289,7 +335,8 @@ class Ensemble:
         timings = {**pre, "members": t_members, "consensus": t_consensus}
         timings["total"] = sum(timings.values())
         return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, scores,
-                              scaling, [m.label for m in self.members], member_scores)
+                              scaling, [m.label for m in self.members], member_scores,
+                              selection)
 
     def _score(self, labels: np.ndarray, y: np.ndarray | None) -> dict[str, float]:
         """The ensemble's metrics on ``labels`` (those needing ``y`` only with ``y``)."""

@@ -14,8 +14,11 @@ __all__ = [
     "GraphClustWarning",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DensifyWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
+    "NoClusterStructureWarning",
+    "KRangeWarning",
     "Problem",
     "ProblemKind",
     "spec_error",
@@ -36,6 +39,11 @@ class ConvergenceWarning(GraphClustWarning):
     """An iterative solver stopped at ``max_iter`` before its stopping rule held."""
 
 
+class DensifyWarning(GraphClustWarning):
+    """A sparse ``X`` was densified for a part that needs dense rows (within the limit
+    of :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES`; above it the fit is refused)."""
+
+
 class DisconnectedGraphWarning(GraphClustWarning):
     """The graph has more connected components than clusters asked for (warned once per
     fit, only then: fewer components cannot change the result)."""
@@ -47,6 +55,16 @@ class DegenerateDataWarning(GraphClustWarning):
 
 class FewerClustersWarning(GraphClustWarning):
     """A fit returned fewer distinct labels than ``n_clusters``."""
+
+
+class NoClusterStructureWarning(GraphClustWarning):
+    """``n_clusters`` was estimated and the data showed no cluster structure: one cluster
+    (``k = 1``) is returned instead of an arbitrary split (:doc:`/choosing-k`)."""
+
+
+class KRangeWarning(GraphClustWarning):
+    """``n_clusters`` was estimated at the top of the searched range (``k_max``): the
+    range may be too small (:doc:`/choosing-k`)."""
 
 
 class ProblemKind(enum.Enum):

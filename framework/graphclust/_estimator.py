@@ -30,7 +30,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         sparsity, column scales; see ``graphclust describe auto``), and the other
         parameters below are merged into what it decided.
     n_clusters : int, optional
-        Number of clusters; defaults to the spec's ``n_clusters``, else 8.
+        Number of clusters; defaults to the spec's ``n_clusters``. When neither gives
+        one it is **estimated** within ``[1, k_max]`` by the pipeline's part that
+        declares ``estimates_k`` (the eigengap of the graph's normalised spectrum, the
+        density tree of ``density``, the eigengap of an ensemble's memberships;
+        :doc:`/choosing-k`): ``n_clusters_`` and ``k_selection_`` say what was found
+        and how. Data without cluster structure give one cluster with a
+        :class:`~graphclust.NoClusterStructureWarning`; an estimate at ``k_max`` warns
+        with :class:`~graphclust.KRangeWarning`. An integer is used as given.
     random_state : int, RandomState or None
         Seed of the run (overrides the spec's ``seed``). The same spec, data and seed
         give identical labels.
@@ -54,11 +61,19 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     n_jobs : int or None, default=None
         Parallelism of joblib-level work: an ensemble spec runs its members in ``n_jobs``
         processes (``-1``: all cores). The labels do not depend on it.
+    k_max : int or None, default=None
+        The largest number of clusters searched when it is estimated (``None``: 20).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
         A dask array chunked like the rows of ``X`` when ``X`` was a Dask collection.
+    n_clusters_ : int
+        The number of clusters the fit used (given or estimated).
+    k_selection_ : KSelection
+        How it was chosen: ``method`` (``"given"``, ``"eigengap"``, ``"density-tree"``),
+        the ``candidates`` examined with their ``scores``, the ``rule`` in words and the
+        ``part`` that estimated.
     pipeline_ : Pipeline or Ensemble
         The composed, fitted parts (an :class:`~graphclust.Ensemble` for an ensemble spec).
     graph_ : AffinityGraph, AnchorGraph or None
@@ -112,7 +127,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def __init__(self, spec="auto", n_clusters=None, random_state=None, *, anchors=None,
                  graph=None, adapter=None, solver=None, rounding=None, metrics=None,
-                 overrides=None, verbose=False, n_jobs=None):
+                 overrides=None, verbose=False, n_jobs=None, k_max=None):
         self.spec = spec
         self.n_clusters = n_clusters
         self.random_state = random_state
@@ -125,6 +140,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.overrides = overrides  # a non-dict is reported by fit, never here
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.k_max = k_max
 
     def _compose(self) -> Pipeline | Ensemble:
         """The composed spec without data (a rule preset raises: the data decide it)."""
@@ -207,7 +223,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scaling_ = result.scaling
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
-        self.n_clusters_ = k
+        from graphclust._kselect import given_selection
+
+        selection = getattr(result, "k_selection", None)
+        if selection is None:
+            selection = given_selection(k)
+        self.k_selection_ = selection
+        self.n_clusters_ = k = int(selection.k)
         self.profile_ = plan.profile
         if isinstance(pipe, Ensemble):
             self.members_ = result.members

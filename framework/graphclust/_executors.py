@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from graphclust._degenerate import (check_spread, distinct_rows, warn_few_distinct,
-                                   warn_fewer_labels)
+from graphclust._degenerate import (check_spread, count_distinct_sparse, distinct_rows,
+                                   warn_few_distinct, warn_fewer_labels)
 from graphclust._ensemble import Ensemble
 from graphclust._errors import ClusterLostError, InputError
 from graphclust._fitwarnings import one_warning_per_cause
@@ -48,23 +49,58 @@ def _solution_rows(solution):
     return solution.embedding if solution.embedding is not None else solution.soft
 
 
+def _dense_if_needed(X, pipe):
+    """Sparse ``X`` densified (within the limit, with a warning) when something in
+    ``pipe`` needs dense rows (:meth:`Pipeline.dense_needs`); else ``X`` unchanged."""
+    if not sp.issparse(X):
+        return X
+    needs = pipe.dense_needs() if hasattr(pipe, "dense_needs") else ["the pipeline"]
+    if not needs:
+        return X
+    from graphclust.numerics import densify
+
+    return densify(X, needs)
+
+
+def _column_ranges(X) -> np.ndarray:
+    if sp.issparse(X):
+        from graphclust.numerics.sparse import sparse_column_range
+
+        return sparse_column_range(X)
+    return np.ptp(X, axis=0)
+
+
+def _n_distinct(X, k: int) -> int:
+    if sp.issparse(X):
+        return count_distinct_sparse(X, k)
+    return distinct_rows(X, k).shape[0]
+
+
 class InMemory:
     """NumPy/SciPy in this process (the default)."""
 
     chunked = False
 
-    def take(self, estimator, X, profile_k: int | None):
+    def take(self, estimator, X, profile_k):
         """``(X, profile)``: shape, dtype and scikit-learn's bookkeeping
-        (``n_features_in_``); the profile of ``X`` for a rule preset's ``profile_k``."""
+        (``n_features_in_``); the profile of ``X`` for a rule preset's ``profile_k``
+        (``(n_clusters or None, k_max)``)."""
         from graphclust._rules import profile_data
 
         X = validate_rows(estimator, X, reset=True)
-        return X, None if profile_k is None else profile_data(X, profile_k)
+        if profile_k is None:
+            return X, None
+        return X, profile_data(X, profile_k[0], k_max=profile_k[1])
 
     def fit(self, plan):
-        """Check the values (finite; a precomputed graph valid, of ``n`` rows), then run."""
+        """Check the values (finite; a precomputed graph valid, of ``n`` rows), then run.
+
+        Sparse ``X`` stays sparse when every part that receives it declares
+        ``accepts_sparse``; otherwise it is densified here, before any work, within
+        :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES` (with a warning; refused above)."""
         pipe, k = plan.pipeline, plan.n_clusters
-        X = check_input(plan.X)
+        checked_k = 2 if k is None else k  # estimating: distances must separate points
+        X = _dense_if_needed(check_input(plan.X), pipe)
         given = getattr(pipe, "graph", None)
         if isinstance(given, GivenGraph):
             given.check_matrix()
@@ -72,10 +108,10 @@ class InMemory:
                 raise InputError(f"the precomputed graph has {given.matrix.shape[0]} rows but "
                                  f"X has {X.shape[0]} samples")
         with one_warning_per_cause():
-            check_values(pipe, k, np.ptp(X, axis=0), X.shape[0], X.dtype,
-                         distinct_rows(X, k).shape[0] if k > 1 else 1)
-            result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx)
-            warn_fewer_labels(result.labels, k, plan.who)
+            check_values(pipe, checked_k, _column_ranges(X), X.shape[0], X.dtype,
+                         _n_distinct(X, checked_k) if checked_k > 1 else 1)
+            result = pipe.run(X, plan.y, n_clusters=k, ctx=plan.ctx, k_range=plan.k_range)
+            warn_fewer_labels(result.labels, result.n_clusters or k, plan.who)
         return result
 
     def embedding(self, plan, result):
@@ -83,7 +119,8 @@ class InMemory:
         return _solution_rows(result.solution)
 
     def _new_rows(self, estimator, X):
-        return check_input(validate_rows(estimator, X, reset=False))
+        return _dense_if_needed(check_input(validate_rows(estimator, X, reset=False)),
+                                estimator.pipeline_)
 
     def predict(self, estimator, X):
         return estimator.pipeline_.predict(self._new_rows(estimator, X), estimator.result_)
@@ -149,7 +186,8 @@ class Chunked:
             del estimator.feature_names_in_
         if profile_k is None:
             return X, None
-        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), profile_k)
+        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), profile_k[0],
+                            k_max=profile_k[1])
         return X, attrs.evolve(head, n=int(X.shape[0]), chunked=True)
 
     def fit(self, plan):
@@ -163,13 +201,15 @@ class Chunked:
 
         check_chunkwise(plan.pipeline)
         k = plan.n_clusters
-        ranges, n_distinct = value_summary(plan.X, k)
+        checked_k = 2 if k is None else k
+        ranges, n_distinct = value_summary(plan.X, checked_k)
         run = fit_ensemble_chunked if isinstance(plan.pipeline, Ensemble) else fit_chunked
         with one_warning_per_cause():
-            check_values(plan.pipeline, k, ranges, int(plan.X.shape[0]), plan.X.dtype,
-                         n_distinct)
+            check_values(plan.pipeline, checked_k, ranges, int(plan.X.shape[0]),
+                         plan.X.dtype, n_distinct)
             try:
-                result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who)
+                result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who,
+                             k_range=plan.k_range)
             except Exception as exc:
                 if not cluster_lost(exc):
                     raise
@@ -234,10 +274,10 @@ def executor_for(X: Any) -> InMemory | Chunked:
     return Chunked() if is_dask_input(X) else InMemory()
 
 
-def open_data(estimator, X: Any, profile_k: int | None):
+def open_data(estimator, X: Any, profile_k: tuple[int | None, int] | None):
     """``(executor, X, profile)``: the executor for ``X``, the data validated in its
     container (shape, dtype; no pass over the values) and, when ``profile_k`` is given
-    (a rule preset's ``n_clusters``), the data's profile."""
+    (a rule preset's ``(n_clusters or None, k_max)``), the data's profile."""
     executor = executor_for(X)
     with np.errstate(all="ignore"):  # NaN/inf in a profile are reported by fit's checks
         X, profile = executor.take(estimator, X, profile_k)

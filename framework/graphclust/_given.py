@@ -26,6 +26,7 @@ class GivenAnchors(AnchorSelector):
 
     name: ClassVar[str] = "given"
     chunkwise: ClassVar[bool] = True  # needs nothing of X but its dtype and width
+    accepts_sparse: ClassVar[bool] = True  # reads nothing of X but its shape and dtype
     points: Any = None
 
     def select(self, X, ctx):
@@ -46,6 +47,7 @@ class GivenGraph(GraphBuilder):
     """A precomputed graph: a sparse ``n x n`` affinity or ``n x m`` anchor matrix ``Z``."""
 
     name: ClassVar[str] = "precomputed"
+    accepts_sparse: ClassVar[bool] = True  # reads nothing of X but its shape and dtype
     matrix: Any = None
 
     @property

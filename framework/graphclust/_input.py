@@ -34,15 +34,18 @@ def check_dtype(dtype: Any, what: str = "X") -> None:
                          "(np.hstack([X.real, X.imag]))")
 
 
-def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np.ndarray:
+def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X"):
     """Validate data: 2-D, non-empty, finite, numeric; ``n >= n_clusters``.
 
     Dense float32 stays float32, and so do integers of at most 16 bits (pixels,
     counts: exact in float32, half the memory of float64); anything else becomes
-    float64. Sparse input is densified (the built-in parts work on dense rows).
+    float64. Sparse input (CSR, CSC, COO, ...) stays sparse: it becomes a canonical CSR
+    array of the same float rule, its stored values checked for NaN and infinity, and
+    it is never densified here (parts that need dense rows get them from the executor,
+    within :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES`).
     """
     if sp.issparse(X):
-        X = X.toarray()
+        return _check_sparse(X, n_clusters, what)
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
@@ -64,6 +67,29 @@ def check_input(X: Any, n_clusters: int | None = None, *, what: str = "X") -> np
         raise InputError(f"{what} has {n} sample{'s' if n != 1 else ''}, fewer than "
                          f"n_clusters={n_clusters}")
     return arr
+
+
+def _check_sparse(X, n_clusters: int | None, what: str) -> sp.csr_array:
+    """:func:`check_input` of a sparse matrix: the same rules on its stored values."""
+    from graphclust.numerics import as_csr
+
+    check_dtype(X.dtype, what)
+    if len(X.shape) != 2:
+        raise InputError(f"{what} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise InputError(f"{what} is empty: shape {X.shape}")
+    A = as_csr(X)
+    bad = ~np.isfinite(A.data)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(A.indptr, first, side="right") - 1)
+        kind = "NaN" if np.isnan(A.data).any() else "infinity"
+        raise InputError(f"{what} contains {kind} (first at row {row})")
+    if n_clusters is not None and A.shape[0] < n_clusters:
+        n = A.shape[0]
+        raise InputError(f"{what} has {n} sample{'s' if n != 1 else ''}, fewer than "
+                         f"n_clusters={n_clusters}")
+    return A
 
 
 def validate_rows(estimator, X, *, reset: bool):

@@ -111,11 +111,25 @@ class Part(BaseEstimator):
     chunk_needs : tuple of str
         Set by the interface: methods that are not chunk-only (they also serve
         ``predict``) but that a ``chunkwise`` part of this kind must implement.
+    accepts_sparse : bool
+        Whether the part's work methods that receive ``X`` (``select``, ``build``,
+        ``transform``, ``adapt``, ``solve``) take a ``scipy.sparse`` CSR ``X`` as it is
+        (or ignore ``X``). Default ``False``: when a spec holds such a part, the executor
+        densifies sparse input before any work, within
+        :data:`graphclust.numerics.DENSIFY_LIMIT_BYTES` and with a
+        :class:`~graphclust.DensifyWarning`, and refuses above the limit.
+    estimates_k : str or None
+        The method by which the part estimates the number of clusters when none is given
+        (``"eigengap"``, ``"density-tree"``; :doc:`/choosing-k`), through the
+        ``estimate_k`` hook of its interface; ``None``: it cannot. Graph builders and
+        consensus parts inherit ``"eigengap"`` from their interface.
     """
 
     name: ClassVar[str] = ""
+    estimates_k: ClassVar[str | None] = None
     kind: ClassVar[str] = ""
     chunkwise: ClassVar[bool] = False
+    accepts_sparse: ClassVar[bool] = False
     chunk_hooks: ClassVar[tuple[str, ...]] = ()
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = ()
     chunk_needs: ClassVar[tuple[str, ...]] = ()
@@ -258,6 +272,12 @@ class AnchorSelector(Part):
         return cls.implements("for_rows")
 
 
+def _anchor_sums(block):
+    from graphclust.numerics.eigengap import anchor_block_sums
+
+    return anchor_block_sums(block.Z)
+
+
 #: A graph builder's optional one-search hooks (all four or none).
 _SEARCH_HOOKS = ("prepare_search", "search_block", "finish_search", "rows_from_search")
 
@@ -288,6 +308,44 @@ class GraphBuilder(Part):
     def transform(self, X_new: np.ndarray, graph: AnchorGraph):
         """Rows of ``Z`` for new points against the fitted anchors (anchor builders only)."""
         raise NotImplementedError(f"graph builder {self.name!r} cannot place new points")
+
+    #: every graph the core knows has a normalised spectrum (:doc:`/choosing-k`)
+    estimates_k: ClassVar[str | None] = "eigengap"
+
+    def estimate_k(self, graph: AffinityGraph | AnchorGraph, k_min: int, k_max: int,
+                   ctx: Context):
+        """The number of clusters of ``graph`` (k hook; used when no ``n_clusters`` is
+        given and this is the pipeline's latest part declaring ``estimates_k``).
+
+        The interface's default is the eigengap of the normalised graph spectrum
+        (von Luxburg 2007, §8.3; :mod:`graphclust.numerics.eigengap`): through the
+        ``m x m`` problem for an anchor graph, ``k_max + 1`` Lanczos eigenvalues for an
+        affinity graph. A builder overriding it returns a
+        :class:`graphclust.KSelection` with ``k_min <= k <= k_max``; one that cannot
+        estimate sets ``estimates_k = None``.
+        """
+        from graphclust._kselect import eigengap_selection
+        from graphclust.numerics.eigengap import affinity_spectrum, anchor_spectrum
+
+        if isinstance(graph, AnchorGraph):
+            mu = anchor_spectrum(graph.Z, k_max + 1)
+        else:
+            mu = affinity_spectrum(graph.adjacency, k_max + 1, ctx.rng("estimate_k"))
+        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}")
+
+    def estimate_k_chunked(self, template: AnchorGraph, chunks, k_min: int, k_max: int,
+                           ctx: Context):
+        """:meth:`estimate_k` in the chunked execution (k hook, anchor graphs):
+        ``chunks`` is a :class:`graphclust.chunks.RowChunks` whose blocks hold rows of
+        ``X`` and ``Z``. The default sums each block's ``(Z_bᵀ D_b⁻¹ Z_b, Z_bᵀ 1)``
+        (``m``-sized) and solves the ``m x m`` eigenproblem here: the in-memory value
+        up to the order of the sums."""
+        from graphclust._kselect import eigengap_selection
+        from graphclust.numerics.eigengap import anchor_block_sums, spectrum_from_anchor_sums
+
+        G, lam = chunks.sum(_anchor_sums)
+        mu = spectrum_from_anchor_sums(G, lam, k_max + 1)
+        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}")
 
     def prepare_chunked(self, anchors: Anchors, chunks, ctx: Context) -> AnchorGraph:
         """The fitted graph without its rows, for the chunked execution (chunk hook,
@@ -474,9 +532,14 @@ class Solver(Part):
         Whether its solutions on an anchor graph place new points: they set a feature
         ``projection`` or per-anchor values (``anchor_embedding`` / ``anchor_soft``) for
         everything they hold. The estimator offers ``predict`` only then.
+    uses_k : bool
+        Whether its solution depends on ``n_clusters`` (a ``k``-column embedding or soft
+        assignment). A solver with ``uses_k = False`` (a fixed-width layout) lets the
+        rounding estimate ``k`` from its solution (:doc:`/choosing-k`).
     """
 
     kind: ClassVar[str] = "solver"
+    uses_k: ClassVar[bool] = True
     chunk_hooks: ClassVar[tuple[str, ...]] = ("solve_chunked", "lift_rows")
     accepts: ClassVar[frozenset[GraphKind]] = frozenset({GraphKind.AFFINITY, GraphKind.ANCHOR})
     needs_features: ClassVar[bool] = False
@@ -509,6 +572,12 @@ class Solver(Part):
         required with ``chunkwise``), from the zero-row ``solution`` of
         :meth:`solve_chunked`: the rows :meth:`solve` gives those points in memory."""
         raise NotImplementedError(f"solver {self.name!r} does not run chunk-wise")
+
+    def estimate_k(self, graph: AffinityGraph | AnchorGraph, X: np.ndarray | None,
+                   k_min: int, k_max: int, ctx: Context):
+        """The number of clusters (k hook, with ``estimates_k``), before :meth:`solve`:
+        a :class:`graphclust.KSelection` with ``k_min <= k <= k_max``."""
+        raise NotImplementedError(f"solver {self.name!r} does not estimate k")
 
     @classmethod
     def can_solve_chunked(cls) -> bool:
@@ -543,6 +612,13 @@ class Rounding(Part):
     def assign(self, solution: Solution) -> np.ndarray:
         """Labels of new points (rows of an extended solution), after :meth:`round`."""
         raise NotImplementedError(f"rounding {self.name!r} cannot label new points")
+
+    def estimate_k(self, solution: Solution, k_min: int, k_max: int, ctx: Context):
+        """The number of clusters in ``solution`` (k hook, with ``estimates_k``), before
+        :meth:`round` is called on the same solution with the chosen ``k``; used when
+        the solver's solution does not depend on ``k`` (``Solver.uses_k`` false).
+        Returns a :class:`graphclust.KSelection` with ``k_min <= k <= k_max``."""
+        raise NotImplementedError(f"rounding {self.name!r} does not estimate k")
 
     @classmethod
     def can_assign(cls) -> bool:
@@ -600,6 +676,31 @@ class Consensus(Part):
     def assign(self, memberships: Memberships) -> np.ndarray:
         """Labels of new points from their membership rows, after :meth:`combine`."""
         raise NotImplementedError(f"consensus {self.name!r} cannot label new points")
+
+    #: the bipartite point × base-cluster graph has a normalised spectrum
+    estimates_k: ClassVar[str | None] = "eigengap"
+
+    def estimate_k(self, memberships: Memberships, k_min: int, k_max: int, ctx: Context):
+        """The number of consensus clusters (k hook). The interface's default is the
+        eigengap of the point × base-cluster bipartite graph (rows of the memberships
+        scaled to sum to one: an anchor graph on ``Σk_i`` base clusters, so the
+        ``Σk_i x Σk_i`` problem; :mod:`graphclust.numerics.eigengap`)."""
+        from graphclust._kselect import eigengap_selection
+        from graphclust.numerics.eigengap import anchor_spectrum
+
+        mu = anchor_spectrum(memberships.matrix, k_max + 1)
+        return eigengap_selection(mu, k_min, k_max, f"consensus {self.name!r}")
+
+    def estimate_k_chunked(self, chunks, k_min: int, k_max: int, ctx: Context):
+        """:meth:`estimate_k` in the chunked execution (k hook): ``chunks`` as in
+        :meth:`combine_chunked`; the default sums each block's ``Σk_i``-sized share of
+        the spectrum problem and solves it here."""
+        from graphclust._kselect import eigengap_selection
+        from graphclust.numerics.eigengap import spectrum_from_anchor_sums
+
+        G, lam = chunks.sum(_anchor_sums)
+        mu = spectrum_from_anchor_sums(G, lam, k_max + 1)
+        return eigengap_selection(mu, k_min, k_max, f"consensus {self.name!r}")
 
     def combine_chunked(self, chunks, n_clusters: int, ctx: Context) -> None:
         """Fit the consensus on row chunks of the memberships (chunk hook, required with

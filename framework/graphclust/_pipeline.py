@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import Any
 
 import attrs
 import numpy as np
@@ -54,6 +55,13 @@ class FitResult:
     n_components: int | None = None
     #: the fitted ``scale`` stage, reapplied to new points
     scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
+    #: how the number of clusters was chosen (:class:`~graphclust.KSelection`)
+    k_selection: Any = None
+
+    @property
+    def n_clusters(self) -> int | None:
+        """The number of clusters the run used (``None`` when not recorded)."""
+        return None if self.k_selection is None else int(self.k_selection.k)
 
     @property
     def labels(self) -> np.ndarray:
@@ -117,6 +125,18 @@ class Pipeline:
             parts.insert(0, f"scale={self.scale!r}")
         return f"Pipeline({', '.join(parts)})"
 
+    def dense_needs(self) -> list[str]:
+        """What in this pipeline needs dense rows of ``X``, as named in messages: the
+        parts that receive ``X`` (anchors, graph, adapter, solver) and do not declare
+        ``accepts_sparse``, and the ``scale`` stage ``center``. Empty when a sparse ``X``
+        can stay sparse end to end."""
+        needs = [f"scale {self.scale!r}"] if self.scale == "center" else []
+        for section in ("anchors", "graph", "adapter", "solver"):
+            part = getattr(self, section)
+            if part is not None and not part.accepts_sparse:
+                needs.append(f"{section} {part.name!r}")
+        return needs
+
     def named_parts(self) -> dict[str, Part]:
         """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
         return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}
@@ -143,8 +163,9 @@ class Pipeline:
         """Labels from this (nested) pipeline's solver and rounding on a given graph."""
         return self.run(X, n_clusters=n_clusters, ctx=ctx, graph=graph).labels
 
-    def run(self, X: np.ndarray | None, y: np.ndarray | None = None, *, n_clusters: int,
-            ctx: Context | None = None, graph=None, emit=None) -> FitResult:
+    def run(self, X: np.ndarray | None, y: np.ndarray | None = None, *,
+            n_clusters: int | None, ctx: Context | None = None, graph=None, emit=None,
+            k_range: tuple[int, int] | None = None) -> FitResult:
         """Run every stage on validated data; returns a :class:`FitResult`.
 
         Parameters
@@ -153,12 +174,20 @@ class Pipeline:
             Features (``None`` only with a given ``graph`` and a solver that needs none).
         y : ndarray, optional
             True labels, for the metrics that need them.
-        n_clusters : int
+        n_clusters : int or None
+            ``None``: estimated by the pipeline's latest part that declares
+            ``estimates_k`` (:mod:`graphclust._kselect`), within ``k_range``.
         ctx : Context, optional
             Seed and progress; default seed 0, quiet.
         graph : AffinityGraph or AnchorGraph, optional
             Skip anchors and graph building and use this graph.
+        k_range : (int, int), optional
+            ``(k_min, k_max)`` searched when ``n_clusters`` is ``None`` (default
+            ``(1, DEFAULT_K_MAX)``), clipped to the graph's size.
         """
+        from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
+                                         given_selection, k_range_for, warn_selection)
+
         ctx = ctx or Context(seed=self.seed or 0)
         progress = ctx.progress
         timings: dict[str, float] = {}
@@ -190,8 +219,23 @@ class Pipeline:
             built_here = False  # a given graph was checked by whoever built it
             if isinstance(graph, AnchorGraph):
                 anchors = graph.anchors
+        selection = None if n_clusters is None else given_selection(n_clusters)
+        k_stage = None
+        if n_clusters is None:
+            check_estimable(self, repr(self))
+            k_stage, k_part = estimating_stage(self)
+            k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), graph.n)
+            if k_stage != "rounding":
+                t0 = time.perf_counter()
+                if k_stage == "graph":
+                    selection = k_part.estimate_k(graph, k_min, k_max, stage("k", k_part))
+                else:
+                    selection = k_part.estimate_k(graph, X, k_min, k_max, stage("k", k_part))
+                timings["k"] = time.perf_counter() - t0
+                warn_selection(selection, repr(self))
+                n_clusters = selection.k
         n_comp = graph.n_components() if built_here else None
-        if n_comp is not None and n_comp > n_clusters > 1:  # else it cannot change the result
+        if n_comp is not None and n_clusters is not None and n_comp > n_clusters > 1:  # else it cannot change the result
             from graphclust._degenerate import component_sizes, disconnected_message
 
             warnings.warn(disconnected_message(component_sizes(graph), n_clusters),
@@ -199,10 +243,17 @@ class Pipeline:
         t0 = time.perf_counter()
         sctx = stage("solver", self.solver)
         sctx.progress.open()
-        solution, adapter_time = self._solve(graph, X, n_clusters, sctx, stage)
+        # a solver that does not use k (the rounding estimates it) is handed k_max
+        solution, adapter_time = self._solve(graph, X, n_clusters or k_max, sctx, stage)
         sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
         timings["solver"] = time.perf_counter() - t0 - sum(adapter_time.values())
         timings.update(adapter_time)
+        if k_stage == "rounding":
+            t0 = time.perf_counter()
+            selection = k_part.estimate_k(solution, k_min, k_max, stage("k", k_part))
+            timings["k"] = time.perf_counter() - t0
+            warn_selection(selection, repr(self))
+            n_clusters = selection.k
         t0 = time.perf_counter()
         sctx = stage("rounding", self.rounding)
         sctx.progress.open()
@@ -215,7 +266,8 @@ class Pipeline:
                 continue
             scores[metric.name] = float(metric.score(labels, y, graph))
         timings["total"] = sum(timings.values())
-        return FitResult(labels, graph, solution, anchors, timings, scores, n_comp, scaling)
+        return FitResult(labels, graph, solution, anchors, timings, scores, n_comp, scaling,
+                         selection)
 
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:

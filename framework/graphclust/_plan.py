@@ -10,7 +10,10 @@
    on Dask) validates the data's shape and dtype; a rule preset (``"auto"``) is then
    resolved by the composer from the data's profile and composed;
 4. ``n_clusters`` (checked against ``n``), the seed and the run's
-   :class:`~graphclust.Context` are fixed.
+   :class:`~graphclust.Context` are fixed. With no ``n_clusters`` (neither the
+   estimator's nor the spec's) the plan holds ``None`` and the range
+   ``[1, k_max]``: a part of the pipeline estimates it (:doc:`/choosing-k`); a pipeline
+   with no part able is refused here, before any work.
 
 The executor runs the plan (``plan.executor.fit(plan)``: it admits the spec, checks the
 values, runs) and the estimator records what it returns in one place, whichever of the
@@ -29,14 +32,16 @@ from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
 from graphclust._errors import InputError, Problem, ProblemKind, SpecError
 from graphclust._given import GivenAnchors, GivenGraph, is_array_like
+from graphclust._kselect import DEFAULT_K_MAX, check_estimable
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, SEED_LIMIT, merge_overrides
 
 __all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "DEFAULT_N_CLUSTERS",
-           "SECTION_PARAMS"]
+           "SECTION_PARAMS", "DEFAULT_K_MAX"]
 
-#: The number of clusters when neither the estimator nor the spec gives one.
+#: Kept for callers that need a number to show: the old default of ``n_clusters``. A fit
+#: with no ``n_clusters`` no longer uses it: ``k`` is estimated (:doc:`/choosing-k`).
 DEFAULT_N_CLUSTERS = 8
 #: Spec sections that are also constructor parameters of the estimator.
 SECTION_PARAMS = (*SECTIONS, "metrics")
@@ -75,8 +80,10 @@ def _mapping_problem(value: Any) -> str | None:
 class FitParameters:
     """The estimator's own parameters, declared and checked as a part's are."""
 
-    n_clusters: Any = param(None, doc="Number of clusters; None: the spec's, else 8.",
-                            check=optional(integer(1)))
+    n_clusters: Any = param(None, doc="Number of clusters; None: the spec's, else "
+                            "estimated in [1, k_max].", check=optional(integer(1)))
+    k_max: Any = param(None, doc="Largest number of clusters searched when it is "
+                       f"estimated; None: {DEFAULT_K_MAX}.", check=optional(integer(1)))
     random_state: Any = param(None, doc="Seed of the run (overrides the spec's seed).",
                               check=Check("None, an integer or a RandomState", _seed_problem))
     verbose: Any = param(False, doc="Report progress of long stages.",
@@ -98,13 +105,17 @@ class FitParameters:
         if problems:
             raise SpecError(problems, title="invalid parameter")
 
-    def asked_k(self) -> int:
+    def asked_k(self) -> int | None:
         """The ``n_clusters`` asked of a rule preset's profile: the estimator's, else the
-        ``overrides``' one, else :data:`DEFAULT_N_CLUSTERS`."""
+        ``overrides``' one, else ``None`` (to be estimated)."""
         k = self.n_clusters
         if k is None and isinstance(self.overrides, dict):
             k = self.overrides.get("n_clusters")
-        return _checked_k(DEFAULT_N_CLUSTERS if k is None else k)
+        return None if k is None else _checked_k(k)
+
+    def searched_k_max(self) -> int:
+        """``k_max``, else :data:`DEFAULT_K_MAX`."""
+        return DEFAULT_K_MAX if self.k_max is None else int(self.k_max)
 
 
 def _checked_k(k: Any) -> int:
@@ -199,7 +210,9 @@ class FitPlan:
         The validated data, in the executor's container.
     y : ndarray or None
         The labels the metrics score against (in memory only).
-    n_clusters, seed : int
+    n_clusters : int or None
+        ``None``: estimated by a part within ``k_range``.
+    seed : int
     ctx : Context
         Seed, progress reporter and ``n_jobs`` of the run.
     executor : Executor
@@ -210,18 +223,21 @@ class FitPlan:
         A rule preset's reason for its choice.
     who : str
         The spec as named in messages (``"preset 'uspec'"``).
+    k_range : (int, int)
+        ``(k_min, k_max)`` searched when ``n_clusters`` is ``None``.
     """
 
     pipeline: Any
     X: Any
     y: np.ndarray | None
-    n_clusters: int
+    n_clusters: int | None
     seed: int
     ctx: Context
     executor: Any
     profile: Any = None
     summary: str | None = None
     who: str = "the pipeline"
+    k_range: tuple[int, int] = (1, DEFAULT_K_MAX)
 
 
 def _labels(y, n: int) -> np.ndarray | None:
@@ -243,20 +259,25 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     rule = needs_data(estimator.spec)
     if not rule:  # a spec error is reported before the data are looked at
         pipe = compose(estimator_spec(estimator))
-    executor, X, profile = open_data(estimator, X, params.asked_k() if rule else None)
+    k_max = params.searched_k_max()
+    executor, X, profile = open_data(estimator, X,
+                                     (params.asked_k(), k_max) if rule else None)
     spec_summary = None
     if rule:
         spec = estimator_spec(estimator, profile)
         spec_summary = spec.get("summary")
         pipe = compose(spec)
     k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
-    n_clusters = _checked_k(DEFAULT_N_CLUSTERS if k is None else k)
+    who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
+    n_clusters = None if k is None else _checked_k(k)
+    if n_clusters is None:
+        check_estimable(pipe, who)
     n = int(X.shape[0])
-    if n < n_clusters:
+    if n_clusters is not None and n < n_clusters:
         raise InputError(f"X has {n} sample{'s' if n != 1 else ''}, fewer than "
                          f"n_clusters={n_clusters}")
     y = None if executor.chunked else _labels(y, n)
     seed = _seed(params.random_state, pipe.seed)
     ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
-    who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
-    return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who)
+    return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who,
+                   (1, k_max))

@@ -34,8 +34,11 @@ class DataProfile:
 
     Attributes
     ----------
-    n, d, k : int
-        Samples, features, clusters asked for.
+    n, d : int
+        Samples, features.
+    k : int or None
+        Clusters asked for; ``None`` when the fit estimates them (a rule then sizes
+        what depends on ``k`` from ``k_max``, :doc:`/choosing-k`).
     sparse : bool
         ``X`` was a ``scipy.sparse`` matrix.
     zero_fraction : float
@@ -59,11 +62,13 @@ class DataProfile:
     chunked : bool
         ``X`` is a Dask collection: the spec must run chunk-wise (the statistics above
         then come from its leading rows, ``n`` and ``d`` from its shape).
+    k_max : int
+        The largest ``k`` searched when ``k`` is ``None``.
     """
 
     n: int
     d: int
-    k: int
+    k: int | None
     sparse: bool = False
     zero_fraction: float = 0.0
     dtype: str = "float64"
@@ -73,6 +78,7 @@ class DataProfile:
     nonnegative: bool = False
     offset: float = 0.0
     chunked: bool = False
+    k_max: int = 20
 
     @property
     def exact_work(self) -> float:
@@ -103,7 +109,8 @@ def _sample_rows(n: int, limit: int) -> np.ndarray | slice:
     return np.linspace(0, n - 1, limit).round().astype(np.intp)
 
 
-def profile_data(X, n_clusters: int, *, sample: int = PROFILE_SAMPLE) -> DataProfile:
+def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
+                 k_max: int = 20) -> DataProfile:
     """The :class:`DataProfile` of ``X`` for ``n_clusters`` clusters.
 
     Cost: one pass over at most ``sample`` evenly spaced rows (all rows when
@@ -113,8 +120,10 @@ def profile_data(X, n_clusters: int, *, sample: int = PROFILE_SAMPLE) -> DataPro
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n, d), finite
-    n_clusters : int
+    n_clusters : int or None
+        ``None``: to be estimated within ``[1, k_max]``.
     sample : int, default=PROFILE_SAMPLE
+    k_max : int, default=20
 
     Returns
     -------
@@ -153,7 +162,8 @@ def profile_data(X, n_clusters: int, *, sample: int = PROFILE_SAMPLE) -> DataPro
     from graphclust.numerics import float_dtype
 
     return DataProfile(
-        n=int(n), d=int(d), k=int(n_clusters), sparse=bool(sp.issparse(X)),
+        n=int(n), d=int(d), k=None if n_clusters is None else int(n_clusters),
+        k_max=int(k_max), sparse=bool(sp.issparse(X)),
         zero_fraction=float(zero_fraction), dtype=np.dtype(float_dtype(dtype)).name,
         range_spread=_trimmed_ratio(spread), std_spread=_trimmed_ratio(std),
         constant_fraction=float(1.0 - varying.mean()) if d else 0.0,

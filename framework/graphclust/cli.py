@@ -440,9 +440,19 @@ def _write_output(what: str, path, write):
                          f"{exc.strerror or type(exc).__name__}") from None
 
 
+def _k_arg(text: str):
+    """``--n-clusters``: a positive integer or ``labels``."""
+    if text == "labels":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'labels', got {text!r}")
+    return value
+
+
 def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, Path]) -> int:
     from graphclust import GraphClustering, io
-    from graphclust._plan import DEFAULT_N_CLUSTERS
     from graphclust._plugins import get_registry
 
     notes: list[str] = []
@@ -455,22 +465,28 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         registry = get_registry()
         overrides.setdefault("metrics", [{"name": m} for m in ("acc", "nmi", "ari", "purity")
                                          if m in registry.metrics])
-    model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
-                            verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides)
-    k_from = "--n-clusters"
+    asked = args.n_clusters
+    if asked == "labels":
+        if y is None:
+            from graphclust._errors import InputError
+
+            raise InputError("--n-clusters labels: the data set has no labels; give an "
+                             "integer or leave --n-clusters out to estimate k")
+        asked = _n_classes(y)
+    model = GraphClustering(spec, n_clusters=asked, random_state=args.seed,
+                            verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides,
+                            k_max=args.k_max)
+    k_from = "the labels" if args.n_clusters == "labels" else "--n-clusters"
     if model.n_clusters is None:
         from graphclust._composer import needs_data
 
         spec_k = (overrides.get("n_clusters") if needs_data(spec)
                   else model._compose().n_clusters)
-        k_from = "the spec"
-        if spec_k is None and y is not None:
-            model.set_params(n_clusters=_n_classes(y))
-            k_from = "the labels"
-        elif spec_k is None:
-            k_from = "the default"
-            _note(notes)(f"k = {DEFAULT_N_CLUSTERS} (the default; pass --n-clusters)")
+        k_from = "the spec" if spec_k is not None else "estimated"
     model.fit(X, y)
+    selection = model.k_selection_
+    if selection.estimated:
+        _note(notes)(f"k = {model.n_clusters_} ({selection.describe()})")
     labels = model.labels_
     scores, skipped = model.scores_, []
     if _is_dask(labels):
@@ -489,6 +505,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         "n_features": int(X.shape[1]),
         "n_clusters": int(model.n_clusters_),
         "n_clusters_from": k_from,
+        "k_selection": _json_safe(selection.as_dict()),
         "seed": args.seed,
         "cluster_sizes": sizes.tolist(),
         "scores": scores,
@@ -533,6 +550,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         return 0
     print(f"{result['dataset']}: {X.shape[0]} samples x {X.shape[1]} features, "
           f"{model.n_clusters_} clusters, {model.pipeline_!r}")
+    print(f"k = {model.n_clusters_} ({selection.describe()})")
     print(f"cluster sizes: {' '.join(map(str, sizes))}")
     for name, value in scores.items():
         print(f"{name.upper():>8}: {value:.4f}")
@@ -777,11 +795,10 @@ def _cmd_fill(args) -> int:
 
 
 def _decide(args, rule) -> tuple[dict, str]:
-    """A rule preset's concrete spec for ``--dataset`` (and ``--n-clusters``, else the
-    number of classes in the labels, else the estimator's default), and a TOML comment
-    header with the profile that decided it."""
+    """A rule preset's concrete spec for ``--dataset`` (and ``--n-clusters``, else a spec
+    without ``n_clusters``: estimated at fit), and a TOML comment header with the profile
+    that decided it."""
     from graphclust._errors import Problem, SpecError
-    from graphclust._plan import DEFAULT_N_CLUSTERS
     from graphclust._rules import profile_data
 
     if not args.dataset:
@@ -789,18 +806,22 @@ def _decide(args, rule) -> tuple[dict, str]:
                                 f"data; give --dataset (e.g. graphclust fill {rule.name} "
                                 "--dataset digits)"), title="rule preset needs data")
     X, y = _load(args.dataset, args.data_dir, note=_note([]))
-    k = args.n_clusters or (int(np.unique(y).size) if y is not None else DEFAULT_N_CLUSTERS)
-    if not args.n_clusters and y is None:
-        _note([])(f"k = {DEFAULT_N_CLUSTERS} (the default; pass --n-clusters)")
+    k = args.n_clusters
+    if k is None:
+        _note([])("k is estimated at fit (no --n-clusters); the spec is sized for k_max")
     from graphclust._input import check_input
 
     check_input(X if not hasattr(X, "toarray") else X[:1].toarray(), None)
     profile = profile_data(X, k)
     data = rule.resolve(profile)
-    data["n_clusters"] = int(k)
+    if k is not None:
+        data["n_clusters"] = int(k)
+    shown = profile.as_dict()
+    if shown["k"] is None:
+        shown["k"] = "estimated at fit"
     lines = [f"# {rule.name} for {args.dataset}: "
              + ", ".join(f"{key} = {value:.4g}" if isinstance(value, float) else
-                         f"{key} = {value}" for key, value in profile.as_dict().items())]
+                         f"{key} = {value}" for key, value in shown.items())]
     return data, "\n".join(lines) + "\n"
 
 
@@ -883,8 +904,11 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--no-labels", action="store_true",
                         help="no labels: every column is a feature (no truth metrics)")
     run.add_argument("--data-dir", type=_nonempty, help="data folder (default: $GRAPHCLUST_DATA or ../shared/data)")
-    run.add_argument("--n-clusters", type=int, help="default: the spec's, else the number of "
-                     "classes in the labels, else 8 (said on stderr)")
+    run.add_argument("--n-clusters", type=_k_arg, help="an integer, or 'labels' (the number "
+                     "of classes in the labels); default: the spec's, else estimated in "
+                     "[1, --k-max] by the pipeline (said on stderr: k = 10 (estimated: ...))")
+    run.add_argument("--k-max", type=int, help="largest k searched when k is estimated "
+                     "(default 20)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--set", action="append", metavar="SECTION.PARAM=VALUE",
                      help="override a parameter, e.g. --set graph.n_neighbors=15")
@@ -938,8 +962,8 @@ def build_parser() -> argparse.ArgumentParser:
     fill.add_argument("--json", action="store_true", help="JSON instead of TOML")
     fill.add_argument("--dataset", help="rule presets: the data set (name or file) to decide for")
     fill.add_argument("--data-dir", help="data folder (default: $GRAPHCLUST_DATA)")
-    fill.add_argument("--n-clusters", type=int, help="rule presets: clusters (default: the "
-                      "number of classes in the labels, else 8)")
+    fill.add_argument("--n-clusters", type=int, help="rule presets: clusters (default: none "
+                      "in the spec, estimated at fit)")
     fill.set_defaults(func=_cmd_fill)
     return parser
 

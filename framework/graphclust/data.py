@@ -58,6 +58,38 @@ def _labels(y) -> np.ndarray | None:
     return codes.astype(np.int64)
 
 
+#: The keys of a ``scipy.sparse.save_npz`` file (besides the format's own arrays).
+_SPARSE_NPZ_FORMATS = ("csr", "csc", "coo", "bsr", "dia")
+
+
+def is_sparse_npz(keys) -> bool:
+    """Whether the keys of an ``.npz`` file are those of ``scipy.sparse.save_npz`` (a
+    ``format`` naming a sparse layout and a ``shape``), not the ``X``/``y`` arrays of a
+    data file."""
+    if "format" not in keys or "shape" not in keys:
+        return False
+    try:
+        fmt = np.asarray(keys["format"]).item()
+    except (ValueError, TypeError):
+        return False
+    fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+    return fmt in _SPARSE_NPZ_FORMATS
+
+
+def _sparse_npz(path, labels) -> sp.csr_array:
+    """The matrix of a ``scipy.sparse.save_npz`` file, as CSR (it holds no labels)."""
+    if labels not in (None, False):
+        raise InputError(f"{path}: --labels {labels!r}: a scipy.sparse .npz file "
+                         "(save_npz) holds only the matrix, no labels")
+    try:
+        X = sp.load_npz(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: cannot read the scipy.sparse matrix: {exc}") from None
+    if X.ndim != 2:
+        raise InputError(f"{path}: expected a 2-D sparse matrix, got shape {X.shape}")
+    return sp.csr_array(X)
+
+
 def _pick(mapping, keys, what, path):
     for key in keys:
         if key in mapping:
@@ -101,8 +133,13 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
         return X, None
     if suffix in (".npz", ".mat"):
         if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as npz:
-                f = dict(npz)
+            try:
+                with np.load(path, allow_pickle=False) as npz:
+                    f = dict(npz)
+            except (OSError, ValueError) as exc:
+                raise InputError(f"cannot read {path}: {exc}") from None
+            if is_sparse_npz(f):
+                return _sparse_npz(path, labels), None
         else:
             from scipy.io import loadmat
 
@@ -138,8 +175,27 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
             raise InputError(f"{path}: --labels names a column of a CSV or parquet file or a "
                              "key of an .npz/.mat file; a LIBSVM file's labels are its first "
                              "field (pass --no-labels to ignore them)")
-        X, y = load_svmlight_file(str(path))
-        return sp.csr_array(X), None if labels is False else _labels(y)
+        try:
+            X, y = load_svmlight_file(str(path))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{path}: cannot read the LIBSVM file: {exc}") from None
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise InputError(f"{path}: no data rows" if X.shape[0] == 0 else
+                             f"{path}: no feature (every row holds a label only)")
+        if labels is False:
+            return sp.csr_array(X), None
+        # the labels field is the format's, but it is taken as class labels only by the
+        # rule of a CSV label column (integers, at most half the rows distinct)
+        problem = _label_problem(np.asarray(y))
+        if problem:
+            if note is not None:
+                note(f"{path.name}: the LIBSVM label field is not taken as the labels: "
+                     f"{problem.split(' (')[0]}")
+            return sp.csr_array(X), None
+        if note is not None:
+            note(f"{path.name}: the LIBSVM label field taken as the labels "
+                 f"({np.unique(y).size} classes; --no-labels to ignore it)")
+        return sp.csr_array(X), _labels(y)
     if suffix in (".csv", ".txt", ".tsv"):
         return read_table(path, "\t" if suffix == ".tsv" else ",", labels, note)
     raise InputError(f"{path}: unsupported file type {suffix!r} (use .npz, .mat, .csv, .svm, "

@@ -170,6 +170,9 @@ def run(capsys, *argv):
 
 def test_fill_auto_for_a_dataset_round_trips(capsys, tmp_path):
     code, out, err = run(capsys, "fill", "auto", "--dataset", "wine")
+    assert code == 0 and "n_clusters" not in out, err
+    assert out.startswith("# auto for wine: n = 178, d = 13, k = estimated at fit")
+    code, out, err = run(capsys, "fill", "auto", "--dataset", "wine", "--n-clusters", "3")
     assert code == 0, err
     assert out.startswith("# auto for wine: n = 178, d = 13, k = 3")
     path = tmp_path / "wine.toml"

@@ -1,5 +1,7 @@
 """The auto rule preset: which pipeline for which profile (synthetic profiles, no data)."""
 
+import math
+
 import attrs
 import graphclust as gc
 import pytest
@@ -18,6 +20,7 @@ from graphclust_plugins.auto.rule_auto import (
     auto_rule,
     n_anchors,
 )
+from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,8 +37,8 @@ def test_auto_is_a_registered_rule_preset():
 
 
 @pytest.mark.parametrize("n,d,sparse", [(150, 4, False), (1000, 2, False), (EXACT_MAX_N, 2, False),
-                                        (EXACT_MAX_N, HIGH_DIM, False), (1440, 1024, True),
-                                        (5000, 8000, True)])
+                                        (EXACT_MAX_N, HIGH_DIM, False), (1440, 40, True),
+                                        (5000, HIGH_DIM, True)])
 def test_small_low_dimensional_or_sparse_work_runs_the_exact_knn_graph(n, d, sparse):
     spec = auto_rule(profile(n, d, k=10, sparse=sparse))
     assert spec["graph"]["name"] == "knn" and spec["graph"]["method"] == "exact"
@@ -47,7 +50,7 @@ def test_small_low_dimensional_or_sparse_work_runs_the_exact_knn_graph(n, d, spa
 
 @pytest.mark.parametrize("n,d,sparse", [(200_000, 8, False), (SAMPLED_ANCHORS_N, HIGH_DIM, False),
                                         (EXACT_MAX_N + 1, 2, False), (20_000, 2, False),
-                                        (20_000, 10_000, True)])
+                                        (20_000, 40, True)])
 def test_large_low_dimensional_or_sparse_work_runs_the_anchor_pipeline(n, d, sparse):
     spec = auto_rule(profile(n, d, k=10, sparse=sparse))
     assert spec["anchors"] == {"name": "kmeans", "n_anchors": min(1000, n // 10),
@@ -142,6 +145,8 @@ def _exact_steps(spec: dict, p: DataProfile) -> list[tuple[str, float]]:
         graph = s.get("graph") or {}
         if graph.get("name") in ("knn", "poly-knn") and graph.get("method", "auto") != "approx":
             d = min(p.d, graph.get("pca_components") or p.d)
+            if p.sparse and not graph.get("pca_components"):  # a pair costs its width
+                d = max(SPARSE_KNN_MIN_WIDTH, math.ceil((1 - p.zero_fraction) * p.d))
             out.append((graph["name"], float(p.n) ** 2 * d))
     return out
 
@@ -170,11 +175,27 @@ def test_every_decision_is_a_valid_spec_and_deterministic(p):
 
 @pytest.mark.parametrize("n, d, sparse, held, not_held", [
     (50_000, 8, False, "n = 50000 > 5000", "n²·d"),  # the work is within budget
-    (4_000, 20_000, True, "n²·d = 3.2e+11 > 2e+11", "n = 4000"),  # n is within its cap
-    (10_000, 30_000, True, "n = 10000 > 5000 and n²·d = 3e+12 > 2e+11", "or"),
+    (70_000, HIGH_DIM, False, "n = 70000 > 5000 and n²·d = 2.45e+11 > 2e+11", "or"),
 ])
 def test_anchor_summary_states_only_the_conditions_that_held(n, d, sparse, held, not_held):
     summary = auto_rule(profile(n=n, d=d, k=10, sparse=sparse))["summary"]
     assert "k-means anchors" in summary
     why = summary.split(":")[1]
     assert held in why and not_held not in why.replace(held, "")
+
+
+@pytest.mark.parametrize("n, zero_fraction, method", [
+    (1_000, 0.99, "exact"), (EXACT_MAX_N, 0.999, "exact"),
+    (EXACT_MAX_N, 0.5, "approx"),  # 25 000 nonzeros a row: n²·width above the budget
+    (EXACT_MAX_N + 1, 0.999, "approx"), (1_000_000, 0.999, "approx")])
+def test_sparse_high_dimensional_data_get_the_knn_graph_on_their_rows(n, zero_fraction,
+                                                                     method):
+    p = profile(n=n, d=50_000, k=10, sparse=True, nonnegative=True,
+                zero_fraction=zero_fraction)
+    spec = auto_rule(p)
+    assert spec["scale"] == "l2" and "anchors" not in spec
+    assert spec["graph"] == {"name": "knn", "n_neighbors": 10, "weight": "gaussian",
+                             "symmetrize": "mean", "method": method}
+    assert spec["solver"]["name"] == "spectral" and "never densified" in spec["summary"]
+    signed = auto_rule(attrs.evolve(p, nonnegative=False))  # no cosine: the scale rule
+    assert signed["scale"] == "none" and signed["graph"] == spec["graph"]

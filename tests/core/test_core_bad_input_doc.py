@@ -52,6 +52,28 @@ def cli(*argv) -> Callable[[], object]:
     return run
 
 
+SPARSE = __import__("scipy.sparse", fromlist=["csr_array"]).csr_array(
+    np.where(np.abs(BLOBS) > 4, np.abs(BLOBS), 0.0))
+
+
+def sparse_with_nan():
+    X = SPARSE.copy()
+    X.data[5] = np.nan
+    return X
+
+
+def with_densify_limit(value: str, action):
+    old = os.environ.get("GRAPHCLUST_DENSIFY_LIMIT")
+    os.environ["GRAPHCLUST_DENSIFY_LIMIT"] = value
+    try:
+        return action()
+    finally:
+        if old is None:
+            del os.environ["GRAPHCLUST_DENSIFY_LIMIT"]
+        else:
+            os.environ["GRAPHCLUST_DENSIFY_LIMIT"] = old
+
+
 def given_solver():
     dcd = gc.get_registry().solvers.get("dcd")
     model = GraphClustering("ncut", n_clusters=3, random_state=0)
@@ -284,6 +306,18 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("``.npy`` file, no labels, no ``--n-clusters``",
      cli("run", "--preset", "ncut", "--dataset", "X.npy", "--quiet")),
     ("``--dataset digitz``", cli("run", "--dataset", "digitz", "--data-dir", ".")),
+    # sparse input (issue 29 item 3)
+    ("sparse ``X`` (CSR) for ``ulge``, whose parts need dense rows",
+     fit("ulge", X=SPARSE, k=3)),
+    ("the same above the densify limit (``GRAPHCLUST_DENSIFY_LIMIT=1000``)",
+     lambda: with_densify_limit("1000", fit("ulge", X=SPARSE, k=3))),
+    ("sparse ``X`` with a NaN stored", fit("uspec", X=sparse_with_nan())),
+    ("``--dataset m.npz`` written by ``scipy.sparse.save_npz``, ``--labels y``",
+     cli("run", "--dataset", "m.npz", "--labels", "y")),
+    ("LIBSVM file whose labels are real values",
+     cli("run", "--preset", "anchor-spectral", "--dataset", "reg.svm", "--n-clusters", "3",
+         "--quiet")),
+    ("LIBSVM file that does not parse", cli("run", "--dataset", "bad.svm")),
 ]
 
 
@@ -385,6 +419,12 @@ def ragged_csv(tmp_path, monkeypatch):
     (tmp_path / "blank.csv").write_text("a\n1.5\n\n2.5\n3.5\n")
     np.savez(tmp_path / "nocol.npz", X=np.zeros((5, 0)), y=np.arange(5))
     _dask_files(tmp_path)
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file
+
+    sp.save_npz(tmp_path / "m.npz", sp.csr_matrix(SPARSE))
+    dump_svmlight_file(sp.csr_matrix(SPARSE), np.linspace(0.0, 1.0, 90), str(tmp_path / "reg.svm"))
+    (tmp_path / "bad.svm").write_text("1 3:x\n0 1:2\n")
     monkeypatch.chdir(tmp_path)
 
 

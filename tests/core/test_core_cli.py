@@ -17,7 +17,7 @@ def run(capsys, *argv):
 def test_run_digits_prints_scores(capsys, tmp_path):
     out_file = tmp_path / "sub" / "labels.npy"
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", "digits",
-                         "--output", str(out_file))
+                         "--output", str(out_file), "--n-clusters", "labels")
     assert code == 0
     assert "ACC:" in out and "NMI:" in out and "cluster sizes:" in out
     assert "[graphclust] solver:spectral" in err  # progress on stderr
@@ -122,7 +122,7 @@ def test_fill_validate_run_round_trip(preset, digits200, tmp_path, capsys):
     assert code == 0 and out.strip().endswith(": valid"), err
     labels = tmp_path / "labels.csv"
     code, out, err = run(capsys, "run", "--spec", str(filled), "--dataset", digits200,
-                         "--quiet", "--json", "--output", str(labels))
+                         "--quiet", "--json", "--output", str(labels), "--n-clusters", "labels")
     assert code == 0, err
     result = json.loads(out)
     assert result["n_samples"] == 200 and result["n_clusters"] == 10
@@ -130,7 +130,7 @@ def test_fill_validate_run_round_trip(preset, digits200, tmp_path, capsys):
     assert got.shape == (200,) and sum(result["cluster_sizes"]) == 200
     # the filled spec runs exactly like the preset it came from
     code, out, err = run(capsys, "run", "--preset", preset, "--dataset", digits200, "--quiet",
-                         "--output", str(tmp_path / "preset.npy"))
+                         "--output", str(tmp_path / "preset.npy"), "--n-clusters", "labels")
     assert code == 0, err
     np.testing.assert_array_equal(np.load(tmp_path / "preset.npy"), got)
 
@@ -174,7 +174,7 @@ def test_version_matches_the_package(capsys):
 def test_json_echoes_the_spec_after_set(digits200, capsys):
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", digits200, "--json",
                          "--quiet", "--set", "graph.n_neighbors=7",
-                         "--set", "rounding.n_init=3")
+                         "--set", "rounding.n_init=3", "--n-clusters", "labels")
     assert code == 0, err
     spec = json.loads(out)["resolved_spec"]
     assert spec["graph"]["n_neighbors"] == 7 and spec["rounding"]["n_init"] == 3
@@ -360,7 +360,7 @@ def test_csv_label_column_taken_is_said_and_can_be_chosen_or_dropped(capsys, tmp
     path = tmp_path / "lab.csv"
     np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,class", comments="")
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
-                         "--quiet")
+                         "--quiet", "--n-clusters", "labels")
     result = json.loads(out)
     assert code == 0 and result["n_features"] == 2 and result["n_clusters"] == 2
     assert result["n_clusters_from"] == "the labels" and "acc" in result["scores"]
@@ -418,17 +418,31 @@ def test_run_help_says_npy_is_read_in_memory(capsys):
     assert "in chunks only with --scheduler" in " ".join(capsys.readouterr().out.split())
 
 
-def test_default_k_is_said(capsys, blobs_npy):
+def test_estimated_k_is_said(capsys, blobs_npy):
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet")
     result = json.loads(out)
-    assert code == 0 and result["n_clusters"] == 8 and result["n_clusters_from"] == "the default"
-    assert "k = 8 (the default; pass --n-clusters)" in err
+    assert code == 0 and result["n_clusters"] == 3 and result["n_clusters_from"] == "estimated"
+    assert "k = 3 (estimated: eigengap of graph 'knn', k in [1, 20]" in err
+    sel = result["k_selection"]
+    assert sel["method"] == "eigengap" and sel["k"] == 3 and sel["candidates"][:3] == [1, 2, 3]
+    assert len(sel["scores"]) == len(sel["candidates"]) == 20 and "rule" in sel
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--quiet")
+    assert code == 0 and "k = 3 (estimated: eigengap" in out
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet", "--n-clusters", "3")
-    assert json.loads(out)["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    result = json.loads(out)
+    assert result["n_clusters_from"] == "--n-clusters" and "k = " not in err
+    assert result["k_selection"]["method"] == "given"
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--json", "--quiet", "--k-max", "2")
+    assert code == 0 and json.loads(out)["n_clusters"] == 2
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                         "--n-clusters", "labels")
+    assert code == 2 and "has no labels" in err
     code, out, err = run(capsys, "fill", "auto", "--dataset", str(blobs_npy))
-    assert code == 0 and "k = 8 (the default; pass --n-clusters)" in err
+    assert code == 0 and "k = estimated at fit" in out and "n_clusters" not in out
 
 
 def test_presets_command_and_dataset_did_you_mean(capsys):

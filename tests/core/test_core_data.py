@@ -77,9 +77,9 @@ def test_check_input_errors(bad, match):
         check_input(bad)
 
 
-def test_check_input_keeps_float32_and_densifies():
+def test_check_input_keeps_float32_and_sparse_rows():
     assert check_input(np.ones((3, 2), np.float32)).dtype == np.float32
     assert check_input(np.ones((3, 2), np.int64)).dtype == np.float64
-    assert isinstance(check_input(sp.csr_array(np.eye(3))), np.ndarray)
+    assert isinstance(check_input(sp.csr_array(np.eye(3))), sp.csr_array)  # never densified
     with pytest.raises(InputError, match="fewer than n_clusters"):
         check_input(np.ones((3, 2)), 4)

@@ -19,7 +19,7 @@ dask = pytest.importorskip("dask")
 pytestmark = pytest.mark.filterwarnings("ignore:anchors .*exceeds the number of samples")
 
 BAD = {"n_clusters": 0, "random_state": "seed", "verbose": "loud", "n_jobs": 0,
-       "overrides": ["scale"]}
+       "overrides": ["scale"], "k_max": 0}
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,10 @@ def test_the_plan_is_made_once_and_holds_the_run(blobs):
     assert plan.X.dtype == np.float64 and plan.who == "preset 'uspec'"
     assert not plan.executor.chunked and plan.summary is None
     seeded = make_plan(GraphClustering("uspec", overrides={"seed": 3}), blobs)
-    assert seeded.seed == 3 and seeded.n_clusters == 8  # the spec's seed; the default k
+    # the spec's seed; no k anywhere: estimated (None) within [1, k_max]
+    assert seeded.seed == 3 and seeded.n_clusters is None and seeded.k_range == (1, 20)
+    capped = make_plan(GraphClustering("uspec", k_max=7), blobs)
+    assert capped.k_range == (1, 7)
 
 
 def test_seeds_are_used_as_given_in_numpys_range():

@@ -134,7 +134,7 @@ def test_local_cluster_end_to_end_matches_in_memory(capsys, tmp_path, blobs, par
     out = tmp_path / "labels.parquet"
     code, stdout, err = run(capsys, "--preset", "ulge", "--dataset", str(parquet_file),
                             "--scheduler", "local:2", "--seed", "3", "--output", str(out),
-                            "--set", "anchors.n_anchors=64", "--json")
+                            "--set", "anchors.n_anchors=64", "--json", "--n-clusters", "labels")
     assert code == 0, err
     result = json.loads(stdout)
     assert result["scheduler"] == "local:2" and result["n_chunks"] == 3
@@ -156,7 +156,7 @@ def test_attach_to_a_running_scheduler(capsys, tmp_path, parquet_file):
         out = tmp_path / "labels.npy"
         code, stdout, err = run(capsys, "--preset", "ulge", "--dataset", str(parquet_file),
                                 "--scheduler", cluster.scheduler_address, "--output",
-                                str(out), "--json")
+                                str(out), "--json", "--n-clusters", "labels")
         assert code == 0, err
         assert json.loads(stdout)["scores"]["ari"] > 0.95
         assert np.load(out).shape == (1200,)
@@ -284,7 +284,7 @@ def test_parquet_nullable_int64_features_and_label_nulls(capsys, tmp_path):
     code, out, err = run(capsys, "--preset", "ulge", "--dataset", str(tmp_path / "ok.parquet"),
                          "--json", "--set", "anchors.n_anchors=16")
     assert code == 0, err
-    assert json.loads(out)["n_clusters_from"] == "the labels"
+    assert json.loads(out)["n_clusters_from"] == "estimated"
 
 
 def test_parquet_continuous_y_column_is_a_feature(tmp_path):

@@ -85,19 +85,20 @@ def _assign_consensus(consensus, Z):
     return np.asarray(consensus.rounding_.assign(Solution(embedding=coords)), dtype=np.int64)
 
 
-def _member_fit(member, X, k, seed, n_jobs):
+def _member_fit(member, X, k, seed, n_jobs, k_range=None):
     """Fit one member chunk-wise quietly; its warnings are returned, not raised. The
     in-memory member raises no fewer-clusters warning (the ensemble's labels are what
     is checked), so that one is dropped here too."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = fit_chunked(member.pipeline, X, k, Context(seed, Progress(), n_jobs),
-                             member.label)
+                             member.label, k_range=k_range)
     return result, [(w.category, str(w.message)) for w in caught
                     if not issubclass(w.category, FewerClustersWarning)]
 
 
-def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the ensemble"
+def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
+                         who: str = "the ensemble", k_range: tuple[int, int] | None = None
                          ) -> EnsembleResult:
     """Run an :class:`~graphclust.Ensemble` on a row-chunked dask array.
 
@@ -116,19 +117,26 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     n = int(X.shape[0])
     scaling, X = scale_stage(ens.scale, X, progress, timings)
 
-    ks, seeds = ens.plan(n, n_clusters, ctx)
+    from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, given_selection,
+                                     k_range_for, warn_selection)
+
+    if n_clusters is None:
+        check_estimable(ens, who)
+    k_range = k_range or (1, DEFAULT_K_MAX)
+    ks, seeds = ens.plan(n, n_clusters, ctx, k_range[1])
     bar = progress.for_stage("ensemble", f"{len(ens.members)} members")
     bar.open(len(ens.members))
     t0 = time.perf_counter()
     results, caught = [], []
     for j, member in enumerate(ens.members):
-        result, ws = _member_fit(member, X, ks[j], seeds[j], ctx.n_jobs)
+        result, ws = _member_fit(member, X, ks[j], seeds[j], ctx.n_jobs, k_range)
         results.append(result)
         caught.extend(ws)
         bar.step(j + 1, len(ens.members), f"{member.label}, k={ks[j]}")
     bar.close(f"{len(ens.members)} members")
     timings["members"] = time.perf_counter() - t0
     ens._reemit(caught)
+    ks = [r.n_clusters if k is None else k for r, k in zip(results, ks, strict=True)]
 
     # each member's used labels (in memory: np.unique of its labels), from chunk counts
     counts = [r.labels.map_blocks(_label_counts, k, chunks=(k,), dtype=np.int64)
@@ -148,6 +156,12 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     chunks = DaskChunks(X, B_blocks, n_anchors=sum(sizes), progress=cstage)
     cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
     consensus = ens.consensus
+    if n_clusters is None:
+        selection = consensus.estimate_k_chunked(chunks, *k_range_for(*k_range, n), cctx)
+        warn_selection(selection, who)
+        n_clusters = selection.k
+    else:
+        selection = given_selection(n_clusters)
     consensus.combine_chunked(chunks, n_clusters, cctx)
 
     quiet = Context(cctx.seed, Progress(), ctx.n_jobs)
@@ -181,7 +195,7 @@ def fit_ensemble_chunked(ens, X, n_clusters: int, ctx: Context, who: str = "the 
     memberships = Memberships(sp.csr_array((0, sum(sizes))), tuple(sizes))
     return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, {},
                           scaling, [m.label for m in ens.members],
-                          [{} for _ in ens.members])
+                          [{} for _ in ens.members], selection)
 
 
 def slim_ensemble_result(result: EnsembleResult) -> EnsembleResult:

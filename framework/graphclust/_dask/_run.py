@@ -223,14 +223,28 @@ def _n_anchors_asked(selector, n: int) -> int:
     return int(m) if m is not None else n
 
 
-def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline"
-                ) -> FitResult:
+def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the pipeline",
+                k_range: tuple[int, int] | None = None) -> FitResult:
     """Fit an anchor pipeline on a row-chunked dask array; returns a :class:`FitResult`
     whose ``labels`` is a persisted dask array chunked like the rows of ``X``, whose
     ``graph`` has zero rows (anchors and fitted state) and whose ``solution`` is the
     ``m``-sized one (per-anchor values or a projection, for ``predict``).
+
+    With ``n_clusters=None`` the graph builder's ``estimate_k_chunked`` estimates it
+    after the graph stage, from ``m``-sized sums over the blocks (:doc:`/choosing-k`).
     """
     import dask
+    from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
+                                     given_selection, k_range_for, warn_selection)
+
+    if n_clusters is None:
+        check_estimable(pipe, who)
+        k_stage, k_part = estimating_stage(pipe)
+        if k_stage != "graph":
+            from graphclust._errors import InputError
+
+            raise InputError(f"{who}: {k_stage} {k_part.name!r} estimates n_clusters in "
+                             "memory only; give n_clusters for a chunked fit")
     import dask.array as da
 
     progress = ctx.progress
@@ -280,6 +294,17 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
     sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
     timings["graph"] = time.perf_counter() - t0
+
+    if n_clusters is None:  # m-sized sums over the blocks, the m x m problem here
+        t0 = time.perf_counter()
+        k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
+        selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max,
+                                                  stage("k", pipe.graph))
+        warn_selection(selection, who)
+        n_clusters = selection.k
+        timings["k"] = time.perf_counter() - t0
+    else:
+        selection = given_selection(n_clusters)
 
     # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any)
     t0 = time.perf_counter()
@@ -332,7 +357,8 @@ def fit_chunked(pipe, X, n_clusters: int, ctx: Context, who: str = "the pipeline
                         f"{sample_found} clusters there)")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
-    return FitResult(labels, template, solution, anchors, timings, {}, None, scaling)
+    return FitResult(labels, template, solution, anchors, timings, {}, None, scaling,
+                     selection)
 
 
 def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: Context,

@@ -14,6 +14,8 @@ module                    what it holds
                           :class:`Scaling` reapplied at predict
 :mod:`.pca`               principal-component reduction through the blocked
                           ``d x d`` covariance (:class:`Projection`)
+:mod:`.sparse`            sparse rows kept sparse: row/column statistics, column
+                          scaling; :func:`densify` within :data:`DENSIFY_LIMIT_BYTES`
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
 ========================  ==========================================================
@@ -42,8 +44,12 @@ from graphclust.numerics.distances import (
     nearest_anchors,
     self_first_neighbors,
     smallest_per_row,
+    sparse_pair_sq,
+    sparse_sq_distances,
     sq_distances,
 )
+from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, as_csr, densify, densify_limit,
+                                        float_rows)
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
     leading_eigenvectors,
@@ -64,6 +70,13 @@ from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
 from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
 
 __all__ = [
+    "DENSIFY_LIMIT_BYTES",
+    "as_csr",
+    "densify",
+    "densify_limit",
+    "float_rows",
+    "sparse_pair_sq",
+    "sparse_sq_distances",
     "SCALE_KINDS",
     "ColumnStats",
     "Scaling",

@@ -14,6 +14,13 @@ distances a search returns for the ``s`` kept are recomputed from the difference
 (``metric="inner_product"``) are not translation invariant and are left as they are.
 For data-to-data graphs at large ``n`` the approximate path uses faiss
 (``pip install graphclust[ann]``).
+
+Sparse rows (a ``scipy.sparse`` ``X``; the anchors ``U`` are always dense) stay sparse:
+:func:`sparse_sq_distances` takes ``X Uᵀ`` as one sparse-times-dense product and the row
+norms from the stored values, with no shift (shifting would densify ``X``; sparse data
+contain the origin's coordinates in most columns, so their offset is of the size of
+their spread and the expansion keeps its digits). The kept distances are recomputed in
+float64 by :func:`sparse_pair_sq` from the stored values only (``O(nnz · s)``).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from graphclust._errors import GraphClustWarning
@@ -32,7 +40,7 @@ from graphclust.numerics.dtypes import common_float_dtype
 
 __all__ = ["nearest_anchors", "grouped_nearest", "self_first_neighbors", "knn", "clamp_anchors",
            "default_block_size", "sq_distances", "smallest_per_row", "mean_sq_distance",
-           "clamp_neighbors", "distance_reference"]
+           "clamp_neighbors", "distance_reference", "sparse_sq_distances", "sparse_pair_sq"]
 
 
 def default_block_size(n_candidates: int, budget_bytes: int = 256 * 2**20) -> int:
@@ -105,6 +113,87 @@ def sq_distances(Xb: np.ndarray, U: np.ndarray, u_sq: np.ndarray | None = None, 
     return dist
 
 
+def _csr(X) -> sp.csr_array:
+    X = sp.csr_array(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return X
+
+
+def _sparse_sq_norms(X: sp.csr_array) -> np.ndarray:
+    sq = np.asarray(X.data, dtype=np.float64) ** 2
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    return np.bincount(rows, weights=sq, minlength=X.shape[0]).astype(np.float64)
+
+
+def sparse_sq_distances(Xb, U: np.ndarray, u_sq: np.ndarray | None = None,
+                        x_sq: np.ndarray | None = None, *, UT: np.ndarray | None = None
+                        ) -> np.ndarray:
+    """Squared Euclidean distances of the sparse rows ``Xb`` to the dense rows of ``U``:
+    ``‖x‖² − 2 x uᵀ + ‖u‖²`` with ``Xb Uᵀ`` one sparse-times-dense product, clipped at 0.
+
+    Parameters
+    ----------
+    Xb : sparse matrix of shape (b, d)
+    U : ndarray of shape (m, d)
+    u_sq, x_sq : ndarray, optional
+        ``‖u‖²`` of the rows of ``U`` and ``‖x‖²`` of the rows of ``Xb`` when the caller
+        reuses them (float64).
+    UT : ndarray of shape (d, m), optional
+        ``Uᵀ`` as a C-contiguous array, when the caller reuses it across blocks: SciPy's
+        sparse-times-dense product copies a non-contiguous ``Uᵀ`` on every call (400 MB
+        and 3 s for 1 000 anchors of 50 000 terms), so a search over many blocks passes
+        it once made.
+
+    Returns
+    -------
+    ndarray of shape (b, m), of the common float type of ``Xb`` and ``U``
+
+    Notes
+    -----
+    No shift is made (it would densify ``Xb``), unlike :func:`sq_distances`; the norms
+    are accumulated in float64. Nothing ``b x d`` is formed.
+    """
+    Xb = _csr(Xb)
+    dtype = common_float_dtype(Xb.data, U)
+    U = np.asarray(U, dtype=dtype)
+    if u_sq is None:
+        u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
+    if x_sq is None:
+        x_sq = _sparse_sq_norms(Xb)
+    if UT is None:
+        UT = np.ascontiguousarray(U.T)
+    dist = np.asarray(Xb.astype(dtype, copy=False) @ UT, dtype=dtype)
+    dist *= -2.0
+    dist += x_sq.astype(dtype)[:, None]
+    dist += u_sq.astype(dtype)[None, :]
+    np.maximum(dist, 0.0, out=dist)
+    return dist
+
+
+def sparse_pair_sq(Xb, U: np.ndarray, idx: np.ndarray,
+                   u_sq: np.ndarray | None = None) -> np.ndarray:
+    """``‖Xb[i] − U[idx[i, j]]‖²`` in float64 for sparse rows ``Xb`` (``b x d``) and the
+    ``s`` chosen rows of ``U`` per row (``idx``, ``b x s``), from the stored values only:
+    ``‖x‖² − 2 Σ_{c ∈ nz(x)} x_c u_c + ‖u‖²``, ``O(nnz · s)``, clipped at 0; ``u_sq``:
+    the float64 ``‖u‖²`` of all rows of ``U`` when the caller has them."""
+    Xb = _csr(Xb)
+    b, s = idx.shape
+    counts = np.diff(Xb.indptr)
+    rows = np.repeat(np.arange(b), counts)
+    data = np.asarray(Xb.data, dtype=np.float64)
+    dots = np.zeros((b, s))
+    for j in range(s):  # s is small (the kept neighbours); no copy of U
+        gathered = (np.asarray(U[idx[rows, j], Xb.indices], dtype=np.float64)
+                    if rows.size else np.zeros(0))
+        dots[:, j] = np.bincount(rows, weights=data * gathered, minlength=b)
+    if u_sq is None:
+        u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
+    out = _sparse_sq_norms(Xb)[:, None] - 2.0 * dots + u_sq[idx]
+    np.maximum(out, 0.0, out=out)
+    return out
+
+
 def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
               budget_bytes: int = 32 * 2**20) -> np.ndarray:
     """``‖X[i] − U[idx[i, j]]‖²`` from the differences, float64 (``O(b · s · d)``, in
@@ -128,7 +217,18 @@ def _resorted(idx: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def mean_sq_distance(X: np.ndarray, U: np.ndarray, block_size: int = 8192) -> float:
     """Mean of all ``n × m`` squared distances between the rows of ``X`` and ``U``, in
     closed form (``O((n + m) d)``): ``var X + var U + ‖x̄ − ū‖²`` (total variances about
-    each side's own mean, so a common offset cancels exactly), at least 0."""
+    each side's own mean, so a common offset cancels exactly), at least 0.
+
+    A sparse ``X`` is not centred (that would densify it): its part is
+    ``mean ‖x‖² − 2 x̄·ū`` from the stored values."""
+    if sp.issparse(X):
+        X = _csr(X)
+        U64 = np.asarray(U, dtype=np.float64)
+        xm = np.asarray(X.sum(axis=0), dtype=np.float64).ravel() / X.shape[0]
+        um = U64.mean(axis=0)
+        u_sq = float(np.einsum("ij,ij->", U64, U64)) / U64.shape[0]
+        x_sq = float(_sparse_sq_norms(X).sum()) / X.shape[0]
+        return max(x_sq + u_sq - 2.0 * float(xm @ um), 0.0)
     xm = X.mean(axis=0, dtype=np.float64)
     um = U.mean(axis=0, dtype=np.float64)
 
@@ -187,7 +287,8 @@ def nearest_anchors(
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
+    X : ndarray or sparse matrix of shape (n, d)
+        A sparse ``X`` stays sparse (:func:`sparse_sq_distances`).
     U : ndarray of shape (m, d)
     s : int
         Neighbours kept per row (``s <= m``).
@@ -209,16 +310,21 @@ def nearest_anchors(
     values : ndarray of shape (n, s), float64
         Sorted best first.
     """
-    X = np.asarray(X)
+    sparse = sp.issparse(X)
+    X = _csr(X) if sparse else np.asarray(X)
     U = np.asarray(U)
     n, m = X.shape[0], U.shape[0]
     if not 1 <= s <= m - (exclude is not None):
         raise ValueError(f"s must be in [1, {m - (exclude is not None)}], got {s}")
     if metric not in ("sqeuclidean", "inner_product"):
         raise ValueError(f"metric must be 'sqeuclidean' or 'inner_product', got {metric!r}")
-    dtype = common_float_dtype(X, U)
+    dtype = common_float_dtype(X.data if sparse else X, U)
     U = U.astype(dtype, copy=False)
-    if metric == "sqeuclidean":
+    if sparse:  # Uᵀ made contiguous once, not per block (see sparse_sq_distances)
+        UT = np.ascontiguousarray(U.T)
+    if metric == "sqeuclidean" and sparse:
+        u_sq = np.einsum("ij,ij->i", U, U, dtype=np.float64)
+    elif metric == "sqeuclidean":
         center = distance_reference(U)
         Uc = U - center
         u_sq = np.einsum("ij,ij->i", Uc, Uc)
@@ -232,11 +338,14 @@ def nearest_anchors(
     for start in range(0, n, block):
         stop = min(n, start + block)
         Xb = X[start:stop].astype(dtype, copy=False)
-        if metric == "sqeuclidean":
+        if metric == "sqeuclidean" and sparse:
+            scores = sparse_sq_distances(Xb, U, u_sq, UT=UT)
+            bad = np.inf
+        elif metric == "sqeuclidean":
             scores = sq_distances(Xb, U, u_sq, center=center)
             bad = np.inf
         else:
-            scores = Xb @ U.T
+            scores = np.asarray(Xb @ (UT if sparse else U.T))
             bad = -np.inf
         if exclude is not None:
             rows = np.arange(stop - start)
@@ -245,7 +354,8 @@ def nearest_anchors(
             scores[rows[ok], ex[ok]] = bad
         idx, vals = smallest_per_row(scores, s, largest=(metric == "inner_product"))
         if metric == "sqeuclidean":  # the kept distances exact, from the differences
-            idx, vals = _resorted(idx, _exact_sq(Xb, U, idx))
+            idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx, u_sq) if sparse
+                                  else _exact_sq(Xb, U, idx))
         idx_out[start:stop] = idx
         val_out[start:stop] = vals
         if report:
@@ -311,7 +421,8 @@ def grouped_nearest(
     synchronisation cost more than the product (7x slower with 2 threads on a busy
     2-core machine, MNIST-70k).
     """
-    X = np.asarray(X)
+    sparse = sp.issparse(X)
+    X = _csr(X) if sparse else np.asarray(X)
     U = np.asarray(U)
     n = X.shape[0]
     owner = np.asarray(owner)
@@ -324,11 +435,15 @@ def grouped_nearest(
     if n and (owner.min() < 0 or owner.max() >= n_owners):
         raise ValueError(f"owner must index the {n_owners} candidate lists, got values in "
                          f"[{owner.min()}, {owner.max()}]")
-    dtype = common_float_dtype(X, U)
+    dtype = common_float_dtype(X.data if sparse else X, U)
     Uw = U.astype(dtype, copy=False)
-    center = distance_reference(Uw)
-    Ushift = Uw - center
-    u_sq = np.einsum("ij,ij->i", Ushift, Ushift)
+    if sparse:  # products against all of Uᵀ (contiguous, made once), then the candidates
+        UT = np.ascontiguousarray(Uw.T)
+        u_sq = np.einsum("ij,ij->i", Uw, Uw, dtype=np.float64)
+    else:
+        center = distance_reference(Uw)
+        Ushift = Uw - center
+        u_sq = np.einsum("ij,ij->i", Ushift, Ushift)
     order = np.argsort(owner, kind="stable")
     counts = np.bincount(owner, minlength=n_owners)
     bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -339,8 +454,21 @@ def grouped_nearest(
             cand = np.asarray(candidates[g], dtype=np.int64)
             if cand.size < s:
                 raise ValueError(f"owner {g} has {cand.size} candidates, fewer than s={s}")
-            Uc, uc_sq = Uw[cand], u_sq[cand]
             rows_all = order[bounds[g]:bounds[g + 1]]
+            if sparse:
+                step = block_size or default_block_size(Uw.shape[0], 64 * 2**20)
+                for start in range(0, rows_all.size, step):
+                    rows = rows_all[start:start + step]
+                    Xb = X[rows].astype(dtype, copy=False)
+                    dots = np.asarray(Xb @ UT)[:, cand]  # O(nnz · m), no copy of U[cand]
+                    scores = _sparse_sq_norms(Xb)[:, None] - 2.0 * dots + u_sq[cand][None, :]
+                    np.maximum(scores, 0.0, out=scores)
+                    near, _ = smallest_per_row(scores, s)
+                    near, val_out[rows] = _resorted(
+                        near, sparse_pair_sq(Xb, Uw, cand[near], u_sq))
+                    idx_out[rows] = cand[near]
+                continue
+            Uc, uc_sq = Uw[cand], u_sq[cand]
             step = block_size or default_block_size(cand.size, 64 * 2**20)
             for start in range(0, rows_all.size, step):
                 rows = rows_all[start:start + step]
@@ -442,7 +570,11 @@ def knn(
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
+    X : ndarray or sparse matrix of shape (n, d)
+        Sparse rows stay sparse: the exact search takes ``X_b Xᵀ`` per row block (a
+        sparse product, ``b x n`` dense scores), the approximate one is pynndescent's
+        NN-descent on the CSR rows (faiss takes dense rows only); ``"auto"`` sizes the
+        exact work with ``d`` = :func:`sparse_knn_width` (see there).
     k : int
         ``1 <= k <= n - 1``.
     metric : {"sqeuclidean", "inner_product"}
@@ -461,6 +593,9 @@ def knn(
     values : ndarray of shape (n, k), float64
         Squared distances (ascending) or inner products (descending).
     """
+    if sp.issparse(X):
+        return _sparse_knn(_csr(X), k, metric=metric, method=method, block_size=block_size,
+                           progress=progress)
     X = np.asarray(X)
     n = X.shape[0]
     if not 1 <= k <= n - 1:
@@ -496,3 +631,89 @@ def knn(
         return idx, vals
     return nearest_anchors(X, X, k, metric=metric, block_size=block_size,
                            exclude=np.arange(n), progress=progress)
+
+
+#: The width a sparse search counts as ``d`` in the kNN size rule: the mean number of
+#: nonzeros per row, but at least this (the exact sparse search forms and partitions
+#: ``b x n`` dense scores per block whatever the rows hold).
+SPARSE_KNN_MIN_WIDTH = 200
+
+
+def sparse_knn_width(X) -> int:
+    """``d`` of the kNN size rule for sparse ``X``: its mean nonzeros per row, at least
+    :data:`SPARSE_KNN_MIN_WIDTH` (the cost of forming the ``n x n`` scores)."""
+    n = max(int(X.shape[0]), 1)
+    return int(max(SPARSE_KNN_MIN_WIDTH, -(-int(X.nnz) // n)))
+
+
+def _sparse_knn(X: sp.csr_array, k: int, *, metric: str, method: str,
+                block_size: int | None, progress: Any, seed: int = 0):
+    """:func:`knn` on sparse rows (exact blocked sparse products, or pynndescent)."""
+    n = X.shape[0]
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"k must be in [1, n - 1] = [1, {n - 1}], got {k}")
+    if metric not in ("sqeuclidean", "inner_product"):
+        raise ValueError(f"metric must be 'sqeuclidean' or 'inner_product', got {metric!r}")
+    if method not in ("exact", "approx", "auto"):
+        raise ValueError(f"method must be 'exact', 'approx' or 'auto', got {method!r}")
+    if method == "auto":
+        method = resolve_knn_method(n, sparse_knn_width(X), method, sparse=True)[0]
+    if method == "approx":
+        return _sparse_knn_approx(X, k, metric, seed)
+    x_sq = _sparse_sq_norms(X)
+    XT = sp.csc_array(X.T)
+    # blocks of about 32 MB of scores: the sparse product and its dense copy coexist
+    block = block_size or default_block_size(n, 32 * 2**20)
+    idx_out = np.empty((n, k), dtype=np.int64)
+    val_out = np.empty((n, k), dtype=np.float64)
+    n_blocks = -(-n // block)
+    if progress is not None and n > 0:
+        progress.start(n_blocks, f"exact sparse search, {n_blocks} row blocks")
+    for b, start in enumerate(range(0, n, block)):
+        stop = min(n, start + block)
+        dots = np.asarray((X[start:stop] @ XT).toarray(), dtype=np.float64)
+        rows = np.arange(stop - start)
+        if metric == "sqeuclidean":  # in place: one b x n array per block
+            scores = dots
+            scores *= -2.0
+            scores += x_sq[start:stop, None]
+            scores += x_sq[None, :]
+            np.maximum(scores, 0.0, out=scores)
+            scores[rows, start + rows] = np.inf
+            idx, vals = smallest_per_row(scores, k)
+        else:
+            dots[rows, start + rows] = -np.inf
+            idx, vals = smallest_per_row(dots, k, largest=True)
+        idx_out[start:stop], val_out[start:stop] = idx, vals
+        if progress is not None:
+            progress.step(b + 1, n_blocks)
+    return idx_out, val_out
+
+
+def _sparse_knn_approx(X: sp.csr_array, k: int, metric: str, seed: int):
+    """pynndescent's NN-descent on CSR rows (a base dependency), self dropped; squared
+    Euclidean distances or inner products as :func:`knn` returns them."""
+    from pynndescent import NNDescent
+
+    n = X.shape[0]
+    nnd_metric = "euclidean" if metric == "sqeuclidean" else "dot"
+    index = NNDescent(X.astype(np.float32), metric=nnd_metric, n_neighbors=min(n, k + 1),
+                      random_state=seed, n_jobs=1, low_memory=True, compressed=True)
+    idx, dist = index.neighbor_graph
+    idx = np.asarray(idx, dtype=np.int64)
+    dist = np.asarray(dist, dtype=np.float64)
+    rows = np.arange(n)[:, None]
+    keep = idx != rows
+    keep &= idx >= 0
+    order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
+    idx = np.take_along_axis(idx, order, axis=1)
+    dist = np.take_along_axis(dist, order, axis=1)
+    if metric == "sqeuclidean":  # the kept distances in float64 from the stored values
+        x_sq = _sparse_sq_norms(X)
+        dots = np.empty((n, k))
+        for j in range(k):
+            dots[:, j] = np.asarray(X.multiply(X[idx[:, j]]).sum(axis=1)).ravel()
+        dist = np.maximum(x_sq[:, None] - 2.0 * dots + x_sq[idx], 0.0)
+        order = np.argsort(dist, axis=1, kind="stable")
+        return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
+    return idx, 1.0 - dist  # pynndescent's "dot" distance is 1 - x·y

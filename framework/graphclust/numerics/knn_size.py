@@ -51,7 +51,8 @@ def _have_faiss() -> bool:
     return True
 
 
-def resolve_knn_method(n: int, d: int, method: str) -> tuple[str, str]:
+def resolve_knn_method(n: int, d: int, method: str, *, sparse: bool = False
+                       ) -> tuple[str, str]:
     """The search a kNN graph builder runs, and why.
 
     Parameters
@@ -59,6 +60,9 @@ def resolve_knn_method(n: int, d: int, method: str) -> tuple[str, str]:
     n, d : int
         Points and features.
     method : {"auto", "exact", "approx"}
+    sparse : bool
+        The rows are sparse: the approximate search is pynndescent's (a base
+        dependency), so faiss is not needed.
 
     Returns
     -------
@@ -83,6 +87,9 @@ def resolve_knn_method(n: int, d: int, method: str) -> tuple[str, str]:
                       f"{EXACT_KNN_MAX_WORK:.0e} and will take about {est}; method='auto' "
                       "uses faiss' approximate search instead", GraphClustWarning, stacklevel=3)
         return "exact", "requested"
+    if sparse:
+        return "approx", (f"auto: n²·d = {work:.3g} > {EXACT_KNN_MAX_WORK:.0e} "
+                          f"(exact search ≈ {est}): pynndescent on the sparse rows")
     if _have_faiss():
         return "approx", (f"auto: n²·d = {work:.3g} > {EXACT_KNN_MAX_WORK:.0e} "
                           f"(exact search ≈ {est}): faiss HNSW")

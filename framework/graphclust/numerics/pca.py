@@ -25,6 +25,15 @@ the population variance divided by ``n − 1``; components are rows of unit leng
 descending order of variance. Signs are fixed so that the largest-magnitude entry of
 each component is positive (deterministic for a given ``X``; scikit-learn's own sign
 rule may differ, a column of scores then differs by its sign only).
+
+Sparse ``X``
+------------
+A ``scipy.sparse`` ``X`` is never densified nor centred in memory, and ``d x d`` is not
+formed (``d`` is the vocabulary of a text corpus): the components are the leading right
+singular vectors of the implicitly centred operator ``X − 1 μᵀ`` (ARPACK through
+:func:`scipy.sparse.linalg.svds`, each product a sparse product plus a rank-one
+correction; a seeded start vector), so they are the principal components of the dense
+method up to round-off; :meth:`Projection.transform` takes ``X Wᵀ − μ Wᵀ`` the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from __future__ import annotations
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike
+
+import scipy.sparse as sp
 
 from graphclust.numerics.distances import default_block_size
 from graphclust.numerics.dtypes import as_dense_float
@@ -88,6 +99,8 @@ class Projection:
         -------
         ndarray of shape (n, p)
         """
+        if sp.issparse(X):
+            return self._transform_sparse(X)
         X = as_dense_float(X)
         if X.ndim != 2 or X.shape[1] != self.mean.shape[0]:
             raise ValueError(f"Projection.transform: X must have {self.mean.shape[0]} "
@@ -100,6 +113,19 @@ class Projection:
             stop = min(X.shape[0], start + step)
             np.matmul(X[start:stop] - mean, W, out=out[start:stop])
         return out
+
+    def _transform_sparse(self, X) -> np.ndarray:
+        """``X Wᵀ − μ Wᵀ`` for sparse rows (nothing ``n x d`` is dense)."""
+        from graphclust.numerics.dtypes import float_dtype
+
+        X = sp.csr_array(X)
+        if X.shape[1] != self.mean.shape[0]:
+            raise ValueError(f"Projection.transform: X must have {self.mean.shape[0]} "
+                             f"columns, got shape {X.shape}")
+        dtype = float_dtype(X.dtype)
+        W = self.components.T
+        out = np.asarray(X.astype(np.float64) @ W) - (self.mean @ W)[None, :]
+        return out.astype(dtype, copy=False)
 
 
 def _block(X: np.ndarray, block_size: int | None) -> int:
@@ -140,6 +166,8 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
     if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) \
             or n_components < 1:
         raise ValueError(f"n_components must be an integer >= 1, got {n_components!r}")
+    if sp.issparse(X):
+        return _fit_pca_sparse(X, int(n_components))
     X = as_dense_float(X)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"fit_pca: X must be a non-empty 2-d array, got shape {X.shape}")
@@ -169,4 +197,58 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
     comps = comps * signs[:, None]
     var = np.maximum(vals[order], 0.0) / denom if n > 1 else np.zeros(p)
     tot = float(max(np.trace(S), 0.0) / denom) if n > 1 else 0.0
+    return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)
+
+
+def _fit_pca_sparse(X, n_components: int) -> Projection:
+    """:func:`fit_pca` of sparse ``X``: the leading right singular vectors of the
+    implicitly centred ``X − 1 μᵀ`` (see the module notes), same conventions."""
+    from scipy.sparse.linalg import LinearOperator, svds
+
+    X = sp.csr_array(X).astype(np.float64)
+    n, d = X.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"fit_pca: X must be a non-empty 2-d array, got shape {X.shape}")
+    if not np.isfinite(X.data).all():
+        raise ValueError("fit_pca: X contains NaN or infinity")
+    p = int(min(n_components, n, d))
+    mean = np.asarray(X.sum(axis=0), dtype=np.float64).ravel() / n
+    XT = sp.csr_array(X.T)
+    ones = np.ones(n)
+
+    def matvec(v):
+        v = np.asarray(v, dtype=np.float64).reshape(d, -1)
+        return X @ v - np.outer(ones, mean @ v)
+
+    def rmatvec(u):
+        u = np.asarray(u, dtype=np.float64).reshape(n, -1)
+        return XT @ u - np.outer(mean, ones @ u)
+
+    A = LinearOperator((n, d), matvec=matvec, rmatvec=rmatvec, matmat=matvec,
+                       rmatmat=rmatvec, dtype=np.float64)
+    sq = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
+    col_m2 = np.maximum(sq - n * mean * mean, 0.0)
+    denom = max(n - 1, 1)
+    tot = float(col_m2.sum() / denom) if n > 1 else 0.0
+    if p >= d - 1:  # ARPACK needs k < min(n, d): few columns, the d x d scatter matrix
+        S = np.asarray((XT @ X).toarray()) - n * np.outer(mean, mean)
+        vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
+        order = np.argsort(-vals, kind="stable")[:p]
+        svals, vt = np.sqrt(np.maximum(vals[order], 0.0)), vecs[:, order].T
+    elif p >= n - 1:  # few rows: the n x d centred rows are small
+        dense = np.asarray(X.toarray()) - mean
+        _, svals, vt = np.linalg.svd(dense, full_matrices=False)
+        svals, vt = svals[:p], vt[:p]
+    else:
+        rng = np.random.default_rng(0)
+        v0 = rng.uniform(-1.0, 1.0, min(n, d))
+        _, svals, vt = svds(A, k=p, v0=v0, solver="arpack")
+        order = np.argsort(-svals, kind="stable")
+        svals, vt = svals[order], vt[order]
+    comps = np.asarray(vt, dtype=np.float64)
+    i = np.abs(comps).argmax(axis=1)
+    signs = np.sign(comps[np.arange(p), i])
+    signs[signs == 0] = 1.0
+    comps = comps * signs[:, None]
+    var = svals ** 2 / denom if n > 1 else np.zeros(p)
     return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)

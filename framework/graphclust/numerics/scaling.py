@@ -24,6 +24,17 @@ The statistics are a sum over row blocks (:class:`ColumnStats` of each block, me
 with Chan's pairwise update of the mean and the sum of squared deviations), so fitting
 is row-local and can later run chunk by chunk. Statistics are accumulated in float64;
 the transform keeps the data's float type (float32 stays float32).
+
+Sparse ``X`` (``scipy.sparse``) stays sparse: centring would turn every implicit zero
+into a stored value, so on sparse training data ``standard`` divides each column by its
+std without centring (scikit-learn's ``StandardScaler(with_mean=False)``) and
+``minmax`` divides by the column's largest absolute value (``MaxAbsScaler``): the
+fitted ``offset`` is 0, zeros stay zeros, and Euclidean distances are those of the
+dense kind up to the translation (none for ``standard``: distances are translation
+invariant; ``minmax`` scales by ``max |x|`` instead of ``max − min``, the same for
+nonnegative columns that hold a zero, e.g. tf-idf). ``l2`` normalises the sparse rows;
+``center`` needs dense rows (the pipeline densifies within the limit of
+:mod:`graphclust.numerics.sparse` before it).
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ from typing import Literal
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike
+
+import scipy.sparse as sp
 
 from graphclust.numerics.dtypes import as_float
 from graphclust.numerics.rows import normalize_rows
@@ -160,7 +173,9 @@ class Scaling:
             When ``X`` has another number of columns than the data it was fitted on.
         """
         if self.kind == "none":
-            return np.asarray(X)
+            return X if sp.issparse(X) else np.asarray(X)
+        if sp.issparse(X):
+            return self._transform_sparse(X)
         X = as_float(X)
         if self.kind == "l2":
             return normalize_rows(X, "l2")
@@ -171,6 +186,24 @@ class Scaling:
         if self.kind == "center":
             return X - offset
         return (X - offset) / self.scale.astype(X.dtype)
+
+    def _transform_sparse(self, X):
+        """Sparse rows: ``l2`` and column scalings without an offset stay sparse; an
+        offset (a scaling fitted on dense rows) needs the rows densified, within the
+        limit of :func:`graphclust.numerics.sparse.densify`."""
+        from graphclust.numerics.sparse import as_csr, densify, normalize_sparse_rows, \
+            scale_columns
+
+        X = as_csr(X)
+        if self.kind == "l2":
+            return normalize_sparse_rows(X)
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"scale {self.kind!r} was fitted on {self.n_features} columns, "
+                             f"got shape {X.shape}")
+        if not np.any(self.offset):
+            return scale_columns(X, self.scale)
+        return self.transform(densify(X, f"scale {self.kind!r} (fitted on dense rows, "
+                                         "it subtracts an offset)"))
 
 
 #: column ranges outside [_SAFE_LOW, _SAFE_HIGH] have squared deviations that may
@@ -261,7 +294,8 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
 
     Parameters
     ----------
-    X : array-like of shape (n, d), n >= 1
+    X : array-like or sparse matrix of shape (n, d), n >= 1
+        Sparse rows are fitted without centring (see the module notes).
     kind : {"none", "center", "standard", "minmax", "l2"}
     block_size : int, optional
         Rows per block of the statistics (default: all rows in one block); the result
@@ -283,6 +317,8 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
         raise ValueError(f"scale must be one of {', '.join(SCALE_KINDS)}; got {kind!r}")
     if kind not in _COLUMN_KINDS:
         return Scaling(kind)
+    if sp.issparse(X):
+        return _fit_sparse(X, kind)
     X = as_float(X)
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"scale {kind!r} needs a non-empty 2-D array, got shape {X.shape}")
@@ -292,3 +328,22 @@ def fit_scaling(X: ArrayLike, kind: str, *, block_size: int | None = None) -> Sc
     with np.errstate(over="ignore", under="ignore"):  # extreme columns: see _mean_std
         stats = _block_stats(X, bs)
     return scaling_from_stats(kind, stats, lambda offset, unit: _block_stats(X, bs, offset, unit))
+
+
+def _fit_sparse(X, kind: str) -> Scaling:
+    """:func:`fit_scaling` of sparse rows, without centring (see the module notes):
+    ``standard`` divides by the column std, ``minmax`` by ``max |x|``; offset 0."""
+    from graphclust.numerics.sparse import sparse_column_maxabs, sparse_column_mean_std
+
+    if kind == "center":
+        raise ValueError("scale 'center' of sparse X would densify it (every zero becomes "
+                         "-mean): densify X first, or use 'standard' (no centring on "
+                         "sparse X), 'minmax' (max-abs) or 'l2'")
+    X = sp.csr_array(X)
+    if X.shape[0] == 0:
+        raise ValueError(f"scale {kind!r} needs a non-empty 2-D array, got shape {X.shape}")
+    d = X.shape[1]
+    spread = (sparse_column_mean_std(X)[1] if kind == "standard"
+              else sparse_column_maxabs(X))
+    spread = np.where(spread > 0, spread, 1.0)
+    return Scaling(kind, np.zeros(d), spread, d)

@@ -30,6 +30,17 @@ The rules, argued in ``docs/auto.rst``:
    distances concentrate; the "too local" failure that bounds rule 2 is a
    low-dimensional one (a large noisy 2-d sample breaks into islands). Cost ``O(n·d·PCA_COMPONENTS)`` for the projection and an
    ``n log n`` search; memory ``O(n·(PCA_COMPONENTS + neighbours))``.
+6. **Sparse, high-dimensional** (:func:`sparse_rule`): a ``scipy.sparse`` ``X`` with
+   ``d > HIGH_DIM`` (tf-idf, bags of words) is never densified: the kNN graph is
+   searched on the sparse rows themselves, after ``scale = "l2"`` when the data are
+   nonnegative (cosine geometry: a document's length says nothing of its topic), exact
+   by blocked sparse products up to :data:`EXACT_MAX_N` points and an ``n² · width``
+   of :data:`EXACT_BUDGET` (width: the mean nonzeros per row, at least 200), pynndescent
+   above;
+   self-tuning Gaussian weights, averaged, spectral embedding, k-means. Measured on the
+   generated 5 000 × 50 000 tf-idf corpus (docs/auto.rst): NMI .653 in 4 s, against .635
+   in 35 s on 100 principal components (the LSA alternative) and .64 in 40 s for the
+   k-means-anchor recipe of rule 3.
 5. Above :data:`SAMPLED_ANCHORS_N` points the anchor step must not grow as ``n·m·d``
    per iteration: U-SPEC's hybrid representatives (k-means of ``10·m`` sampled
    candidates), each point's 5 nearest found coarse to fine (``O(n·√m·d)``), transfer
@@ -38,7 +49,10 @@ The rules, argued in ``docs/auto.rst``:
 
 from __future__ import annotations
 
+import math
+
 from graphclust import DataProfile
+from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
 
 __all__ = [
     "DESCRIPTION",
@@ -51,8 +65,11 @@ __all__ = [
     "UNIT_SPREAD",
     "auto_rule",
     "choose_scale",
+    "k_estimator",
     "n_anchors",
+    "sizing_k",
     "n_neighbors",
+    "sparse_rule",
 ]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
@@ -98,11 +115,35 @@ def n_neighbors(p: DataProfile) -> int:
     return int(max(1, min(10, p.n - 1)))
 
 
+def sizing_k(p: DataProfile) -> int:
+    """The ``k`` that sizes what depends on it (``n_anchors``): the asked ``k``, else
+    ``k_max`` when ``k`` is estimated at fit, so the anchors can resolve every ``k``
+    searched (docs/choosing-k.rst)."""
+    return int(p.k if p.k is not None else p.k_max)
+
+
+#: How each family of ``auto`` estimates ``k`` when none is given (docs/choosing-k.rst):
+#: the part of its pipeline that declares ``estimates_k``.
+K_ESTIMATORS = {
+    "spectral": "eigengap (graph builder: normalised spectrum of the graph)",
+    "manifold": "density-tree (rounding 'density': HDBSCAN's excess of mass)",
+    "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
+    "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
+}
+
+
+def k_estimator(family: str) -> str:
+    """Which estimator of ``k`` a family of ``auto`` uses (see :data:`K_ESTIMATORS`)."""
+    return K_ESTIMATORS.get(family, "eigengap (graph builder)")
+
+
 def n_anchors(p: DataProfile) -> int:
     """Representatives of the anchor pipeline:
-    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``."""
-    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * p.k)
-    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * p.k)))
+    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``,
+    ``k`` from :func:`sizing_k`."""
+    k = sizing_k(p)
+    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * k)
+    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * k)))
 
 
 def _exact(p: DataProfile) -> dict:
@@ -175,8 +216,42 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
     return " and ".join(held)
 
 
+def sparse_rule(p: DataProfile) -> tuple[dict, str] | None:
+    """Rule 6, sparse high-dimensional data: ``(spec, why)``, or ``None`` when it does
+    not apply (dense, chunked, or at most :data:`HIGH_DIM` columns, where the dense
+    rules apply unchanged: all their parts take sparse rows)."""
+    if not p.sparse or p.chunked or p.d <= HIGH_DIM:
+        return None
+    if p.nonnegative:
+        scale, why_scale = "l2", "nonnegative sparse rows: unit length (cosine geometry)"
+    else:
+        scale, why_scale = choose_scale(p)
+    # the width the exact sparse search costs per pair (graphclust.numerics.distances)
+    width = max(SPARSE_KNN_MIN_WIDTH, math.ceil((1.0 - p.zero_fraction) * p.d))
+    exact = p.n <= EXACT_MAX_N and float(p.n) ** 2 * width <= EXACT_BUDGET
+    spec = {
+        "scale": scale,
+        "graph": {"name": "knn", "n_neighbors": n_neighbors(p), "weight": "gaussian",
+                  "symmetrize": "mean", "method": "exact" if exact else "approx"},
+        "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
+                   "eig_tol": EIG_TOL},
+        "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+    }
+    search = ("exact search" if exact else
+              f"approximate search (pynndescent; n = {p.n} > {EXACT_MAX_N} or "
+              f"n²·width = {float(p.n) ** 2 * width:.3g} > {EXACT_BUDGET:.0e})")
+    why = (f"sparse, d = {p.d} > {HIGH_DIM}, {100 * (1 - p.zero_fraction):.2g} % nonzero: "
+           f"{spec['graph']['n_neighbors']}-NN graph on the sparse rows (never densified, "
+           f"{search}), spectral embedding; {why_scale}")
+    return spec, why
+
+
 def auto_rule(p: DataProfile) -> dict:
     """The concrete spec ``auto`` runs on data of profile ``p`` (see the module notes)."""
+    sparse = sparse_rule(p)
+    if sparse is not None:
+        spec, why = sparse
+        return {"summary": f"auto: {why}", **spec}
     scale, why_scale = choose_scale(p)
     if p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec = _sampled(p)
@@ -230,8 +305,18 @@ never from labels or per-data-set values:
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
   iteration.
+- sparse X (scipy.sparse) with d > {HIGH_DIM} (tf-idf, bags of words): never densified.
+  scale "l2" when nonnegative (cosine geometry; else the scale rule above), the 10-NN
+  graph searched on the sparse rows (exact blocked sparse products up to {EXACT_MAX_N}
+  points and n²·max(200, nonzeros per row) <= {EXACT_BUDGET:.0e}, pynndescent above),
+  self-tuning Gaussian, averaged, spectral embedding,
+  k-means. Sparse X with few columns follows the dense rules (their parts take sparse
+  rows).
 - Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
   the scale rule as for data in memory (column statistics are sums over chunks).
+- no k given: k is estimated at fit by the pipeline's part that declares it (the
+  eigengap of the graph's normalised spectrum for these spectral recipes), and what
+  depends on k (the anchor count) is sized for k_max instead.
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying
   why) and printed by 'graphclust fill auto --dataset X'.
 - predict/transform are available when the chosen pipeline places new points (the

@@ -50,6 +50,7 @@ class AnchorLevelAdapter(graphclust.Adapter):
     accepts = frozenset({graphclust.GraphKind.ANCHOR})
     produces = graphclust.GraphKind.AFFINITY
     provides_features = True
+    accepts_sparse = True  # hands on the anchors, never X
     out_of_sample = True
     chunkwise = True  # ZᵀZ is a sum over row blocks; rows are lifted per block
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import as_dense_float, clamp_anchors
+from graphclust.numerics import clamp_anchors, float_rows
 
 
 @graphclust.part
@@ -34,6 +35,7 @@ class KMeansAnchors(graphclust.AnchorSelector):
 
     name = "kmeans"
     chunkwise = True  # select() runs on a uniform row sample
+    accepts_sparse = True  # scikit-learn's KMeans runs on CSR rows (dense centres)
 
     n_anchors: int = graphclust.param(1000, doc="Number of anchors m.",
                                       check=graphclust.integer(1))
@@ -51,11 +53,11 @@ class KMeansAnchors(graphclust.AnchorSelector):
         check=graphclust.boolean)
 
     def select(self, X, ctx):
-        X = as_dense_float(X)
+        X = float_rows(X)
         n = X.shape[0]
         m = clamp_anchors(self.n_anchors, n, who="anchors 'kmeans'")
         km = KMeans(n_clusters=m, init=self.init, n_init=self.n_init, max_iter=self.max_iter,
-                    tol=0.0, copy_x=self.copy_x or not X.flags.writeable,
+                    tol=0.0, copy_x=self.copy_x or sp.issparse(X) or not X.flags.writeable,
                     random_state=ctx.seed_for("anchors.kmeans"))
         with warnings.catch_warnings():
             # duplicate points: fewer distinct clusters than m is a documented, legal case

@@ -34,6 +34,7 @@ class RandomAnchors(graphclust.AnchorSelector):
 
     name = "random"
     chunkwise = True  # select() runs on a uniform row sample
+    accepts_sparse = True  # only the m drawn rows are densified (the anchors)
 
     n_anchors: int = graphclust.param(1000, doc="Number of anchors m.",
                                       check=graphclust.integer(1))

@@ -6,8 +6,8 @@ import attrs
 import numpy as np
 
 import graphclust
-from graphclust.numerics import (as_dense_float, gaussian_anchor_rows, mean_sq_distance,
-                                 nearest_anchors)
+from graphclust.numerics import (as_dense_float, float_rows, gaussian_anchor_rows,
+                                 mean_sq_distance, nearest_anchors)
 
 
 @attrs.frozen
@@ -50,6 +50,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # σ is a sum over row blocks; rows are transform()
+    accepts_sparse = True  # distances to anchors by sparse products (numerics.distances)
 
     n_neighbors: int = graphclust.param(5, doc="Nearest anchors kept per point s (LSC: 5).",
                                         check=graphclust.integer(1))
@@ -65,7 +66,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     def build(self, X, anchors, ctx):
         if anchors is None:
             raise ValueError("graph 'gaussian-anchor' needs anchors")
-        X = as_dense_float(X)
+        X = float_rows(X)
         U = np.asarray(anchors.points).astype(X.dtype, copy=False)
         sigma = float(self.sigma) if self.sigma is not None else mean_sq_distance(X, U)
         Z = self._rows(X, U, sigma, ctx.progress)
@@ -74,7 +75,7 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
 
     def transform(self, X_new, graph):
         state = graphclust.fitted_state(graph, GaussianAnchorState, f"graph {self.name!r}")
-        X_new = as_dense_float(X_new)
+        X_new = float_rows(X_new)
         U = np.asarray(graph.anchors.points).astype(X_new.dtype, copy=False)
         return self._rows(X_new, U, state.sigma)
 

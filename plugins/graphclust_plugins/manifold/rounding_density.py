@@ -61,6 +61,7 @@ class DensityRounding(graphclust.Rounding):
 
     name = "density"
     needs = "embedding"
+    estimates_k = "density-tree"
 
     min_cluster_size: int | None = graphclust.param(
         None, doc="Smallest cluster of the condensed tree (HDBSCAN's m_clSize); None = "
@@ -76,20 +77,71 @@ class DensityRounding(graphclust.Rounding):
         5, doc="Labelled neighbours in the embedding whose majority a noise point joins.",
         check=graphclust.integer(1))
 
-    def round(self, solution, n_clusters, ctx):
+    def estimate_k(self, solution, k_min, k_max, ctx):
+        """The number of clusters HDBSCAN's excess of mass selects in the condensed tree
+        of the embedding (Campello, Moulavi & Sander 2013, §4: the admissible selection
+        of largest total stability), clipped to ``[k_min, k_max]``.
+
+        No structure: the root's own stability ``S(root)`` is at least the total
+        stability of that selection, i.e. excess of mass with the root allowed
+        (``hdbscan``'s ``allow_single_cluster``) keeps all points in one cluster; then
+        ``k = 1``. The tree is kept for the :meth:`round` that follows on the same
+        solution (it is built once). Scores: the total stability of the best
+        selection of each candidate ``k`` (:func:`select_k`)."""
+        from graphclust import KSelection
+
+        E = self._embedding(solution)
+        n = E.shape[0]
+        if n <= 2:
+            return KSelection("density-tree", 1, (1,), (0.0,), "fewer than 3 points",
+                              f"rounding {self.name!r}", k_min, k_max, structure=False)
+        size = int(min(self._size(n), n))
+        tree, eom = self._tree(E, size, ctx)
+        self._kept = (solution.embedding, size, tree, eom)
+        top = int(min(k_max, tree.max_clusters))
+        cands = list(range(max(1, k_min), max(top, 1) + 1))
+        scores = [float(tree.stability[select_k(tree, c)].sum()) if c > 1 else
+                  float(tree.stability[0]) for c in cands]
+        root = float(tree.stability[0])
+        eom_total = float(tree.stability[select_k(tree, eom)].sum()) if eom > 1 else 0.0
+        structure = eom > 1 and eom_total > root
+        k = int(min(max(eom if structure else 1, k_min), max(k_max, 1)))
+        rule = (f"HDBSCAN's excess-of-mass selection (min_cluster_size = {size}) found "
+                f"{eom} stable cluster{'s' if eom != 1 else ''}")
+        if not structure:
+            rule += (f"; the root's stability {root:.4g} is at least theirs "
+                     f"({eom_total:.4g}): one cluster")
+        return KSelection("density-tree", k, tuple(cands), tuple(scores), rule,
+                          f"rounding {self.name!r}", k_min, k_max, structure=k > 1,
+                          details={"excess_of_mass_clusters": int(eom),
+                                   "root_stability": root,
+                                   "selection_stability": eom_total,
+                                   "min_cluster_size": size})
+
+    def _embedding(self, solution):
         if solution.embedding is None:
             raise ValueError("rounding 'density' needs a solution with an embedding")
         E = np.ascontiguousarray(as_float(solution.embedding), dtype=np.float64)
+        if E.ndim != 2 or E.shape[1] == 0:
+            E = np.zeros((E.shape[0], 1))
+        return E
+
+    def round(self, solution, n_clusters, ctx):
+        kept, self._kept = getattr(self, "_kept", None), None
+        E = self._embedding(solution)
         n = E.shape[0]
         k = int(min(n_clusters, n))
-        if E.ndim != 2 or E.shape[1] == 0:
-            E = np.zeros((n, 1))
         if n <= 2 or k >= n:
             return self._trivial(E, k)
         size = int(min(self._size(n), n))
         found = None
         while True:
-            tree, eom = self._tree(E, size, ctx)
+            if kept is not None and kept[0] is solution.embedding and kept[1] == size:
+                tree, eom = kept[2], kept[3]  # built by estimate_k on this solution
+                self.condensed_tree_ = kept[2].raw
+                kept = None
+            else:
+                tree, eom = self._tree(E, size, ctx)
             if found is None:
                 found = eom
             if tree.max_clusters >= k or size <= 2:
@@ -133,7 +185,9 @@ class DensityRounding(graphclust.Rounding):
         raw = model.condensed_tree_.to_numpy()
         self.condensed_tree_ = raw
         found = int(np.unique(model.labels_[model.labels_ >= 0]).size)
-        return CondensedTree(raw, n), max(found, 1)
+        tree = CondensedTree(raw, n)
+        tree.raw = raw
+        return tree, max(found, 1)
 
     def _trivial(self, E, k):
         n = E.shape[0]

@@ -53,7 +53,9 @@ class UMAPLayout(graphclust.Solver):
     name = "umap-layout"
     accepts = frozenset({"affinity"})
     needs_features = False
+    accepts_sparse = True  # X only to place components; sparse X: random init
     provides = frozenset({"embedding"})
+    uses_k = False  # the layout has n_components columns whatever k is
 
     n_components: int = graphclust.param(
         10, doc="Embedding dimension (10 keeps more cluster structure than UMAP's 2).",

@@ -126,6 +126,7 @@ class NcerEmbedding(graphclust.Solver):
     out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({graphclust.GraphKind.AFFINITY, graphclust.GraphKind.ANCHOR})
     needs_features = False
+    accepts_sparse = True  # reads nothing of X (the graph only)
     provides = frozenset({graphclust.SolutionField.EMBEDDING})
 
     n_components: int | None = graphclust.param(

@@ -218,6 +218,7 @@ class OngrSolver(graphclust.Solver):
     out_of_sample = True  # places new points (projection or per-anchor values)
     accepts = frozenset({graphclust.GraphKind.ANCHOR, graphclust.GraphKind.AFFINITY})
     needs_features = False
+    accepts_sparse = True  # reads nothing of X (the graph only)
     provides = frozenset({graphclust.SolutionField.SOFT, graphclust.SolutionField.EMBEDDING})
 
     lam: float = graphclust.param(

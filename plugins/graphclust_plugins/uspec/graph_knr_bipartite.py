@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
-from graphclust.numerics import as_dense_float, rows_to_csr
+from graphclust.numerics import float_rows, rows_to_csr
 from graphclust_plugins.uspec._knr import RepresentativeIndex, build_index, exact_nearest
 
 WEIGHT_FLOOR = float(np.finfo(np.float64).eps)
@@ -82,6 +82,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
     produces = graphclust.GraphKind.ANCHOR
     needs_anchors = True
     chunkwise = True  # σ is a sum over row blocks; rows are transform()
+    accepts_sparse = True  # the searches take sparse rows (numerics.distances)
 
     n_neighbors: int = graphclust.param(
         5, doc="Nearest representatives K per point (U-SPEC: 5).", check=graphclust.integer(1))
@@ -100,7 +101,7 @@ class KNRBipartiteGraph(graphclust.GraphBuilder):
 
     @staticmethod
     def _features(X, U) -> tuple[np.ndarray, np.ndarray]:
-        X = as_dense_float(X)
+        X = float_rows(X)
         return X, np.asarray(U, dtype=X.dtype)
 
     def _search(self, X: np.ndarray, U: np.ndarray, k: int,

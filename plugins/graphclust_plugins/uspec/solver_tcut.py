@@ -46,6 +46,7 @@ class TransferCut(graphclust.Solver):
     name = "tcut"
     accepts = frozenset({graphclust.GraphKind.ANCHOR})
     needs_features = False
+    accepts_sparse = True  # reads nothing of X (the graph only)
     provides = frozenset({graphclust.SolutionField.EMBEDDING})
     out_of_sample = True
 

@@ -1,0 +1,145 @@
+"""The no-k mode of the harness: every preset that can estimate ``k`` run without it.
+
+``python -m benchmarks nok --out DIR [--quick] [--datasets ...] [--methods ...]`` fits
+``GraphClustering(preset, random_state=seed)`` with no ``n_clusters`` on the ``general``
+battery's data sets (raw features, as the battery), records the estimated
+``n_clusters_``, the true ``k``, the estimator's method and the scores, and writes
+``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/RESULTS.md``'s
+"without k" section) into ``DIR``. Summary per method: the share of data sets with the
+exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
+(the first 600 rows of the big sets, the generated families at n = 1 000).
+
+Fits run one after another in this process, each with a wall-clock cap (``--time-cap``,
+SIGALRM; a fit past it is recorded ``over cap``). The numbers are labels-free: ``k``
+is never read from ``y``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import datasets
+from benchmarks.runner import score_all
+
+#: The battery's data sets without k (letter has 26 classes, above the default k_max).
+NOK_SETS = ("iris", "wine", "breast_cancer", "digits", "usps", "pendigits", "mnist_test",
+            "coil20", *(f"{g}@1000" for g in datasets.GENERATED))
+
+
+class _OverCap(Exception):
+    pass
+
+
+def _alarm(signum, frame):  # pragma: no cover - timing
+    raise _OverCap()
+
+
+def able_presets() -> list[str]:
+    """Registered presets (and rule presets) that can estimate ``k``: composed without
+    data, a pipeline with a part declaring ``estimates_k`` (rule presets: always)."""
+    import graphclust
+    from graphclust._composer import needs_data
+    from graphclust._ensemble import Ensemble
+    from graphclust._kselect import estimating_stage
+
+    reg = graphclust.get_registry()
+    out = []
+    for name in reg.preset_names():
+        if needs_data(name):
+            out.append(name)
+            continue
+        try:
+            pipe = graphclust.compose(name)
+        except Exception:  # noqa: BLE001 - a preset that cannot compose is not listed
+            continue
+        able = (getattr(pipe.consensus, "estimates_k", None) if isinstance(pipe, Ensemble)
+                else estimating_stage(pipe) is not None)
+        if able:
+            out.append(name)
+    return out
+
+
+def run_cell(method: str, name: str, seed: int, data_dir, cap: float) -> dict:
+    import graphclust
+
+    X, y = datasets.load(name, data_dir)
+    k_true = int(np.unique(y).size)
+    est = graphclust.GraphClustering(method, random_state=seed)
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(int(cap))
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X)
+    except _OverCap:
+        return {"method": method, "dataset": name, "seed": seed, "status": "over cap",
+                "k_true": k_true}
+    except Exception as exc:  # noqa: BLE001 - recorded, the mode goes on
+        return {"method": method, "dataset": name, "seed": seed, "status": "error",
+                "error": f"{type(exc).__name__}: {str(exc)[:160]}", "k_true": k_true}
+    finally:
+        signal.alarm(0)
+    sel = est.k_selection_
+    return {"method": method, "dataset": name, "seed": seed, "status": "ok",
+            "n": int(X.shape[0]), "k_true": k_true, "k_found": int(est.n_clusters_),
+            "k_method": sel.method, "k_part": sel.part, "time_fit": time.perf_counter() - t0,
+            **score_all(np.asarray(est.labels_), y),
+            "warnings": sorted({w.category.__name__ for w in caught})}
+
+
+def table(records: list[dict]) -> str:
+    """The markdown summary: one row per method."""
+    by: dict[str, list[dict]] = {}
+    for r in records:
+        by.setdefault(r["method"], []).append(r)
+    lines = ["| method | sets | exact k | within ±1 | mean ARI | k found / true (per set) |",
+             "|---|---|---|---|---|---|"]
+    for method, recs in sorted(by.items()):
+        ok = [r for r in recs if r["status"] == "ok"]
+        exact = sum(r["k_found"] == r["k_true"] for r in ok)
+        near = sum(abs(r["k_found"] - r["k_true"]) <= 1 for r in ok)
+        ari = np.mean([r["ari"] for r in ok]) if ok else float("nan")
+        cells = ", ".join(f"{r['dataset']} {r['k_found']}/{r['k_true']}" if r["status"] == "ok"
+                          else f"{r['dataset']} {r['status']}" for r in recs)
+        lines.append(f"| {method} | {len(recs)} | {exact}/{len(recs)} "
+                     f"({100 * exact / max(1, len(recs)):.0f} %) | {near}/{len(recs)} "
+                     f"({100 * near / max(1, len(recs)):.0f} %) | {ari:.3f} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks nok", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--datasets")
+    ap.add_argument("--methods")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--time-cap", type=float, default=300.0)
+    args = ap.parse_args(argv)
+    sets = args.datasets.split(",") if args.datasets else list(NOK_SETS)
+    if args.quick:
+        sets = [s if "@" in s or s in ("iris", "wine", "breast_cancer", "digits")
+                else datasets.quick_name(s) for s in sets]
+    methods = args.methods.split(",") if args.methods else able_presets()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    records = []
+    for name in sets:
+        for method in methods:
+            rec = run_cell(method, name, args.seed, args.data_dir, args.time_cap)
+            records.append(rec)
+            print(json.dumps({k: v for k, v in rec.items() if k != "warnings"}), flush=True)
+            (out / "nok-results.json").write_text(json.dumps(records, indent=1))
+    (out / "nok-table.md").write_text(table(records))
+    print(table(records))
+    return 0

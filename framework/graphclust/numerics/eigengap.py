@@ -1,0 +1,167 @@
+"""The eigengap estimate of the number of clusters (von Luxburg 2007, §8.3).
+
+Von Luxburg, *A tutorial on spectral clustering*, Statistics and Computing 17 (2007),
+§8.3: with ``k`` well separated clusters the normalised Laplacian
+``L = I − D^{-1/2} W D^{-1/2}`` has ``k`` eigenvalues near 0 and a gap above them
+(perturbation theory, §7), so choose ``k`` to make ``λ_{k+1} − λ_k`` large. Here
+``λ_1 ≤ λ_2 ≤ …`` are the smallest eigenvalues of ``L``, i.e. ``λ_i = 1 − μ_i`` for the
+largest eigenvalues ``μ_i`` of the normalised adjacency ``N = D^{-1/2} W D^{-1/2}``.
+
+Cost, never ``n²``:
+
+* an anchor graph ``W = Z Λ⁻¹ Zᵀ`` (``n x m``): the nonzero eigenvalues of ``N`` are
+  those of the ``m x m`` matrix ``M = Λ^{-1/2} Zᵀ D⁻¹ Z Λ^{-1/2}`` (``N = C Cᵀ`` and
+  ``M = Cᵀ C`` with ``C = D^{-1/2} Z Λ^{-1/2}``). ``Zᵀ D⁻¹ Z`` and ``λ = Zᵀ 1`` are sums
+  over row blocks (:func:`anchor_block_sums`), so the chunked execution reduces them
+  like the solver's Gram matrix: ``O(nnz(Z)·s)`` work, ``m²`` memory, one ``eigh``;
+* an explicit sparse affinity graph: ``k_max + 1`` leading eigenvalues of ``N`` by
+  Lanczos (ARPACK ``eigsh``), ``O(nnz · k_max)`` a restart; dense ``eigh`` below
+  :data:`~graphclust.numerics.eigen.DENSE_MAX` vertices.
+
+The rule (:func:`choose_by_eigengap`):
+
+1. a candidate ``k`` counts only when its gap is *relatively* large:
+   ``r_k = (λ_{k+1} − λ_k) / λ_{k+1} >= RELATIVE_GAP``, i.e. the ``k`` eigenvalues below
+   the gap are at most ``1 − RELATIVE_GAP`` of the one above it (``k = 1`` always
+   counts on a connected graph: ``λ_1 = 0``);
+2. among those, ``k = argmax (λ_{k+1} − λ_k)`` (ties: the smaller ``k``). A gap at or
+   below :data:`ZERO_EIGENVALUE` never counts. When none counts, either ``λ_{k_max+1}``
+   is itself zero (more components than ``k_max``: clusters beyond the range, ``k =
+   k_max``, and the caller warns that the range is too small), or the data show no
+   cluster structure at this resolution: ``k = 1`` (``k_min`` if larger). The argument (docs/choosing-k.rst): on
+   data without clusters the graph Laplacian approximates a Laplace operator on the
+   data's support, whose eigenvalues grow smoothly (Weyl's law ``λ_k ∝ k^{2/d}``; on a
+   square 0, 1, 1, 2, 4, 4, 5, …, the largest ratio ``λ_k/λ_{k+1}`` below 1 is 1/2
+   for ``k >= 2``) while ``k`` separated clusters give ``λ_k ≈ 0`` below a gap of the order
+   of one cluster's own ``λ_2``: ``r_k`` near 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+__all__ = ["RELATIVE_GAP", "anchor_block_sums", "anchor_spectrum", "affinity_spectrum",
+           "spectrum_from_anchor_sums", "choose_by_eigengap", "EigengapChoice"]
+
+#: Smallest relative gap ``(λ_{k+1} − λ_k) / λ_{k+1}`` that counts as cluster structure
+#: for ``k >= 2`` (see the module notes and docs/choosing-k.rst for the measurements).
+RELATIVE_GAP = 0.6
+#: Eigenvalues of the Laplacian at or below this are zero (the round-off of ``eigh`` and
+#: of Lanczos at ``tol = 1e-8``); a gap at or below it is no gap.
+ZERO_EIGENVALUE = 1e-6
+
+
+def _inverse(v: np.ndarray, power: float = 1.0) -> np.ndarray:
+    out = np.zeros_like(v, dtype=np.float64)
+    pos = v > 0
+    out[pos] = v[pos] ** -power
+    return out
+
+
+def anchor_block_sums(Z_block) -> tuple[np.ndarray, np.ndarray]:
+    """One row block's share of the anchor-graph spectrum: ``(Z_bᵀ D_b⁻¹ Z_b, Z_bᵀ 1)``
+    (dense ``m x m`` and ``m``), with ``D_b`` the block's degrees (row sums of ``Z_b``,
+    the degrees of ``W`` for any ``Z``: an anchor a row chooses has ``λ_j > 0``)."""
+    Z = sp.csr_array(Z_block, dtype=np.float64)
+    deg = np.asarray(Z.sum(axis=1)).ravel()
+    scaled = sp.csr_array(sp.dia_array((_inverse(deg)[None, :], [0]),
+                                       shape=(Z.shape[0], Z.shape[0])) @ Z)
+    G = (Z.T @ scaled).toarray()
+    return np.asarray(G, dtype=np.float64), np.asarray(Z.sum(axis=0), dtype=np.float64).ravel()
+
+
+def spectrum_from_anchor_sums(G: np.ndarray, lam: np.ndarray, n_values: int) -> np.ndarray:
+    """The ``n_values`` largest eigenvalues of ``N`` (descending) from the summed
+    ``G = Zᵀ D⁻¹ Z`` and ``λ = Zᵀ 1``: those of ``M = Λ^{-1/2} G Λ^{-1/2}``, padded with
+    zeros when ``m < n_values`` (the other eigenvalues of ``N`` are 0)."""
+    s = _inverse(np.asarray(lam, dtype=np.float64), 0.5)
+    M = s[:, None] * np.asarray(G, dtype=np.float64) * s[None, :]
+    M = 0.5 * (M + M.T)
+    m = M.shape[0]
+    top = min(n_values, m)
+    vals = sla.eigh(M, eigvals_only=True, subset_by_index=[m - top, m - 1])[::-1]
+    return np.concatenate([vals, np.zeros(n_values - top)])
+
+
+def anchor_spectrum(Z, n_values: int) -> np.ndarray:
+    """The ``n_values`` largest eigenvalues of the normalised adjacency of the anchor
+    graph ``W = Z Λ⁻¹ Zᵀ``, through the ``m x m`` problem (descending)."""
+    G, lam = anchor_block_sums(Z)
+    return spectrum_from_anchor_sums(G, lam, n_values)
+
+
+def affinity_spectrum(A, n_values: int, rng: np.random.Generator | None = None,
+                      tol: float = 1e-8) -> np.ndarray:
+    """The ``n_values`` largest (algebraic) eigenvalues of ``D^{-1/2} A D^{-1/2}`` of a
+    sparse symmetric affinity matrix ``A`` (descending): dense ``eigh`` for small graphs,
+    else Lanczos (``eigsh``) from a seeded start vector."""
+    from graphclust.numerics.eigen import DENSE_MAX
+    from graphclust.numerics.random import start_vector
+
+    A = sp.csr_array(A, dtype=np.float64)
+    n = A.shape[0]
+    s = _inverse(np.asarray(A.sum(axis=1)).ravel(), 0.5)
+    S = sp.dia_array((s[None, :], [0]), shape=(n, n))
+    N = sp.csr_array(S @ A @ S)
+    top = min(n_values, n)
+    if n <= DENSE_MAX or 4 * top >= n:
+        Nd = N.toarray()
+        Nd = 0.5 * (Nd + Nd.T)
+        vals = sla.eigh(Nd, eigvals_only=True, subset_by_index=[n - top, n - 1])[::-1]
+    else:
+        from scipy.sparse.linalg import eigsh
+
+        rng = rng if rng is not None else np.random.default_rng(0)
+        N = 0.5 * (N + N.T)
+        vals = eigsh(N, k=top, which="LA", v0=start_vector(rng, n), tol=tol,
+                     return_eigenvectors=False, ncv=min(n, max(2 * top + 1, 40)))
+        vals = np.sort(vals)[::-1]
+    return np.concatenate([vals, np.zeros(n_values - top)])
+
+
+class EigengapChoice:
+    """What :func:`choose_by_eigengap` decided.
+
+    Attributes
+    ----------
+    k : int
+        The chosen number of clusters.
+    candidates : ndarray of int
+        ``k_min .. k_max``.
+    gaps, relative : ndarray
+        ``λ_{k+1} − λ_k`` and ``(λ_{k+1} − λ_k) / λ_{k+1}`` for each candidate.
+    best : int
+        The plain argmax of the gap (before the relative-gap rule).
+    significant : bool
+        Whether any candidate passed the relative-gap rule.
+    """
+
+    def __init__(self, k, candidates, gaps, relative, best, significant):
+        self.k, self.candidates, self.gaps = int(k), candidates, gaps
+        self.relative, self.best, self.significant = relative, int(best), bool(significant)
+
+
+def choose_by_eigengap(mu: np.ndarray, k_min: int, k_max: int,
+                       relative_gap: float = RELATIVE_GAP) -> EigengapChoice:
+    """The eigengap choice of ``k`` from the largest eigenvalues ``mu`` (descending, at
+    least ``k_max + 1`` of them) of the normalised adjacency (see the module notes)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    if mu.size < k_max + 1:
+        raise ValueError(f"need {k_max + 1} eigenvalues for k_max = {k_max}, got {mu.size}")
+    lam = np.clip(1.0 - mu[:k_max + 1], 0.0, None)
+    lam = np.maximum.accumulate(lam)  # round-off: keep the Laplacian's order
+    ks = np.arange(k_min, k_max + 1)
+    gaps = lam[ks] - lam[ks - 1]
+    safe = np.where(lam[ks] > 0, lam[ks], 1.0)
+    rel = np.where(lam[ks] > 0, gaps / safe, 0.0)
+    ok = (rel >= relative_gap) & (gaps > ZERO_EIGENVALUE)
+    best = int(ks[int(np.argmax(gaps))]) if gaps.size else k_min
+    if ok.any():
+        k = int(ks[ok][int(np.argmax(gaps[ok]))])
+    elif lam[k_max] <= ZERO_EIGENVALUE:  # more zero eigenvalues than k_max: clusters beyond
+        k = k_max
+    else:  # no gap stands out: no structure at this resolution
+        k = 1 if k_min <= 1 else k_min
+    return EigengapChoice(k, ks, gaps, rel, best, bool(ok.any()) or k == k_max > 1)
