@@ -265,6 +265,26 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     def labels_(self, value):
         self.__dict__["_labels"] = value
 
+    @property
+    def embedding_(self):
+        """The training rows' solution (after a chunked fit a dask array, computed from
+        ``X`` and the fitted state, or from rows the solver kept on the workers:
+        :class:`~graphclust.ClusterLostError` once what it needs is gone)."""
+        try:
+            embedding = self.__dict__["_embedding"]
+        except KeyError:
+            raise AttributeError("'GraphClustering' object has no attribute "
+                                 "'embedding_'") from None
+        if hasattr(embedding, "__dask_graph__"):
+            from graphclust._dask._chunks import check_held
+
+            check_held(embedding, "embedding_")
+        return embedding
+
+    @embedding_.setter
+    def embedding_(self, value):
+        self.__dict__["_embedding"] = value
+
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_
 

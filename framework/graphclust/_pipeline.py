@@ -39,9 +39,13 @@ def given_in_scaled_units(anchors, scaling):
 
 @attrs.define
 class FitResult:
-    """What one pipeline run produced."""
+    """What one pipeline run produced.
 
-    labels: np.ndarray
+    ``labels`` of a chunked run are a dask array held by the cluster that ran it:
+    reading them once that cluster is gone raises :class:`~graphclust.ClusterLostError`
+    (what to do, not Dask's ``Missing dependency``)."""
+
+    _labels: np.ndarray = attrs.field(alias="labels")
     graph: AffinityGraph | AnchorGraph
     solution: Solution
     anchors: Anchors | None = None
@@ -59,6 +63,17 @@ class FitResult:
         """The number of clusters the run used (``None`` when not recorded)."""
         return None if self.k_selection is None else int(self.k_selection.k)
 
+    @property
+    def labels(self) -> np.ndarray:
+        if hasattr(self._labels, "__dask_graph__"):  # a chunked run's, held by its cluster
+            from graphclust._dask._chunks import check_held
+
+            check_held(self._labels, "members_[j].labels")
+        return self._labels
+
+    @labels.setter
+    def labels(self, value) -> None:
+        self._labels = value
 
 
 def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context

@@ -334,7 +334,13 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
             raise InputError(f"{what}: {str(path)!r} exists and is not the report of an "
                              "earlier run; graphclust will not overwrite it: choose another "
                              "--output name or move the file")
-    return outputs
+    return {option: _effective(path) for option, path in outputs.items()}
+
+
+def _effective(path: Path) -> Path:
+    """The path a write lands on: ``sub/../l.npy`` is ``l.npy`` (resolved as the file
+    system does), so no folder ``sub`` is made on the way."""
+    return Path(os.path.realpath(path)) if ".." in path.parts else path
 
 
 def _check_output(args, chunked: bool) -> None:
@@ -375,7 +381,7 @@ def _cmd_run(args) -> int:
     if chunked and args.plot:
         raise InputError("--plot draws the data in memory; it is not available for a "
                          "chunked run (--scheduler or a zarr/parquet input)")
-    plot_path = _check_plot_path(args.plot) if args.plot else None
+    plot_path = outputs["--plot"] if args.plot and _check_plot_path(args.plot) else None
     _check_output(args, chunked)
     if not scheduled:
         return _run_model(args, chunked, plot_path, outputs)

@@ -99,6 +99,13 @@ def _pick(mapping, keys, what, path):
     raise InputError(f"{path}: no {what} found (looked for keys {', '.join(keys)})")
 
 
+def _check_features(X: np.ndarray, path) -> None:
+    """A file's features must be a 2-D numeric array with at least one column."""
+    if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
+        raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "
+                         f"got shape {X.shape} and dtype {X.dtype}")
+
+
 def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
               note: Callable[[str], None] | None = None
               ) -> tuple[np.ndarray | sp.csr_array, np.ndarray | None]:
@@ -122,9 +129,7 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
             X = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot read {path}: {exc}") from None
-        if X.ndim != 2 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
-            raise InputError(f"{path}: expected a 2-D numeric array (n_samples, n_features), "
-                             f"got shape {X.shape} and dtype {X.dtype}")
+        _check_features(X, path)
         return X, None
     if suffix in (".npz", ".mat"):
         if suffix == ".npz":
@@ -160,6 +165,8 @@ def load_file(path: str | os.PathLike, labels: str | int | bool | None = None,
                              f"{', '.join(k for k in f if not k.startswith('__'))})")
         if sp.issparse(X):
             return sp.csr_array(X), _labels(y)
+        X = np.asarray(X)
+        _check_features(X, path)
         return np.asarray(X, dtype=np.float64 if suffix == ".mat" else None), _labels(y)
     if suffix in (".svm", ".libsvm", ".svmlight"):
         from sklearn.datasets import load_svmlight_file
@@ -290,6 +297,14 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
     elif labels is None and has_header and d > 1 and fields[-1].lower() in LABEL_NAMES:
         col = d - 1
     skip = int(has_header)
+    if d == 1:  # NumPy skips blank lines: in one column they are missing values
+        with open(path, encoding="utf-8-sig") as fh:
+            blank = next((i + 1 for i, line in enumerate(fh)
+                          if i >= skip and not line.strip()), None)
+        if blank is not None:
+            raise InputError(f"{path}: line {blank} is empty: in a one-column table an empty "
+                             "line is a missing value (it would be skipped, shifting every "
+                             "later row); write NaN there, or remove the line")
     feats = [i for i in range(d) if i != col]
     if not feats:
         raise InputError(f"{path}: no feature column left besides the labels")

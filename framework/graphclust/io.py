@@ -315,6 +315,9 @@ def read_parquet(path: str | os.PathLike, chunk_bytes: int | None = None,
     if nullable:  # pandas' extension dtypes (Int64, Float64, boolean): NA becomes NaN
         df = df.assign(**{str(c): df[c].astype("float64") for c in nullable})
     dtype = np.result_type(*(df[c].dtype for c in numeric))
+    mixed = [c for c in numeric if df[c].dtype != dtype]
+    if mixed:  # e.g. int and bool columns: pandas' values would be an object array
+        df = df.assign(**{str(c): df[c].astype(dtype) for c in mixed})
     if label is None:
         return df[numeric].to_dask_array(lengths=lengths), None
     # the label column is cut from the same array as the features (a column of its own

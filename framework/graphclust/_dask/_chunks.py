@@ -7,12 +7,18 @@ import numpy as np
 from graphclust.chunks import Block, BlockState, RowChunks, add_sums, split_by_block
 
 __all__ = ["DaskChunks", "active_client", "apply_block", "apply_block_at", "cluster_lost",
-           "check_held", "LOST_ADVICE"]
+           "check_held", "LOST_ADVICE", "lost_advice", "held"]
 
 #: What to do when the cluster holding a chunked fit's results is gone (docs/dask.rst).
 LOST_ADVICE = ("labels_ of a chunked fit are held by the Dask cluster that ran it: write them "
                "out (labels_.to_zarr(...)) or bring them to memory (labels_.compute()) "
                "before closing the client, and refit when the cluster is gone")
+
+
+def lost_advice(what: str) -> str:
+    """:data:`LOST_ADVICE` for the fitted attribute ``what`` (``labels_``,
+    ``embedding_``, ``members_[j].labels``)."""
+    return LOST_ADVICE.replace("labels_", what)
 
 
 def cluster_lost(exc: BaseException) -> bool:
@@ -30,11 +36,25 @@ def cluster_lost(exc: BaseException) -> bool:
             or "client is closed" in text.lower() or "no clients found" in text.lower())
 
 
+def _external_keys(collection) -> set:
+    """Keys the graph of ``collection`` depends on but does not define: results held as
+    futures by a cluster (a task built on a future names its key only)."""
+    from dask.core import get_dependencies
+
+    graph = dict(collection.__dask_graph__())
+    needed: set = set()
+    for key, task in graph.items():
+        deps = getattr(task, "dependencies", None)  # a task spec node names its inputs
+        needed.update(deps if deps is not None else get_dependencies(graph, key))
+    return needed - set(graph)
+
+
 def check_held(collection, what: str = "labels_") -> None:
     """Raise :class:`~graphclust.ClusterLostError` when the persisted ``collection`` (a
     chunked fit's result) is no longer held by a running cluster: its client closed, or
     it was unpickled away from the cluster that holds it. Nothing for a collection that
-    holds no futures (computed, or run on Dask's local threads)."""
+    holds no futures and names no key it does not define (computed, or run on Dask's
+    local threads)."""
     try:
         from distributed import futures_of
     except ImportError:
@@ -42,15 +62,30 @@ def check_held(collection, what: str = "labels_") -> None:
     from graphclust._errors import ClusterLostError
 
     futures = futures_of(collection)
-    if not futures:
+    external = _external_keys(collection)
+    if not futures and not external:
         return
-    client = getattr(futures[0], "client", None)
-    alive = (client is not None and getattr(client, "status", None) == "running"
-             and all(f.status == "finished" for f in futures))
+    client = getattr(futures[0], "client", None) if futures else active_client()
+    running = client is not None and getattr(client, "status", None) == "running"
+    alive = (running and all(f.status in ("finished", "pending") for f in futures)
+             and all(key in client.futures for key in external))
     if not alive:
-        state = ("its client is closed" if client is not None
-                 else "it was unpickled away from the cluster that held it")
-        raise ClusterLostError(f"{what} is not available: {state}. {LOST_ADVICE}")
+        if not futures:  # results named by key only: no client here holds them
+            state = ("the cluster that held it is gone (its client closed, or the model "
+                     "was unpickled elsewhere)")
+        elif client is not None and not running:
+            state = "its client is closed"
+        else:
+            state = "it was unpickled away from the cluster that held it"
+        raise ClusterLostError(f"{what} is not available: {state}. {lost_advice(what)}")
+
+
+def held(value, what: str):
+    """``value``, after :func:`check_held` when it is a Dask collection (a chunked fit's
+    n-sized result, kept lazily on the cluster by design)."""
+    if hasattr(value, "__dask_graph__"):
+        check_held(value, what)
+    return value
 
 
 def active_client():

@@ -82,26 +82,27 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
     def prepare_chunked(self, anchors, chunks, ctx):
         """The fitted graph without rows: ``σ`` from sums over the blocks (chunked runs).
 
-        The mean squared point-anchor distance is ``Σ‖x‖²/n + mean ‖u‖² − 2 x̄·ū``; the
-        blocks contribute ``Σ‖x‖²`` and ``Σx`` (float64), so ``σ`` equals the in-memory
-        value up to the order of the sums.
+        The mean squared point-anchor distance is ``Σ‖x − ū‖²/n + mean ‖u − ū‖²`` (each
+        point's mean squared distance to the anchors is its squared distance to their
+        mean plus their spread); the blocks contribute ``Σ‖x − ū‖²`` in float64, so a
+        common offset of the data cancels exactly (as in memory,
+        :func:`~graphclust.numerics.distances.mean_sq_distance`) and ``σ`` equals the
+        in-memory value up to the order of the sums.
         """
         U = np.asarray(anchors.points)
         if self.sigma is not None:
             sigma = float(self.sigma)
         else:
-            x_sq, x_sum = chunks.sum(_square_and_sum)
-            n = chunks.n
-            u_sq = float(np.einsum("ij,ij->", U, U, dtype=np.float64)) / U.shape[0]
             um = U.mean(axis=0, dtype=np.float64)
-            sigma = max(x_sq / n + u_sq - 2.0 * float((x_sum / n) @ um), 0.0)
+            Uc = U.astype(np.float64) - um
+            spread_u = float(np.einsum("ij,ij->", Uc, Uc)) / U.shape[0]
+            sigma = max(chunks.sum(_squares_about, um) / chunks.n + spread_u, 0.0)
         state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
         empty = np.zeros((0, U.shape[0]))
         return graphclust.AnchorGraph(empty, anchors=anchors, state=state)
 
 
-def _square_and_sum(block):
-    """``(Σ‖x‖², Σx)`` of one row block, in float64 (chunk function of ``σ``)."""
-    X = as_dense_float(block.X)
-    return (float(np.einsum("ij,ij->", X, X, dtype=np.float64)),
-            X.sum(axis=0, dtype=np.float64))
+def _squares_about(block, center):
+    """``Σ‖x − center‖²`` of one row block, in float64 (chunk function of ``σ``)."""
+    X = np.asarray(as_dense_float(block.X), dtype=np.float64) - center
+    return float(np.einsum("ij,ij->", X, X))
