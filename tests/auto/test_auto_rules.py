@@ -246,6 +246,8 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert no_k["solver"]["name"] == "tcut"
 
 
+@pytest.mark.slow  # a UMAP layout (numba): 25 s; the identity itself is also tested in
+# tests/manifold/test_manifold_sample.py on the preset
 def test_the_manifold_family_in_memory_is_the_sample_aware_spec_equal_to_the_whole_fit():
     from sklearn.datasets import make_blobs
 

@@ -39,7 +39,8 @@ def _labels(preset, X):
         return GraphClustering(preset, n_clusters=4, random_state=0).fit(X).labels_
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", [pytest.param(p, marks=pytest.mark.slow) if p == "usenc"
+                                    else p for p in PRESETS])  # an ensemble: 7 s
 def test_an_offset_of_1e9_changes_no_clustering(blobs, preset):
     X, y = blobs
     plain, shifted = _labels(preset, X), _labels(preset, X + 1e9)

@@ -47,7 +47,8 @@ def test_a_member_with_parts_and_no_preset_is_valid():
 @pytest.mark.parametrize("preset, overrides", [
     ("ncut", {"graph": {"n_neighbors": 10**9}}),
     ("uspec", {"anchors": {"n_anchors": 10**9, "candidate_factor": 10**9}}),
-    ("uspec", {"graph": {"n_neighbors": 10**9, "candidates": 10**9}}),
+    pytest.param("uspec", {"graph": {"n_neighbors": 10**9, "candidates": 10**9}},
+                 marks=pytest.mark.slow),  # every representative a candidate: 7 s
     ("ulge", {"graph": {"candidates": 10**9}}),
     ("ongr-k", {"graph": {"block_size": 10**12, "n_neighbors": 10**9}}),
     ("bkhk-dcd", {"anchors": {"n_anchors": 10**9}}),
