@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 
 from graphclust import InputError, SpecError
 from graphclust.cli import _load_input
+from graphclust.data import _is_number  # the reader's own header test
 from graphclust.testing.strategies import DataFile, data_files, file_digests
 
 pytest.importorskip("dask.dataframe", reason="needs the [dask] extra")
@@ -48,14 +49,6 @@ def _read(spec: DataFile, path) -> tuple[np.ndarray, np.ndarray | None]:
         X = np.asarray(X.compute() if hasattr(X, "compute") else X)
         y = None if y is None else np.asarray(y.compute() if hasattr(y, "compute") else y)
     return X, y
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
 
 
 def expected_rows(spec: DataFile) -> int:
