@@ -132,12 +132,13 @@ def mnist_dask(args) -> None:
         Xd = da.from_array(X, chunks=(-(-X.shape[0] // 8), X.shape[1])).persist()
         for seed in args.seeds:
             emit(fit_kmeans(X, y, seed))
-            rec, ref = fit_preset("manifold", X, y, seed)
-            emit(rec)
-            rec, got = fit_preset("manifold", Xd, y, seed)
-            rec["method"] = "manifold on Dask (8 chunks, LocalCluster 2 x 1 thread, 3 GB)"
-            rec["identical_to_in_memory"] = bool(np.array_equal(ref, got))
-            emit(rec)
+            for preset in args.presets:  # e.g. --presets auto manifold
+                rec, ref = fit_preset(preset, X, y, seed)
+                emit(rec)
+                rec, got = fit_preset(preset, Xd, y, seed)
+                rec["method"] = f"{preset} on Dask (8 chunks, LocalCluster 2 x 1 thread, 3 GB)"
+                rec["identical_to_in_memory"] = bool(np.array_equal(ref, got))
+                emit(rec)
     finally:
         client.close()
         cluster.close()
@@ -161,8 +162,12 @@ def main(argv=None) -> int:
     parser.add_argument("target", choices=("blobs", "mnist-dask", "mnist-extend"))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--n", type=int, default=None)
-    parser.add_argument("--presets", nargs="+", default=["genie", "manifold"])
+    parser.add_argument("--presets", nargs="+", default=None,
+                        help="default: genie manifold (blobs), auto manifold (mnist-dask)")
     args = parser.parse_args(argv)
+    if args.presets is None:
+        args.presets = ["auto", "manifold"] if args.target == "mnist-dask" else ["genie",
+                                                                                 "manifold"]
     if args.n is None:
         args.n = {"blobs": 1_000_000, "mnist-extend": 630_000}.get(args.target, 70_000)
     {"blobs": blobs, "mnist-dask": mnist_dask, "mnist-extend": mnist_extend}[args.target](args)
