@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
 
 import graphclust
-from graphclust.numerics import (as_dense_float, float_rows, gaussian_anchor_rows,
+from graphclust.numerics import (ExactSum, as_dense_float, float_rows, gaussian_anchor_rows,
                                  mean_sq_distance, nearest_anchors)
 
 
@@ -68,7 +69,13 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
             raise ValueError("graph 'gaussian-anchor' needs anchors")
         X = float_rows(X)
         U = np.asarray(anchors.points).astype(X.dtype, copy=False)
-        sigma = float(self.sigma) if self.sigma is not None else mean_sq_distance(X, U)
+        if self.sigma is not None:
+            sigma = float(self.sigma)
+        elif sp.issparse(X):
+            sigma = mean_sq_distance(X, U)
+        else:  # the chunked run's exact sums: σ is the same bits for any cut of the rows
+            um, spread_u = _anchor_spread(U)
+            sigma = _sigma(ExactSum.of(_row_squares_about(X, um)), X.shape[0], spread_u)
         Z = self._rows(X, U, sigma, ctx.progress)
         state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
         return graphclust.AnchorGraph(Z, anchors=anchors, state=state)
@@ -87,22 +94,41 @@ class GaussianAnchorGraph(graphclust.GraphBuilder):
         mean plus their spread); the blocks contribute ``Σ‖x − ū‖²`` in float64, so a
         common offset of the data cancels exactly (as in memory,
         :func:`~graphclust.numerics.distances.mean_sq_distance`) and ``σ`` equals the
-        in-memory value up to the order of the sums.
+        in-memory value exactly (both are exact sums of per-row values).
         """
         U = np.asarray(anchors.points)
         if self.sigma is not None:
             sigma = float(self.sigma)
         else:
-            um = U.mean(axis=0, dtype=np.float64)
-            Uc = U.astype(np.float64) - um
-            spread_u = float(np.einsum("ij,ij->", Uc, Uc)) / U.shape[0]
-            sigma = max(chunks.sum(_squares_about, um) / chunks.n + spread_u, 0.0)
+            um, spread_u = _anchor_spread(U)
+            sigma = _sigma(chunks.sum(_squares_about, um), chunks.n, spread_u)
         state = GaussianAnchorState(sigma=sigma, n_neighbors=min(self.n_neighbors, U.shape[0]))
         empty = np.zeros((0, U.shape[0]))
         return graphclust.AnchorGraph(empty, anchors=anchors, state=state)
 
 
-def _squares_about(block, center):
-    """``Σ‖x − center‖²`` of one row block, in float64 (chunk function of ``σ``)."""
-    X = np.asarray(as_dense_float(block.X), dtype=np.float64) - center
-    return float(np.einsum("ij,ij->", X, X))
+def _squares_about(block, center) -> ExactSum:
+    """``Σ‖x − center‖²`` of one row block, exactly (chunk function of ``σ``)."""
+    return ExactSum.of(_row_squares_about(as_dense_float(block.X), center))
+
+
+def _row_squares_about(X, center, block_size: int = 8192) -> np.ndarray:
+    """``‖x − center‖²`` of every row in float64, each a function of its row alone (so
+    their exact sum does not depend on how the rows are cut)."""
+    out = np.empty(X.shape[0], dtype=np.float64)
+    for start in range(0, X.shape[0], block_size):
+        B = np.asarray(X[start:start + block_size], dtype=np.float64) - center
+        out[start:start + B.shape[0]] = (B * B).sum(axis=1)
+    return out
+
+
+def _anchor_spread(U) -> tuple[np.ndarray, float]:
+    """The anchors' mean ``ū`` and their spread ``mean ‖u − ū‖²``."""
+    um = np.asarray(U).mean(axis=0, dtype=np.float64)
+    Uc = np.asarray(U, dtype=np.float64) - um
+    return um, float(np.einsum("ij,ij->", Uc, Uc)) / Uc.shape[0]
+
+
+def _sigma(total: ExactSum, n: int, spread_u: float) -> float:
+    """``σ = Σ‖x − ū‖²/n + mean ‖u − ū‖²`` (the mean squared point-anchor distance), ≥ 0."""
+    return max(float(total.value()[0]) / n + spread_u, 0.0)
