@@ -81,11 +81,13 @@ def check_spread(ranges: np.ndarray, n: int, dtype, n_clusters: int, *,
         The float type the parts compute in.
     n_clusters : int
     """
-    if n_clusters <= 1 or n < 2:
+    if n < 2:
         return
     ranges = np.asarray(ranges, dtype=np.float64)
     spread = float(ranges.max())
     d = int(ranges.size)
+    if spread == 0.0 and n_clusters <= 1:  # one cluster of identical rows: nothing to say
+        return
     if spread == 0.0:
         warnings.warn(f"{what}: all {n} rows are identical (every column is constant), so no "
                       f"distance separates two points and the {n_clusters} clusters are "
@@ -93,7 +95,7 @@ def check_spread(ranges: np.ndarray, n: int, dtype, n_clusters: int, *,
         return
     low, high = _spread_limits(dtype, d)
     dtype = np.dtype(dtype).name
-    if spread < low:
+    if spread < low and n_clusters > 1:  # one cluster needs no distance to separate
         raise InputError(f"{what}: the largest column range is {spread:.3g}, below {low:.3g}: "
                          f"squared distances underflow in {dtype} and every distance-based "
                          "part would see zeros; rescale X (e.g. X / X.std()) before fitting")

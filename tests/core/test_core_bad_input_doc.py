@@ -222,6 +222,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("all rows identical", fit(X=np.ones((40, 4)))),
     ("values scaled by 1e-300", fit(X=BLOBS * 1e-300)),
     ("values scaled by 1e200", fit(X=BLOBS * 1e200)),
+    ("values scaled by 1e200, ``n_clusters=1``", fit(X=BLOBS * 1e200, k=1)),
     *ISSUE_30_CASES,
     ("``dcd`` on 3 points, ``n_clusters=2``", fit("dcd", X=BLOBS[:3], k=2)),
     ("ellipsoid rounding with one anchor", fit("ncer-anchor", X=np.abs(BLOBS[:30]),
