@@ -140,12 +140,14 @@ def test_new_peers_label_every_point(name):
                          "evoc": "evoc"}.get(name, "sklearn"))
     from sklearn.metrics import adjusted_rand_score
 
-    X, y = datasets.load("moons@300")
-    labels = np.asarray(peers.make_peer(name, 2, 0).fit(X).labels_)
-    assert labels.shape == (300,) and labels.min() >= 0
+    # EVoC 0.3.2 raises on 2-d input (its start asks PCA for 4 components): digits for it
+    X, y = datasets.load("digits") if name == "evoc" else datasets.load("moons@300")
+    k = int(np.unique(y).size)
+    labels = np.asarray(peers.make_peer(name, k, 0).fit(X).labels_)
+    assert labels.shape == (len(y),) and labels.min() >= 0
     # the density peers find their own count (noise is one more cluster)
-    assert name in ("sk-hdbscan", "umap-hdbscan", "evoc") or np.unique(labels).size == 2
-    assert adjusted_rand_score(y, labels) > 0.2  # far above chance on two moons
+    assert name in ("sk-hdbscan", "umap-hdbscan", "evoc") or np.unique(labels).size == k
+    assert adjusted_rand_score(y, labels) > 0.2  # far above chance
 
 
 def test_missing_peer_package_names_the_bench_extra():
