@@ -218,14 +218,6 @@ def _anchor(p: DataProfile) -> dict:
     }
 
 
-def _high_dim_search(p: DataProfile) -> str:
-    """The search of rule 4's graph: always exact (rule 4 applies while its work
-    ``n² · PCA_COMPONENTS`` is within :data:`EXACT_BUDGET`), so the graph does not
-    depend on the installed extras (the approximate search of the ``knn`` graph is faiss
-    HNSW, an extra: ``auto``'s result must not change with what else is installed)."""
-    return "exact"
-
-
 def _high_dim_fits(p: DataProfile) -> bool:
     """Rule 4's exact search on the principal components is within the budget."""
     return float(p.n) ** 2 * min(p.d, PCA_COMPONENTS) <= EXACT_BUDGET
@@ -235,7 +227,11 @@ def _high_dim(p: DataProfile) -> dict:
     return {
         "graph": {"name": "knn", "n_neighbors": int(max(1, min(HIGH_DIM_NEIGHBORS, p.n - 1))),
                   "weight": "gaussian",
-                  "symmetrize": "mean", "method": _high_dim_search(p),
+                  "symmetrize": "mean",
+                  # exact: rule 4 applies while n² · PCA_COMPONENTS is within the budget, and
+                  # the approximate search of 'knn' is faiss, an extra (auto must not change
+                  # with what else is installed)
+                  "method": "exact",
                   "pca_components": PCA_COMPONENTS},
         "solver": {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True,
                    "eig_tol": EIG_TOL},
