@@ -45,6 +45,7 @@ def test_distributed_labels_equal_in_memory_for_two_chunkings(blobs, dask_client
                                       ref.labels_[:600])
 
 
+@pytest.mark.slow
 def test_threads_and_genie_preset_equal_in_memory(blobs, as_dask):
     dask = pytest.importorskip("dask", reason="needs the [dask] extra")
 

@@ -126,6 +126,7 @@ def test_in_memory_run_can_write_parquet(capsys, tmp_path):
     assert json.loads((tmp_path / "labels.json").read_text())["n_samples"] == 150
 
 
+@pytest.mark.slow
 def test_local_cluster_end_to_end_matches_in_memory(capsys, tmp_path, blobs, parquet_file):
     """--scheduler local:2 on a parquet file with labels: the labels land in parquet (one
     part per chunk), the scores are computed against the label column, and the partition

@@ -40,6 +40,7 @@ def test_nonconvex_shapes(shape):
     assert adjusted_rand_score(y, uspec.labels_) < 0.95
 
 
+@pytest.mark.slow
 def test_digits_at_least_kmeans():
     X, y = load_digits(return_X_y=True)
     model = graphclust.GraphClustering("manifold", n_clusters=10, random_state=0).fit(X)
