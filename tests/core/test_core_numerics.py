@@ -608,3 +608,30 @@ def test_nearest_searches_are_translation_invariant(seed, offset, s):
     # the means carry |offset|·eps; the closed form without the shift is off by offset²·eps
     slack = 64 * abs(offset) * np.finfo(float).eps * (1 + np.sqrt(ref.mean()))
     np.testing.assert_allclose(mean, ref.mean(), rtol=1e-9, atol=slack)
+
+
+# -- row lengths of tiny and huge rows (a scaling property found 1.59e-162) -----------------
+@settings(max_examples=80, deadline=None)
+@given(X=hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1,
+                                                  max_side=6),
+                    elements=st.floats(-1e4, 1e4, allow_nan=False, width=64)),
+       exponent=st.integers(-300, 300))
+def test_row_norms_are_exact_to_rounding_at_any_scale(X, exponent):
+    """Against a slow obvious reference: math.hypot of each row (Python's correctly
+    scaled length), also when the squares under- or overflow float64."""
+    import math
+
+    Y = X * 10.0 ** exponent
+    tiny = np.finfo(np.float64).tiny / np.finfo(np.float64).eps
+    if not np.all(np.isfinite(Y)) or np.any((Y != 0) & (np.abs(Y) < tiny)):
+        return  # overflowed, or entries (or lengths) near the subnormal range: fewer digits
+    ref = np.array([math.hypot(*row) for row in Y])
+    np.testing.assert_allclose(nx.row_norms(Y), ref, rtol=1e-13, atol=0)
+    unit = nx.normalize_rows(Y)
+    nonzero = ref > 0
+    np.testing.assert_allclose(nx.row_norms(unit[nonzero]), 1.0, rtol=1e-13)
+
+
+def test_l2_rows_of_tiny_entries_have_unit_length():
+    """The example the scaling property found: 1.59e-162 squared is subnormal."""
+    assert nx.normalize_rows(np.array([[1.59e-162]]))[0, 0] == 1.0

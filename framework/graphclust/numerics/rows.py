@@ -11,10 +11,30 @@ from graphclust.numerics.dtypes import as_float
 __all__ = ["normalize_rows", "row_norms", "safe_inverse"]
 
 
+#: Sums of squares below this (or not finite) are recomputed on the row divided by its
+#: largest entry: squares of entries near 1e-162 fall into float64's subnormal range (or
+#: past 1e154 overflow) and the plain sum loses every digit.
+_SAFE_SQUARES = (1e-250, 1e300)
+
+
 def row_norms(E: ArrayLike) -> np.ndarray:
-    """Euclidean length of every row, accumulated in float64 (shape ``(n,)``)."""
+    """Euclidean length of every row, accumulated in float64 (shape ``(n,)``).
+
+    Rows whose sum of squares would underflow or overflow are measured as
+    ``max|x| · ||x / max|x|||`` (the scaling of LAPACK's ``dnrm2``), so a row of tiny or
+    huge entries still gets its length to rounding."""
     E = np.asarray(E)
-    return np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
+    sq = np.einsum("ij,ij->i", E, E, dtype=np.float64)
+    out = np.sqrt(sq)
+    lo, hi = _SAFE_SQUARES
+    redo = np.flatnonzero(~((sq >= lo) & (sq <= hi)))
+    if redo.size:
+        R = np.asarray(E[redo], dtype=np.float64)
+        top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(redo.size)
+        ok = (top > 0) & np.isfinite(top)
+        R = R[ok] / top[ok, None]
+        out[redo[ok]] = top[ok] * np.sqrt(np.einsum("ij,ij->i", R, R))
+    return out
 
 
 def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
