@@ -78,8 +78,8 @@ def test_matches_dense_tcut_problem(seed):
 
 def test_large_p_iterative_path_agrees_with_dense():
     B = random_bipartite(3000, 700, 5, 4)
-    it = transfer_cut(B, 6, random_state=0)
-    de = transfer_cut(B, 6, random_state=0, dense_below=10_000)
+    it = transfer_cut(B, 6, random_state=0, dense_below=1)  # ARPACK
+    de = transfer_cut(B, 6, random_state=0)  # dense up to DENSE_TCUT_MAX
     np.testing.assert_allclose(it.eigenvalues, de.eigenvalues, atol=1e-8)
     np.testing.assert_allclose(it.point_embedding, de.point_embedding, atol=1e-6)
 
@@ -162,3 +162,20 @@ def test_property_eigen_equations_hold(n, p, k, seed):
     lhs = (np.diag(dy) - E)[np.ix_(act, act)] @ V
     rhs = (dy[act][:, None] * V) * res.eigenvalues[None, :]
     np.testing.assert_allclose(lhs, rhs, atol=1e-8)
+
+
+def test_repeated_zero_eigenvalue_of_many_components_is_found():
+    """Ten disconnected blocks at p = 600 (above the numerics layer's ARPACK threshold of
+    500): λ = 0 is repeated ten times and every block gets its own embedding row. ARPACK
+    (the path taken here before DENSE_TCUT_MAX) returned fewer zero eigenvalues, so
+    two blocks shared one row."""
+    blocks = [random_bipartite(60, 60, 3, 100 + j) for j in range(10)]
+    B = sp.block_diag(blocks, format="csr")
+    res = transfer_cut(B, 10, random_state=0)
+    np.testing.assert_allclose(res.eigenvalues, 0.0, atol=1e-10)
+    U = res.point_embedding / np.linalg.norm(res.point_embedding, axis=1, keepdims=True)
+    block = np.repeat(np.arange(10), 60)
+    centres = np.array([U[block == j].mean(axis=0) for j in range(10)])
+    # within a block the rows coincide; the ten blocks are ten mutually orthogonal rows
+    np.testing.assert_allclose(U, centres[block], atol=1e-8)
+    np.testing.assert_allclose(centres @ centres.T, np.eye(10), atol=1e-8)

@@ -246,7 +246,9 @@ def _sampled(p: DataProfile) -> dict:
         "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
                   "candidates": 10},
         "solver": {"name": "tcut"},
-        "rounding": {"name": "kmeans", "n_init": 3, "max_iter": 100, "normalize_rows": True},
+        # the uspec preset's rounding (issue 27): best of 10 k-means++ runs
+        "rounding": {"name": "kmeans", "n_init": 10, "max_iter": 100, "normalize_rows": True,
+                     "init": "k-means++"},
     }
 
 

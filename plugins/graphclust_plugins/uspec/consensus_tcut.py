@@ -45,8 +45,10 @@ class TcutConsensus(graphclust.Consensus):
       normalisation the unscaled form weighs every eigenvector alike, while the scaled
       form stretches the columns with larger ``γ`` (the less informative ones).
     * A base cluster no point belongs to (possible only in hand-built memberships) is
-      left out of the eigenproblem; the eigenproblem is ``Σk_i x Σk_i``, dense below 500
-      base clusters and ARPACK (start vector from ``ctx``) above.
+      left out of the eigenproblem; the eigenproblem is ``Σk_i x Σk_i``, dense up to
+      :data:`~graphclust_plugins.uspec._tcut.DENSE_TCUT_MAX` (6 000) base clusters
+      (every copy of a repeated eigenvalue found) and ARPACK (start vector from
+      ``ctx``) above.
     * :meth:`assign` gives a new point the mean of the rows of ``v`` of the base clusters
       its members' ``predict`` chose (members that could not place it are left out; a
       point no member placed gets a zero row, labelled by the nearest centre to 0); a
