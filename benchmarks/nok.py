@@ -2,12 +2,13 @@
 
 ``python -m benchmarks nok --out DIR [--quick] [--datasets ...] [--methods ...]`` fits
 ``GraphClustering(preset, random_state=seed)`` with no ``n_clusters`` on the ``general``
-battery's data sets (raw features, as the battery), records the estimated
+battery's data sets and the low-dimensional shapes of ``datasets.SHAPES`` (raw
+features, as the battery), records the estimated
 ``n_clusters_``, the true ``k``, the estimator's method and the scores, and writes
 ``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/RESULTS.md``'s
 "without k" section) into ``DIR``. Summary per method: the share of data sets with the
 exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
-(the first 600 rows of the big sets, the generated families at n = 1 000).
+(the first 600 rows of the big sets; the generated families and shapes at n = 1 000).
 
 Fits run one after another in this process, each with a wall-clock cap (``--time-cap``,
 SIGALRM; a fit past it is recorded ``over cap``). The numbers are labels-free: ``k``
@@ -30,7 +31,8 @@ from benchmarks.runner import score_all
 
 #: The battery's data sets without k (letter has 26 classes, above the default k_max).
 NOK_SETS = ("iris", "wine", "breast_cancer", "digits", "usps", "pendigits", "mnist_test",
-            "coil20", *(f"{g}@1000" for g in datasets.GENERATED))
+            "coil20", *(f"{g}@1000" for g in datasets.GENERATED),
+            *(f"{g}@1000" for g in datasets.SHAPES))
 
 
 class _OverCap(Exception):
