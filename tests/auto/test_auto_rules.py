@@ -73,7 +73,7 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
                                         "method": "approx"}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
-    assert spec["adapter"]["rounding"] == {"name": "density"}
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
     # without k: the same sample-aware spec; its adapter's density tree estimates k
     no_k = auto_rule(profile(n, d, k=None))
     assert {key: no_k[key] for key in ("anchors", "graph", "adapter", "solver", "rounding")
@@ -238,7 +238,7 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
     assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
-    assert spec["adapter"]["rounding"] == {"name": "density"}
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
     assert spec["solver"]["name"] == "umap-layout"
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (

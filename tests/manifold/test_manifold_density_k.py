@@ -34,7 +34,8 @@ def hdbscan_count(E, size, samples, method):
 def test_leaf_estimate_is_hdbscans_leaf_selection(n, k, k_max, spread, seed):
     E, _ = make_blobs(n, 2, centers=k, cluster_std=spread, random_state=seed)
     size = max(15, n // k_max)
-    sel = DensityRounding().estimate_k(graphclust.Solution(embedding=E), 1, k_max, Context(0))
+    sel = DensityRounding(estimate="leaf").estimate_k(graphclust.Solution(embedding=E), 1,
+                                                    k_max, Context(0))
     leaves = hdbscan_count(E, size, min(ESTIMATE_MIN_SAMPLES, size), "leaf")
     assert sel.details["leaves"] == max(leaves, 1)
     assert sel.details["min_cluster_size"] == size
@@ -48,7 +49,7 @@ def test_leaf_estimate_is_hdbscans_leaf_selection(n, k, k_max, spread, seed):
 def test_separated_blobs_give_their_number(k):
     E, y = make_blobs(150 * k, 4, centers=k, cluster_std=0.5, center_box=(-40, 40),
                       random_state=k)
-    r = DensityRounding()
+    r = DensityRounding(estimate="leaf")
     sol = graphclust.Solution(embedding=E)
     sel = r.estimate_k(sol, 1, 20, Context(0))
     assert sel.k == k and sel.structure
@@ -59,16 +60,18 @@ def test_separated_blobs_give_their_number(k):
     assert adjusted_rand_score(y, labels) > 0.99
 
 
-def test_one_gaussian_is_one_cluster():
+@pytest.mark.parametrize("estimate", ["leaf", "eom"])
+def test_one_gaussian_is_one_cluster(estimate):
     E = np.random.default_rng(1).standard_normal((1000, 3))
-    sel = DensityRounding().estimate_k(graphclust.Solution(embedding=E), 1, 20, Context(0))
+    sel = DensityRounding(estimate=estimate).estimate_k(graphclust.Solution(embedding=E), 1,
+                                                        20, Context(0))
     assert sel.k == 1 and not sel.structure
 
 
 def test_eom_estimate_is_hdbscans_excess_of_mass():
     E, _ = make_blobs(500, 2, centers=[[0, 0], [3, 0], [20, 0], [23, 0], [10, 30]],
                       cluster_std=0.6, random_state=0)
-    r = DensityRounding(estimate="eom")
+    r = DensityRounding()  # the default
     sel = r.estimate_k(graphclust.Solution(embedding=E), 1, 20, Context(0))
     size = max(15, 500 // 50)
     assert sel.details["excess_of_mass_clusters"] == hdbscan_count(E, size, size, "eom")

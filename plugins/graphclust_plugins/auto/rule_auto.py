@@ -287,7 +287,8 @@ def _manifold(p: DataProfile) -> dict:
             "graph": {"name": "sample-knn", "n_neighbors": 15},
             "adapter": {"name": "on-sample",
                         "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
-                        "rounding": {"name": "density"}},
+                        # without k: the leaves of the tree at n // k_max (docs/choosing-k)
+                        "rounding": {"name": "density", "estimate": "leaf"}},
             "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
             "rounding": {"name": "argmax"}}
 

@@ -81,7 +81,7 @@ class DensityRounding(graphclust.Rounding):
         5, doc="Labelled neighbours in the embedding whose majority a noise point joins.",
         check=graphclust.integer(1))
     estimate: str = graphclust.param(
-        "leaf", doc="How estimate_k counts the clusters of its tree: 'leaf' (the leaves of "
+        "eom", doc="How estimate_k counts the clusters of its tree: 'leaf' (the leaves of "
         "the condensed tree at min_cluster_size = n // k_max) or 'eom' (excess of mass at "
         "the rounding's own min_cluster_size).", check=graphclust.one_of("leaf", "eom"))
 
@@ -89,14 +89,14 @@ class DensityRounding(graphclust.Rounding):
         """The number of clusters of the condensed density tree of the embedding
         (Campello, Moulavi & Sander 2013), clipped to ``[k_min, k_max]``.
 
-        ``estimate = "leaf"`` (default): the tree is built at the resolution the search
+        ``estimate = "leaf"`` (``auto``'s manifold family): the tree is built at the resolution the search
         asks for, ``min_cluster_size = max(15, n // k_max)`` (a cluster holds at least
         the share of the points that ``k_max`` equal clusters would, so the tree has at
         most ``k_max`` leaves), with the core distance over
         :data:`ESTIMATE_MIN_SAMPLES` neighbours, and ``k`` is its number of leaves: the
         dense pieces that never split into two pieces of that size. ``estimate =
-        "eom"``: HDBSCAN's excess-of-mass selection (§4 of the paper) at the rounding's
-        own ``min_cluster_size`` / ``min_samples``. Given ``min_cluster_size`` or
+        "eom"`` (default): HDBSCAN's excess-of-mass selection (§4 of the paper) at the
+        rounding's own ``min_cluster_size`` / ``min_samples``. Given ``min_cluster_size`` or
         ``min_samples`` are used by both. The measured effect of each is in
         docs/choosing-k.rst.
 
