@@ -138,7 +138,7 @@ def test_umap_sample_pipeline_without_k_equals_on_a_local_cluster():
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    X, y = make_blobs(2500, 6, centers=4, cluster_std=1.5, random_state=5)
+    X, _ = make_blobs(2500, 6, centers=4, cluster_std=1.5, random_state=5)
     spec = {"anchors": {"name": "sample", "n_anchors": 700},
             "graph": {"name": "sample-knn", "n_neighbors": 10, "method": "exact"},
             "adapter": {"name": "on-sample",

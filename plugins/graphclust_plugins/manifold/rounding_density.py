@@ -89,15 +89,15 @@ class DensityRounding(graphclust.Rounding):
         """The number of clusters of the condensed density tree of the embedding
         (Campello, Moulavi & Sander 2013), clipped to ``[k_min, k_max]``.
 
-        ``estimate = "leaf"`` (``auto``'s manifold family): the tree is built at the resolution the search
-        asks for, ``min_cluster_size = max(15, n // k_max)`` (a cluster holds at least
+        ``estimate = "leaf"`` (``auto``'s manifold family): the tree is built at the
+        resolution the search asks for, ``min_cluster_size = max(15, n // k_max)`` (a cluster holds at least
         the share of the points that ``k_max`` equal clusters would, so the tree has at
         most ``k_max`` leaves), with the core distance over
         :data:`ESTIMATE_MIN_SAMPLES` neighbours, and ``k`` is its number of leaves: the
         dense pieces that never split into two pieces of that size. ``estimate =
         "eom"`` (default): HDBSCAN's excess-of-mass selection (§4 of the paper) at the
-        rounding's own ``min_cluster_size`` / ``min_samples``. Given ``min_cluster_size`` or
-        ``min_samples`` are used by both. The measured effect of each is in
+        rounding's own ``min_cluster_size`` / ``min_samples``. A given
+        ``min_cluster_size`` or ``min_samples`` is used by both. The measured effect of each is in
         docs/choosing-k.rst.
 
         No structure (both): excess of mass on the same tree with the root allowed
@@ -134,8 +134,9 @@ class DensityRounding(graphclust.Rounding):
         k = int(min(max(found if structure else 1, k_min), max(k_max, 1)))
         samples_used = size if samples is None and self.min_samples is None else (
             samples if samples is not None else int(self.min_samples))
-        what = (f"the condensed tree's leaves (min_cluster_size = {size} = max(15, n // "
-                f"k_max), min_samples = {samples_used}): {found}" if leaf else
+        how = " = max(15, n // k_max)" if self.min_cluster_size is None else ""
+        what = (f"the condensed tree's leaves (min_cluster_size = {size}{how}, "
+                f"min_samples = {samples_used}): {found}" if leaf else
                 f"HDBSCAN's excess-of-mass selection (min_cluster_size = {size}) found "
                 f"{found} stable cluster{'s' if found != 1 else ''}")
         rule = what
