@@ -9,8 +9,9 @@ a pipeline does (:func:`estimating_stage`), records what it decided
 
 Which stage estimates: the **latest** that can, because it sees the representation the
 labels are cut from: the rounding (the density tree of the solver's embedding), when the
-solver's solution does not depend on ``k`` (``Solver.uses_k`` is false); else the
-solver; else the graph builder (every graph the core knows has a normalised spectrum, so
+solver's solution does not depend on ``k`` (``Solver.uses_k`` is false); else, with such
+a solver, an adapter that cuts the labels itself (``on-sample``: the density tree of the
+sample's layout, :meth:`graphclust.Adapter.estimate_k`); else the solver; else the graph builder (every graph the core knows has a normalised spectrum, so
 :class:`~graphclust.GraphBuilder` estimates by its eigengap unless a builder opts out).
 """
 
@@ -105,15 +106,22 @@ def k_range_for(k_min: int, k_max: int, n: int) -> tuple[int, int]:
 
 
 def _can(part: Any) -> bool:
-    return part is not None and bool(getattr(part, "estimates_k", None))
+    if part is None or not getattr(part, "estimates_k", None):
+        return False
+    can = getattr(part, "can_estimate_k", None)  # adapters: from their nested parts
+    return bool(can()) if callable(can) else True
 
 
 def estimating_stage(pipe) -> tuple[str, Any] | None:
     """``(stage, part)`` of the pipeline part that estimates ``k`` (see the module
     notes), or ``None`` when no part can."""
     rounding, solver = getattr(pipe, "rounding", None), getattr(pipe, "solver", None)
-    if _can(rounding) and solver is not None and not getattr(solver, "uses_k", True):
+    fixed = solver is not None and not getattr(solver, "uses_k", True)
+    if _can(rounding) and fixed:
         return "rounding", rounding
+    adapter = getattr(pipe, "adapter", None)
+    if _can(adapter) and fixed:  # it cuts the labels itself (on-sample's rounding)
+        return "adapter", adapter
     if _can(solver):
         return "solver", solver
     graph = getattr(pipe, "graph", None)
@@ -127,8 +135,9 @@ def _able_parts() -> list[str]:
 
     reg = get_registry()
     out = []
-    for kind, catalog in (("graph", reg.graphs), ("solver", reg.solvers),
-                          ("rounding", reg.roundings), ("consensus", reg.consensus)):
+    for kind, catalog in (("graph", reg.graphs), ("adapter", reg.adapters),
+                          ("solver", reg.solvers), ("rounding", reg.roundings),
+                          ("consensus", reg.consensus)):
         for rec in catalog.records():
             method = getattr(rec.cls, "estimates_k", None)
             if method:
@@ -152,7 +161,7 @@ def check_estimable(pipe, who: str) -> None:
         if estimating_stage(pipe) is not None:
             return
         named = [f"{s} {p.name!r}" for s, p in pipe.named_parts().items()
-                 if s in ("graph", "solver", "rounding")]
+                 if s in ("graph", "adapter", "solver", "rounding")]
         what = ", ".join(named) or "no part"
     able = _able_parts()
     raise SpecError(Problem("n_clusters", f"no n_clusters given and no part of {who} can "

@@ -532,6 +532,21 @@ class Adapter(Part):
         """
         raise NotImplementedError
 
+    def estimate_k(self, solution: Solution, adapted: Adapted, k_min: int, k_max: int,
+                   ctx: Context):
+        """The number of clusters from the solver's ``solution`` on ``adapted`` (k hook,
+        with ``estimates_k``), before :meth:`lift` is called on the same solution with
+        ``adapted.n_clusters`` set to the chosen ``k``; used when the solver's solution
+        does not depend on ``k`` (``Solver.uses_k`` false) and the adapter cuts the
+        labels itself (``on-sample``'s rounding of the sample). Returns a
+        :class:`graphclust.KSelection` with ``k_min <= k <= k_max``."""
+        raise NotImplementedError(f"adapter {self.name!r} does not estimate k")
+
+    def can_estimate_k(self) -> bool:
+        """Whether this instance can estimate ``k`` (an adapter whose estimate comes
+        from a nested part says so from its parameters); default: ``estimates_k``."""
+        return bool(self.estimates_k)
+
     def solver_problems(self, solver: Solver) -> list[str]:
         """Why this adapter cannot follow ``solver`` (checked by the composer before any
         work), beyond the declared graph kinds and features: an adapter running parts of

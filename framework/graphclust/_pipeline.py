@@ -76,18 +76,24 @@ class FitResult:
         self._labels = value
 
 
-def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context
-                  ) -> tuple[Solution, float]:
+def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context,
+                  k_range: tuple[int, int] | None = None):
     """The solver on an adapter's problem, then the adapter's ``lift`` back to ``graph``
     (in memory and in the chunked run, where ``graph`` is the zero-row template); returns
-    the lifted solution and the lift's wall time."""
+    the lifted solution, the lift's wall time and the :class:`KSelection` of the
+    adapter's ``estimate_k`` on the solver's solution when ``k_range`` is given (the
+    adapter estimates ``k``), else ``None``."""
     if solver.needs_features and adapted.X is None:
         raise InputError(f"solver {solver.name!r} needs features, but adapter "
                          f"{adapter.name!r} had none to hand it for this graph")
     sol = solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
     t0 = time.perf_counter()
+    selection = None
+    if k_range is not None:
+        selection = adapter.estimate_k(sol, adapted, *k_range, actx)
+        adapted = attrs.evolve(adapted, n_clusters=min(int(selection.k), adapted.graph.n))
     lifted = adapter.lift(sol, graph, adapted, actx)
-    return lifted, time.perf_counter() - t0
+    return lifted, time.perf_counter() - t0, selection
 
 
 class Pipeline:
@@ -142,12 +148,13 @@ class Pipeline:
         return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}
 
     # -- stages --------------------------------------------------------------------
-    def _solve(self, graph, X, n_clusters, ctx, stage=None) -> tuple[Solution, dict]:
-        """Run the solver, through the adapter when there is one; returns the solution and
-        the adapter's wall time (``{"adapter": seconds}`` or ``{}``)."""
+    def _solve(self, graph, X, n_clusters, ctx, stage=None, k_range=None):
+        """Run the solver, through the adapter when there is one; returns the solution,
+        the adapter's wall time (``{"adapter": seconds}`` or ``{}``) and the adapter's
+        :class:`KSelection` when ``k_range`` is given (it estimates ``k``), else None."""
         adapter = self.adapter
         if adapter is None:
-            return self.solver.solve(graph, X, n_clusters, ctx), {}
+            return self.solver.solve(graph, X, n_clusters, ctx), {}, None
         if graph.kind not in adapter.accepts:
             kinds = " or ".join(sorted(adapter.accepts))
             raise InputError(f"adapter {adapter.name!r} accepts {kinds} graphs, but it was "
@@ -156,8 +163,9 @@ class Pipeline:
         t0 = time.perf_counter()
         adapted = adapter.adapt(graph, X, n_clusters, actx)
         spent = time.perf_counter() - t0
-        lifted, lift_s = solve_adapted(self.solver, adapter, adapted, graph, ctx, actx)
-        return lifted, {"adapter": spent + lift_s}
+        lifted, lift_s, selection = solve_adapted(self.solver, adapter, adapted, graph, ctx,
+                                                  actx, k_range)
+        return lifted, {"adapter": spent + lift_s}, selection
 
     def fit_labels(self, graph, X, n_clusters: int, ctx: Context) -> np.ndarray:
         """Labels from this (nested) pipeline's solver and rounding on a given graph."""
@@ -225,7 +233,7 @@ class Pipeline:
             check_estimable(self, repr(self))
             k_stage, k_part = estimating_stage(self)
             k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), graph.n)
-            if k_stage != "rounding":
+            if k_stage not in ("rounding", "adapter"):
                 t0 = time.perf_counter()
                 if k_stage == "graph":
                     selection = k_part.estimate_k(graph, k_min, k_max, stage("k", k_part))
@@ -247,10 +255,16 @@ class Pipeline:
         sctx = stage("solver", self.solver)
         sctx.progress.open()
         # a solver that does not use k (the rounding estimates it) is handed k_max
-        solution, adapter_time = self._solve(graph, X, n_clusters or k_max, sctx, stage)
+        solution, adapter_time, adapter_sel = self._solve(
+            graph, X, n_clusters or k_max, sctx, stage,
+            (k_min, k_max) if k_stage == "adapter" else None)
         sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
         timings["solver"] = time.perf_counter() - t0 - sum(adapter_time.values())
         timings.update(adapter_time)
+        if k_stage == "adapter":  # estimated on the sample, inside the adapter's stage
+            selection = adapter_sel
+            warn_selection(selection, repr(self))
+            n_clusters = selection.k
         if k_stage == "rounding":
             t0 = time.perf_counter()
             selection = k_part.estimate_k(solution, k_min, k_max, stage("k", k_part))

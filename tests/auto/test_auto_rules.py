@@ -73,10 +73,12 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
                                         "method": "approx"}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
-    assert spec["adapter"]["rounding"] == {"name": "density"}
-    # without k: the whole-data pipeline, whose density tree estimates k
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
+    # without k: the same sample-aware spec; its adapter's density tree estimates k
     no_k = auto_rule(profile(n, d, k=None))
-    assert "anchors" not in no_k and no_k["rounding"] == {"name": "density"}
+    assert {key: no_k[key] for key in ("anchors", "graph", "adapter", "solver", "rounding")
+            } == {key: spec[key] for key in ("anchors", "graph", "adapter", "solver",
+                                              "rounding")}
     assert f"n/k = {n / 10:.0f} >= {MANIFOLD_PER_CLUSTER}" in spec["summary"]
     # fewer points per cluster: the spectral graph on principal components (rule 4)
     fewer = auto_rule(profile(n, d, k=int(n // MANIFOLD_PER_CLUSTER) + 1))
@@ -236,14 +238,15 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
     assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
-    assert spec["adapter"]["rounding"] == {"name": "density"}
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
     assert spec["solver"]["name"] == "umap-layout"
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (
         n > MANIFOLD_SAMPLE)
-    # without k the placement graph cannot estimate it: the chunk-wise spectral recipe
+    # without k: the same spec, k estimated by the density tree of the sample's layout
     no_k = auto_rule(profile(n, 784, k=None, chunked=chunked))
-    assert no_k["solver"]["name"] == "tcut"
+    assert no_k["adapter"] == spec["adapter"] and no_k["anchors"] == spec["anchors"]
+    assert no_k["solver"]["name"] == "umap-layout"
 
 
 @pytest.mark.slow  # a UMAP layout (numba): 25 s; the identity itself is also tested in

@@ -187,8 +187,10 @@ def test_latest_able_stage_estimates():
                                "solver": {"name": "umap-layout"},
                                "rounding": {"name": "density"}})
     assert estimating_stage(pipe)[0] == "rounding"
-    # the sample-aware preset's placement graph offers no estimate: nothing can
-    assert estimating_stage(graphclust.compose("manifold")) is None
+    # the sample-aware preset: its placement graph offers no estimate, its adapter's
+    # rounding does (the density tree of the sample's layout)
+    stage, part = estimating_stage(graphclust.compose("manifold"))
+    assert (stage, part.name) == ("adapter", "on-sample")
     pipe = graphclust.compose("ncut")
     assert estimating_stage(pipe)[0] == "graph"
     # a rounding able to estimate after a solver that uses k: the graph estimates

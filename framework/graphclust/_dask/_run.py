@@ -237,10 +237,11 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
                                      given_selection, k_range_for, warn_selection)
 
+    k_stage = None
     if n_clusters is None:
         check_estimable(pipe, who)
         k_stage, k_part = estimating_stage(pipe)
-        if k_stage != "graph":
+        if k_stage not in ("graph", "adapter"):  # the adapter's estimate: on its sample
             from graphclust._errors import InputError
 
             raise InputError(f"{who}: {k_stage} {k_part.name!r} estimates n_clusters in "
@@ -299,15 +300,16 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
     timings["graph"] = time.perf_counter() - t0
 
-    if n_clusters is None:  # m-sized sums over the blocks, the m x m problem here
+    k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
+    adapter_k = n_clusters is None and k_stage == "adapter"
+    if n_clusters is None and not adapter_k:  # m-sized sums over the blocks, m x m here
         t0 = time.perf_counter()
-        k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
         selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max,
                                                   stage("k", pipe.graph))
         warn_selection(selection, who)
         n_clusters = selection.k
         timings["k"] = time.perf_counter() - t0
-    else:
+    elif not adapter_k:
         selection = given_selection(n_clusters)
 
     # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any)
@@ -318,8 +320,13 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     if pipe.adapter is None:
         solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
     else:
-        solution, timings["adapter"] = _adapted_solve(pipe, template, chunks, n_clusters,
-                                                      sctx, stage)
+        solution, timings["adapter"], adapter_sel = _adapted_solve(
+            pipe, template, chunks, k_max if adapter_k else n_clusters, sctx, stage,
+            (k_min, k_max) if adapter_k else None)
+        if adapter_k:  # estimated on the sample the adapter fits, as in memory
+            selection = adapter_sel
+            warn_selection(selection, who)
+            n_clusters = selection.k
     # rows a solver keeps per block (ONGR's F and G) stay on the workers, never shipped
     shipped, kept = split_kept(solution)
     kept = kept.values if kept is not None else [None] * chunks.n_blocks
@@ -366,13 +373,14 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
 
 
 def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: Context,
-                   stage) -> tuple[Solution, float]:
+                   stage, k_range=None):
     """The solver stage through a chunk-wise adapter: ``adapt_chunked`` (its ``m``-sized
     problem from sums over the blocks), the solver's in-memory ``solve`` on it here,
     unchanged (any solver accepting the adapted graph kind), and the adapter's ``lift`` on
     the zero-row ``template`` (per-anchor values kept, zero rows), as
     :meth:`graphclust.Pipeline._solve` does in memory. Returns the lifted solution and
-    the adapter's wall time."""
+    the adapter's wall time, and the adapter's :class:`KSelection` when ``k_range`` is
+    given (it estimates ``k``; else None)."""
     adapter = pipe.adapter
     actx = stage("adapter", adapter)
     actx.progress.open()
@@ -383,8 +391,9 @@ def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: C
     spent = time.perf_counter() - t0
     actx.progress.close(f"{type(adapted.graph).__name__} n={adapted.graph.n} "
                         f"nnz={adapted.graph.nnz}")
-    lifted, lift_s = solve_adapted(pipe.solver, adapter, adapted, template, sctx, actx)
-    return lifted, spent + lift_s
+    lifted, lift_s, selection = solve_adapted(pipe.solver, adapter, adapted, template, sctx,
+                                              actx, k_range)
+    return lifted, spent + lift_s, selection
 
 
 def slim_result(result: FitResult) -> FitResult:

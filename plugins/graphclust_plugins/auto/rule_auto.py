@@ -179,7 +179,8 @@ def sizing_k(p: DataProfile) -> int:
 #: the part of its pipeline that declares ``estimates_k``.
 K_ESTIMATORS = {
     "spectral": "eigengap (graph builder: normalised spectrum of the graph)",
-    "manifold": "density-tree (rounding 'density': HDBSCAN's excess of mass)",
+    "manifold": "density-tree (adapter 'on-sample': its rounding 'density', HDBSCAN's "
+                "excess of mass in the tree of the sample's layout)",
     "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
     "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
 }
@@ -281,29 +282,24 @@ def _manifold(p: DataProfile) -> dict:
     by global row index, every other row labelled by the membership-weighted vote of its
     15 nearest sample rows (row-local). Up to :data:`MANIFOLD_SAMPLE` rows the sample is
     every row and the labels are those of the fit on all rows; the same spec runs
-    chunk-wise on Dask with the same labels. Without ``k`` the density tree must see
-    every row it labels (the placement graph offers no estimate of ``k``): the whole-data
-    pipeline, in memory only."""
-    if _k(p) is None:
-        return {"graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
-                "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
-                "rounding": {"name": "density"}}
+    chunk-wise on Dask with the same labels. Without ``k`` it is the same spec: the
+    ``on-sample`` adapter estimates ``k`` by its rounding's density tree of the sample's
+    layout (docs/choosing-k.rst), in memory and on Dask alike."""
     return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
             "graph": {"name": "sample-knn", "n_neighbors": 15},
             "adapter": {"name": "on-sample",
                         "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
-                        "rounding": {"name": "density"}},
+                        # without k: the leaves of the tree at n // k_max (docs/choosing-k)
+                        "rounding": {"name": "density", "estimate": "leaf"}},
             "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0},
             "rounding": {"name": "argmax"}}
 
 
 def _manifold_fits(p: DataProfile) -> bool:
     """Rule 7 holds: dense ``d > HIGH_DIM`` with at least :data:`MANIFOLD_PER_CLUSTER`
-    points per asked cluster; above :data:`SAMPLED_ANCHORS_N` points or on chunked input
-    only with ``k`` given (the sample-aware pipeline)."""
-    if p.d <= HIGH_DIM or p.sparse or _per_cluster(p) < MANIFOLD_PER_CLUSTER:
-        return False
-    return _k(p) is not None or not (p.chunked or p.n > SAMPLED_ANCHORS_N)
+    points per asked cluster (any ``n``, in memory or chunked: the sample-aware pipeline,
+    with ``k`` given or estimated on the sample)."""
+    return not (p.d <= HIGH_DIM or p.sparse or _per_cluster(p) < MANIFOLD_PER_CLUSTER)
 
 
 def _large(p: DataProfile) -> tuple[dict, str]:
@@ -494,13 +490,12 @@ never from labels or per-data-set values:
   its 5 nearest anchors (Gaussian weights), spectral embedding of the anchor graph
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
-- but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster
-  (without k: n <= {SAMPLED_ANCHORS_N}, in memory): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
-  (pynndescent), 10-d UMAP layout, HDBSCAN condensed tree cut to exactly k clusters,
-  every point labelled.
-  With k given it is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all rows up
-  to that; the others placed by their 15 nearest sample rows), also above
-  {SAMPLED_ANCHORS_N} points and on Dask.
+- but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster:
+  the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph (pynndescent), 10-d UMAP
+  layout, HDBSCAN condensed tree cut to exactly k clusters, every point labelled.
+  It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all rows up to that; the
+  others placed by their 15 nearest sample rows), also above {SAMPLED_ANCHORS_N} points
+  and on Dask; without k the density tree of the sample's layout estimates it.
 - d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
   {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
   graph searched exactly on the {PCA_COMPONENTS} leading principal components

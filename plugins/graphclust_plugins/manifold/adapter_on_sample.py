@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
@@ -58,6 +59,7 @@ class OnSampleAdapter(graphclust.Adapter):
     """
 
     name = "on-sample"
+    estimates_k = "sample rounding"  # the estimate of its rounding, on the sample
     accepts = frozenset({graphclust.GraphKind.ANCHOR})
     produces = graphclust.GraphKind.AFFINITY
     provides_features = True
@@ -72,6 +74,31 @@ class OnSampleAdapter(graphclust.Adapter):
     rounding: Any = graphclust.param(
         None, doc="Rounding part run on the sample's solution; None = density (HDBSCAN tree "
         "cut to k).", check=graphclust.optional(graphclust.part_spec("rounding")))
+
+    def _rounding(self):
+        return graphclust.resolve_part(
+            DEFAULT_ROUNDING if self.rounding is None else self.rounding, "rounding")
+
+    def can_estimate_k(self) -> bool:
+        """Its ``rounding`` declares ``estimates_k`` (the default ``density`` does)."""
+        try:
+            return bool(getattr(self._rounding(), "estimates_k", None))
+        except (graphclust.SpecError, LookupError, TypeError, ValueError):
+            return False
+
+    def estimate_k(self, solution, adapted, k_min, k_max, ctx):
+        """``k`` by the ``rounding``'s own estimator on the sample's solution (the
+        default ``density``: HDBSCAN's excess of mass in the condensed tree of the
+        sample's layout, Campello, Moulavi & Sander 2013, §4), within
+        ``[k_min, min(k_max, S)]``. The rounding instance is kept, with what it built
+        (the tree), for the :meth:`lift` that follows on the same solution. In memory
+        and chunked the sample and its solution are the same, so is the estimate."""
+        rounding = self._rounding()
+        top = max(1, min(int(k_max), int(adapted.graph.n)))
+        sel = rounding.estimate_k(solution, min(int(k_min), top), top, ctx)
+        self._estimator = (solution, rounding)
+        who = f"adapter {self.name!r} (rounding {rounding.name!r} on {adapted.graph.n} sample rows)"
+        return attrs.evolve(sel, part=who)
 
     def solver_problems(self, solver):
         """The ``rounding`` part must take what the solver provides, and the ``graph``
@@ -117,8 +144,8 @@ class OnSampleAdapter(graphclust.Adapter):
 
     def lift(self, solution, graph, adapted, ctx):
         """The sample's labels by the ``rounding``; ``Z E`` and ``Z H`` for the rows."""
-        rounding = graphclust.resolve_part(
-            DEFAULT_ROUNDING if self.rounding is None else self.rounding, "rounding")
+        kept, self._estimator = getattr(self, "_estimator", None), None
+        rounding = kept[1] if kept is not None and kept[0] is solution else self._rounding()
         labels = np.asarray(rounding.round(solution, adapted.n_clusters, ctx), dtype=np.int64)
         k = int(labels.max()) + 1 if labels.size else 1
         H = sp.csr_array((np.ones(labels.size), (np.arange(labels.size), labels)),

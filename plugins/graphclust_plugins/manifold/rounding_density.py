@@ -13,6 +13,10 @@ from graphclust_plugins.manifold._condensed import CondensedTree, label_points, 
 
 #: Default ``min_cluster_size``: ``max(15, n // DEFAULT_SIZE_DIVISOR)`` (2 % of the points).
 DEFAULT_SIZE_DIVISOR = 50
+#: ``min_samples`` of the estimate's tree when none is given: the core distance over the
+#: 15 neighbours of the ``manifold`` family's fuzzy graph (UMAP's default n_neighbors),
+#: not over a cluster's worth of points (docs/choosing-k.rst).
+ESTIMATE_MIN_SAMPLES = 15
 
 
 @graphclust.part
@@ -76,17 +80,31 @@ class DensityRounding(graphclust.Rounding):
     vote_neighbors: int = graphclust.param(
         5, doc="Labelled neighbours in the embedding whose majority a noise point joins.",
         check=graphclust.integer(1))
+    estimate: str = graphclust.param(
+        "eom", doc="How estimate_k counts the clusters of its tree: 'leaf' (the leaves of "
+        "the condensed tree at min_cluster_size = n // k_max) or 'eom' (excess of mass at "
+        "the rounding's own min_cluster_size).", check=graphclust.one_of("leaf", "eom"))
 
     def estimate_k(self, solution, k_min, k_max, ctx):
-        """The number of clusters HDBSCAN's excess of mass selects in the condensed tree
-        of the embedding (Campello, Moulavi & Sander 2013, §4: the admissible selection
-        of largest total stability), clipped to ``[k_min, k_max]``.
+        """The number of clusters of the condensed density tree of the embedding
+        (Campello, Moulavi & Sander 2013), clipped to ``[k_min, k_max]``.
 
-        No structure: the root's own stability ``S(root)`` is at least the total
-        stability of that selection, i.e. excess of mass with the root allowed
-        (``hdbscan``'s ``allow_single_cluster``) keeps all points in one cluster; then
-        ``k = 1``. The tree is kept for the :meth:`round` that follows on the same
-        solution (it is built once). Scores: the total stability of the best
+        ``estimate = "leaf"`` (``auto``'s manifold family): the tree is built at the
+        resolution the search asks for, ``min_cluster_size = max(15, n // k_max)`` (a cluster holds at least
+        the share of the points that ``k_max`` equal clusters would, so the tree has at
+        most ``k_max`` leaves), with the core distance over
+        :data:`ESTIMATE_MIN_SAMPLES` neighbours, and ``k`` is its number of leaves: the
+        dense pieces that never split into two pieces of that size. ``estimate =
+        "eom"`` (default): HDBSCAN's excess-of-mass selection (§4 of the paper) at the
+        rounding's own ``min_cluster_size`` / ``min_samples``. A given
+        ``min_cluster_size`` or ``min_samples`` is used by both. The measured effect of each is in
+        docs/choosing-k.rst.
+
+        No structure (both): excess of mass on the same tree with the root allowed
+        (``hdbscan``'s ``allow_single_cluster``) keeps all points in one cluster, i.e.
+        the root's own stability ``S(root)`` is at least the total stability of its
+        selection; then ``k = 1``. The tree is kept for the :meth:`round` that follows
+        on the same solution (built once). Scores: the total stability of the best
         selection of each candidate ``k`` (:func:`select_k`)."""
         from graphclust import KSelection
 
@@ -95,8 +113,15 @@ class DensityRounding(graphclust.Rounding):
         if n <= 2:
             return KSelection("density-tree", 1, (1,), (0.0,), "fewer than 3 points",
                               f"rounding {self.name!r}", k_min, k_max, structure=False)
-        size = int(min(self._size(n), n))
-        tree, eom = self._tree(E, size, ctx)
+        leaf = self.estimate == "leaf"
+        if leaf and self.min_cluster_size is None:
+            size = int(min(max(15, n // max(int(k_max), 1)), n))
+        else:
+            size = int(min(self._size(n), n))
+        samples = None
+        if leaf and self.min_samples is None:
+            samples = int(min(ESTIMATE_MIN_SAMPLES, size))
+        tree, eom = self._tree(E, size, ctx, samples)
         self._kept = (solution.embedding, size, tree, eom)
         top = int(min(k_max, tree.max_clusters))
         cands = list(range(max(1, k_min), max(top, 1) + 1))
@@ -105,18 +130,28 @@ class DensityRounding(graphclust.Rounding):
         root = float(tree.stability[0])
         eom_total = float(tree.stability[select_k(tree, eom)].sum()) if eom > 1 else 0.0
         structure = eom > 1 and eom_total > root
-        k = int(min(max(eom if structure else 1, k_min), max(k_max, 1)))
-        rule = (f"HDBSCAN's excess-of-mass selection (min_cluster_size = {size}) found "
-                f"{eom} stable cluster{'s' if eom != 1 else ''}")
+        found = tree.max_clusters if leaf else eom
+        k = int(min(max(found if structure else 1, k_min), max(k_max, 1)))
+        samples_used = size if samples is None and self.min_samples is None else (
+            samples if samples is not None else int(self.min_samples))
+        how = " = max(15, n // k_max)" if self.min_cluster_size is None else ""
+        what = (f"the condensed tree's leaves (min_cluster_size = {size}{how}, "
+                f"min_samples = {samples_used}): {found}" if leaf else
+                f"HDBSCAN's excess-of-mass selection (min_cluster_size = {size}) found "
+                f"{found} stable cluster{'s' if found != 1 else ''}")
+        rule = what
         if not structure:
-            rule += (f"; the root's stability {root:.4g} is at least theirs "
-                     f"({eom_total:.4g}): one cluster")
+            rule += (f"; the root's stability {root:.4g} is at least that of excess of "
+                     f"mass's {eom} ({eom_total:.4g}): one cluster")
         return KSelection("density-tree", k, tuple(cands), tuple(scores), rule,
                           f"rounding {self.name!r}", k_min, k_max, structure=k > 1,
                           details={"excess_of_mass_clusters": int(eom),
+                                   "leaves": int(tree.max_clusters),
+                                   "selection": self.estimate,
                                    "root_stability": root,
                                    "selection_stability": eom_total,
-                                   "min_cluster_size": size})
+                                   "min_cluster_size": size,
+                                   "min_samples": int(samples_used)})
 
     def _embedding(self, solution):
         if solution.embedding is None:
@@ -135,6 +170,8 @@ class DensityRounding(graphclust.Rounding):
             return self._trivial(E, k)
         size = int(min(self._size(n), n))
         found = None
+        if kept is not None and kept[0] is solution.embedding and kept[2].max_clusters >= k:
+            size = kept[1]  # the tree estimate_k built on this solution, cut to its k
         while True:
             if kept is not None and kept[0] is solution.embedding and kept[1] == size:
                 tree, eom = kept[2], kept[3]  # built by estimate_k on this solution
@@ -169,13 +206,14 @@ class DensityRounding(graphclust.Rounding):
             return int(self.min_cluster_size)
         return int(max(15, n // DEFAULT_SIZE_DIVISOR))
 
-    def _tree(self, E, size, ctx):
+    def _tree(self, E, size, ctx, samples=None):
         import hdbscan
 
         n = E.shape[0]
-        samples = size if self.min_samples is None else int(self.min_samples)
-        if size < self._size(n):  # halved: min_samples no larger than the size
-            samples = min(samples, size)
+        if samples is None:
+            samples = size if self.min_samples is None else int(self.min_samples)
+            if size < self._size(n):  # halved: min_samples no larger than the size
+                samples = min(samples, size)
         samples = int(max(1, min(samples, n - 1)))
         model = hdbscan.HDBSCAN(min_cluster_size=size, min_samples=samples,
                                 core_dist_n_jobs=1, approx_min_span_tree=False)

@@ -1,0 +1,78 @@
+"""``density``'s estimate of k: the leaves of the condensed tree at ``n // k_max``
+(default) or excess of mass, against ``hdbscan``'s own selections as the reference."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_blobs
+
+import graphclust
+from graphclust import Context
+from graphclust_plugins.manifold.rounding_density import ESTIMATE_MIN_SAMPLES, DensityRounding
+
+hdbscan = pytest.importorskip("hdbscan")
+
+
+def hdbscan_count(E, size, samples, method):
+    """Clusters hdbscan itself selects (the reference), with the root allowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = hdbscan.HDBSCAN(min_cluster_size=size, min_samples=samples,
+                            cluster_selection_method=method,
+                            approx_min_span_tree=False).fit(E)
+    return int(np.unique(m.labels_[m.labels_ >= 0]).size)
+
+
+@settings(max_examples=6, deadline=None)  # quick tier: about 0.4 s
+@given(n=st.integers(60, 300), k=st.integers(1, 6), k_max=st.integers(2, 20),
+       spread=st.floats(0.3, 3.0), seed=st.integers(0, 10_000))
+def test_leaf_estimate_is_hdbscans_leaf_selection(n, k, k_max, spread, seed):
+    E, _ = make_blobs(n, 2, centers=k, cluster_std=spread, random_state=seed)
+    size = max(15, n // k_max)
+    sel = DensityRounding(estimate="leaf").estimate_k(graphclust.Solution(embedding=E), 1,
+                                                    k_max, Context(0))
+    leaves = hdbscan_count(E, size, min(ESTIMATE_MIN_SAMPLES, size), "leaf")
+    assert sel.details["leaves"] == max(leaves, 1)
+    assert sel.details["min_cluster_size"] == size
+    if sel.structure:
+        assert sel.k == min(max(leaves, 1), k_max)
+    else:
+        assert sel.k == 1
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_separated_blobs_give_their_number(k):
+    E, y = make_blobs(150 * k, 4, centers=k, cluster_std=0.5, center_box=(-40, 40),
+                      random_state=k)
+    r = DensityRounding(estimate="leaf")
+    sol = graphclust.Solution(embedding=E)
+    sel = r.estimate_k(sol, 1, 20, Context(0))
+    assert sel.k == k and sel.structure
+    tree = r._kept[2]
+    labels = r.round(sol, sel.k, Context(0))
+    assert r.condensed_tree_ is tree.raw  # the estimate's tree, not a second one
+    from sklearn.metrics import adjusted_rand_score
+    assert adjusted_rand_score(y, labels) > 0.99
+
+
+@pytest.mark.parametrize("estimate", ["leaf", "eom"])
+def test_one_gaussian_is_one_cluster(estimate):
+    E = np.random.default_rng(1).standard_normal((1000, 3))
+    sel = DensityRounding(estimate=estimate).estimate_k(graphclust.Solution(embedding=E), 1,
+                                                        20, Context(0))
+    assert sel.k == 1 and not sel.structure
+
+
+def test_eom_estimate_is_hdbscans_excess_of_mass():
+    E, _ = make_blobs(500, 2, centers=[[0, 0], [3, 0], [20, 0], [23, 0], [10, 30]],
+                      cluster_std=0.6, random_state=0)
+    r = DensityRounding()  # the default
+    sel = r.estimate_k(graphclust.Solution(embedding=E), 1, 20, Context(0))
+    size = max(15, 500 // 50)
+    assert sel.details["excess_of_mass_clusters"] == hdbscan_count(E, size, size, "eom")
+    assert sel.k == sel.details["excess_of_mass_clusters"]
