@@ -9,6 +9,9 @@ battery's data sets (raw features, as the battery), records the estimated
 exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
 (the first 600 rows of the big sets, the generated families at n = 1 000).
 
+``--methods`` may also name the no-k peers of :mod:`benchmarks.nok_peers` (``sk-hdbscan``,
+``evoc``, ``umap-hdbscan``: HDBSCAN, EVoC and UMAP+HDBSCAN at documented defaults).
+
 Fits run one after another in this process, each with a wall-clock cap (``--time-cap``,
 SIGALRM; a fit past it is recorded ``over cap``). The numbers are labels-free: ``k``
 is never read from ``y``.
@@ -26,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import datasets
+from benchmarks.nok_peers import NOK_PEERS, run_peer_cell
 from benchmarks.runner import score_all
 
 #: The battery's data sets without k (letter has 26 classes, above the default k_max).
@@ -136,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     records = []
     for name in sets:
         for method in methods:
-            rec = run_cell(method, name, args.seed, args.data_dir, args.time_cap)
+            run = run_peer_cell if method in NOK_PEERS else run_cell  # peers: nok_peers.py
+            rec = run(method, name, args.seed, args.data_dir, args.time_cap)
             records.append(rec)
             print(json.dumps({k: v for k, v in rec.items() if k != "warnings"}), flush=True)
             (out / "nok-results.json").write_text(json.dumps(records, indent=1))
