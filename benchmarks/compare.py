@@ -152,11 +152,19 @@ def _table(header: list[str], body: list[list[str]]) -> str:
 def with_k_markdown(base: list[dict], new: list[dict], peers: list[dict], method: str,
                     tol: float, margin: float) -> str:
     dl = deltas(base, new, method, tol)
+    summ = battery_summary(new, peers, method)
+    names = [r["method"] for r in summ if r["kind"] == "peer"]
+    cell = {(r["method"], r["dataset"]): r for r in _rows(peers) if r["kind"] == "peer"}
+
+    def peer_cell(m: str, ds: str) -> str:
+        r = cell.get((m, ds))
+        return "—" if r is None else _f(r["ari"]) if finite(r["ari"]) else r["status"]
+
     body = [[r["dataset"], _f(r["base"]) if finite(r["base"]) else r["base_status"],
              _f(r["new"]) if finite(r["new"]) else r["status"],
              f"{r['delta']:+.3f}" if r["delta"] is not None else "—",
-             "**LOSS**" if r["loss"] else ""] for r in sorted(dl, key=lambda r: r["dataset"])]
-    summ = battery_summary(new, peers, method)
+             "**LOSS**" if r["loss"] else "", *(peer_cell(m, r["dataset"]) for m in names)]
+            for r in sorted(dl, key=lambda r: r["dataset"])]
     base_summ = {r["method"]: r for r in battery_summary(base, peers, method, f"{method} (base)")}
     brow = base_summ.get(f"{method} (base)")
     rows = [[f"`{r['method']}`", r["kind"], f"{r['scored']}/{r['datasets']}/{r['of']}",
@@ -182,8 +190,9 @@ def with_k_markdown(base: list[dict], new: list[dict], peers: list[dict], method
             f"- sets losing more than {tol:.2f} ARI against the base: "
             + (", ".join(losses) if losses else "none")]
     return "\n".join([
-        f"Per data set, ARI of `{method}` (mean over seeds), new against base:", "",
-        _table(["data set", "base", "new", "Δ", f"loss > {tol:.2f}"], body), "",
+        f"Per data set, ARI (mean over seeds) of `{method}`, new against base, and of the "
+        "peers (best mean rank first):", "",
+        _table(["data set", "base", "new", "Δ", f"loss > {tol:.2f}", *names], body), "",
         (f"Battery on the {len(dl)} data sets of `{method}` (rank by ARI per set, ties "
         "averaged, a failed cell last; scored/rows/sets; mean ARI with a failure as 0, "
         "and over scored sets):"), "",

@@ -119,8 +119,8 @@ def test_cli_flags_loss_and_targets(tmp_path, capsys):
                          "--nok-new", str(tmp_path / "nok"), "--write", str(out)]) == 0
     text = capsys.readouterr().out
     assert text == out.read_text()
-    assert "| a | 0.900 | 0.800 | -0.100 | **LOSS** |" in text
-    assert "| b | 0.500 | 0.600 | +0.100 |  |" in text
+    assert "| a | 0.900 | 0.800 | -0.100 | **LOSS** | 0.700 |" in text
+    assert "| b | 0.500 | 0.600 | +0.100 |  | 0.400 |" in text
     # with k: auto .7 vs p .55 (+.15, met); auto ranks 1 on both sets
     assert "vs best peer p 0.550: +0.150 (met" in text and "best mean rank: yes" in text
     assert "sets losing more than 0.02 ARI against the base: a" in text
@@ -150,7 +150,7 @@ def test_nok_peer_record_on_iris():
 
     rec = run_peer_cell("sk-hdbscan", "iris", 0, None, 60)
     X, y = load_iris(return_X_y=True)
-    raw = HDBSCAN().fit_predict(X)
+    raw = HDBSCAN(copy=True).fit_predict(X)
     labels = np.where(raw < 0, raw.max() + 1, raw)
     assert rec["status"] == "ok" and rec["k_true"] == 3
     assert rec["k_found"] == len(set(labels.tolist()))
