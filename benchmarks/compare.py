@@ -190,8 +190,8 @@ def with_k_markdown(base: list[dict], new: list[dict], peers: list[dict], method
             f"- sets losing more than {tol:.2f} ARI against the base: "
             + (", ".join(losses) if losses else "none")]
     return "\n".join([
-        f"Per data set, ARI (mean over seeds) of `{method}`, new against base, and of the "
-        "peers (best mean rank first):", "",
+        (f"Per data set, ARI (mean over seeds) of `{method}`, new against base, and of the "
+        "peers (best mean rank first):"), "",
         _table(["data set", "base", "new", "Δ", f"loss > {tol:.2f}", *names], body), "",
         (f"Battery on the {len(dl)} data sets of `{method}` (rank by ARI per set, ties "
         "averaged, a failed cell last; scored/rows/sets; mean ARI with a failure as 0, "
