@@ -62,10 +62,10 @@ def _rows(records: list[dict]) -> list[dict]:
     """One row per (method, data set): the mean ARI over its ok seeds (None if none ran
     ok), its kind and status."""
     groups: dict[tuple, list[dict]] = {}
-    for r in records:
-        groups.setdefault((r["method"], r["dataset"]), []).append(r)
+    for r in records:  # by kind too: a preset may share a peer's name (`genie`)
+        groups.setdefault((r["method"], r["dataset"], r.get("kind", "preset")), []).append(r)
     rows = []
-    for (method, ds), rs in groups.items():
+    for (method, ds, _), rs in groups.items():
         ok = [r["ari"] for r in rs if r["status"] == "ok" and finite(r.get("ari"))]
         rows.append({"method": method, "dataset": ds, "kind": rs[0].get("kind", "preset"),
                      "ari": float(np.mean(ok)) if ok else None, "seeds": len(ok),

@@ -42,7 +42,8 @@ def test_battery_summary_by_hand():
     peers = [_rec("p", "a", 0.9), _rec("p", "b", 0.6), _rec("p", "c", None, status="error"),
              _rec("q", "a", 0.1), _rec("q", "b", 0.1), _rec("q", "c", 0.3),
              _rec("q", "z", 1.0),  # a set auto has no row on: left out
-             _rec("auto-x", "a", 1.0, kind="preset")]  # not a peer: left out
+             _rec("auto-x", "a", 1.0, kind="preset"),  # not a peer: left out
+             _rec("p", "b", 0.0, kind="preset")]  # a preset named as a peer: left out
     got = {r["method"]: r for r in compare.battery_summary(mine, peers, "auto")}
     assert set(got) == {"auto", "p", "q"}
     # a: auto .9 = p .9 > q -> 1.5, 1.5, 3;  b: p > auto > q -> 2, 1, 3;  c: q > auto > p(failed)
