@@ -37,13 +37,13 @@ __all__ = ["battery_summary", "deltas", "load_nok", "load_records", "main", "nok
 def _files(paths: list[str], pattern: str) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
-        out += sorted(p.glob(pattern)) if p.is_dir() else [p]
+        out += sorted(p.rglob(pattern)) if p.is_dir() else [p]
     return out
 
 
 def load_records(paths: list[str]) -> list[dict]:
     """Cell records of ``results-*.json`` files (or their ``.jsonl`` streams when the
-    ``.json`` is missing) in folders or named files; a later file (by modification time)
+    ``.json`` is missing) in folders (and their subfolders) or named files; a later file (by modification time)
     replaces the same (method, data set, seed, setting) of an earlier one."""
     files = [f for f in _files(paths, "results-*.json*")
              if f.suffix == ".json" or not f.with_suffix(".json").exists()]

@@ -97,7 +97,8 @@ def test_load_records_later_file_wins_and_jsonl_only_without_json(tmp_path):
     # the stream of a finished run is ignored (its .json exists) ...
     (tmp_path / "results-general-a.jsonl").write_text(json.dumps(_rec("auto", "a", 0.3)) + "\n")
     # ... a stream alone (a run still going) is read, and being newer it wins
-    new = tmp_path / "results-general-b.jsonl"
+    (tmp_path / "sub").mkdir()  # subfolders are read too
+    new = tmp_path / "sub" / "results-general-b.jsonl"
     new.write_text(json.dumps(_rec("auto", "a", 0.2)) + "\n" + json.dumps(_rec("p", "a", 0.4)))
     os.utime(old, (1, 1))
     got = {(r["method"], r["dataset"]): r["ari"] for r in compare.load_records([str(tmp_path)])}
