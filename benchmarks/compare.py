@@ -43,8 +43,8 @@ def _files(paths: list[str], pattern: str) -> list[Path]:
 
 def load_records(paths: list[str]) -> list[dict]:
     """Cell records of ``results-*.json`` files (or their ``.jsonl`` streams when the
-    ``.json`` is missing) in folders (and their subfolders) or named files; a later file (by modification time)
-    replaces the same (method, data set, seed, setting) of an earlier one."""
+    ``.json`` is missing) in folders (and their subfolders) or named files; a later file
+    (by modification time) replaces the same (method, data set, seed, setting)."""
     files = [f for f in _files(paths, "results-*.json*")
              if f.suffix == ".json" or not f.with_suffix(".json").exists()]
     cells: dict[tuple, dict] = {}
