@@ -124,11 +124,12 @@ def test_cli_flags_loss_and_targets(tmp_path, capsys):
     assert "| a | 0.900 | 0.800 | -0.100 | **LOSS** | 0.700 |" in text
     assert "| b | 0.500 | 0.600 | +0.100 |  | 0.400 |" in text
     # with k: auto .7 vs p .55 (+.15, met); auto ranks 1 on both sets
-    assert "vs best peer p 0.550: +0.150 (met" in text and "best mean rank: yes" in text
+    assert "2 sets both ran: 0.7000 vs 0.5500 of p, the closest peer: +0.1500 (met" in text
+    assert "best mean rank: yes" in text
     assert "sets losing more than 0.02 ARI against the base: a" in text
     # without k: exact on 1 of 2 (50 %), ±1 on both; ARI .7 vs p .25
     assert "exact k on 50 % of the sets (NOT met" in text and "on 100 % (met" in text
-    assert "vs best peer p 0.250: +0.450 (met" in text
+    assert "0.7000 vs 0.2500 of p, the closest peer: +0.4500 (met" in text
 
 
 def test_nok_peer_found_k_counts_noise_as_one_cluster():
@@ -157,3 +158,14 @@ def test_nok_peer_record_on_iris():
     assert rec["status"] == "ok" and rec["k_true"] == 3
     assert rec["k_found"] == len(set(labels.tolist()))
     assert rec["ari"] == pytest.approx(adjusted_rand_score(y, labels))
+
+
+def test_paired_gains_only_on_sets_both_ran():
+    mine = {"a": 0.9, "b": 0.5, "c": None, "d": 0.7}
+    peers = {"p": {"a": 0.8, "c": 0.4},  # c: mine failed, counts 0
+             "q": {"b": 0.6, "x": 1.0},  # x: not one of mine, left out
+             "r": {"x": 0.3}}  # nothing in common: no entry
+    got = compare.paired_gains(mine, peers)
+    assert set(got) == {"p", "q"}
+    assert got["p"] == (2, pytest.approx(0.45), pytest.approx(0.6))
+    assert got["q"] == (1, pytest.approx(0.5), pytest.approx(0.6))
