@@ -190,6 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="suites, their methods and data sets")
     sub.add_parser("nok", help="every preset able to estimate k, run without k "
                    "(python -m benchmarks nok --help)", add_help=False)
+    sub.add_parser("compare", help="a method against its baseline and the peers, with and "
+                   "without k (python -m benchmarks compare --help)", add_help=False)
+    if argv and argv[0] == "compare":
+        from benchmarks.compare import main as compare_main
+
+        return compare_main(argv[1:])
     if argv and argv[0] == "nok":
         from benchmarks.nok import main as nok_main
 

@@ -10,6 +10,9 @@ features, as the battery), records the estimated
 exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
 (the first 600 rows of the big sets; the generated families and shapes at n = 1 000).
 
+``--methods`` may also name the no-k peers of :mod:`benchmarks.nok_peers` (``sk-hdbscan``,
+``evoc``, ``umap-hdbscan``: HDBSCAN, EVoC and UMAP+HDBSCAN at documented defaults).
+
 Fits run one after another in this process, each with a wall-clock cap (``--time-cap``,
 SIGALRM; a fit past it is recorded ``over cap``). ``--dask-chunks C`` fits every cell
 twice, in memory and on a dask array of ``C`` row chunks on a 2-worker ``LocalCluster``,
@@ -30,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import datasets
+from benchmarks.nok_peers import NOK_PEERS, run_peer_cell
 from benchmarks.runner import score_all
 
 #: The battery's data sets without k (letter has 26 classes, above the default k_max).
@@ -167,9 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in sets:
             for method in methods:
-                for chunks in ((0, args.dask_chunks) if args.dask_chunks else (0,)):
-                    rec = run_cell(method, name, args.seed, args.data_dir, args.time_cap,
-                                   chunks, args.scale)
+                peer = method in NOK_PEERS  # peers (nok_peers.py): in memory only
+                for chunks in ((0, args.dask_chunks) if args.dask_chunks and not peer
+                               else (0,)):
+                    rec = (run_peer_cell(method, name, args.seed, args.data_dir,
+                                         args.time_cap) if peer else
+                           run_cell(method, name, args.seed, args.data_dir, args.time_cap,
+                                    chunks, args.scale))
                     records.append(rec)
                     print(json.dumps({k: v for k, v in rec.items() if k != "warnings"}),
                           flush=True)
