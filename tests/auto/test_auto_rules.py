@@ -7,6 +7,8 @@ import graphclust as gc
 import pytest
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_EPOCHS,
+    MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
     ANCHORS_PER_CLUSTER,
     EIG_TOL,
@@ -70,13 +72,20 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # pynndescent (a base dependency), never faiss: the result does not depend on extras
     assert spec["anchors"]["name"] == "sample"
     assert ("all rows" in spec["summary"]) == (n <= MANIFOLD_SAMPLE)
+    # the search on 50 principal components when d > 2 x 50, else on the features; the
+    # placement searches where the sample's graph does (one shared index)
+    search = {"pca_components": PCA_COMPONENTS} if d > 2 * PCA_COMPONENTS else {}
     assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
-                                        "method": "approx"}
-    assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
-    assert spec["adapter"]["rounding"] == {"name": "density"}
+                                        "method": "approx", **search}
+    assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15, **search}
+    assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
+                              "init": "pca", "n_epochs": MANIFOLD_EPOCHS}
+    assert spec["adapter"]["rounding"] == {"name": "density",
+                                           "min_samples": MANIFOLD_MIN_SAMPLES}
     # without k: the whole-data pipeline, whose density tree estimates k
     no_k = auto_rule(profile(n, d, k=None))
-    assert "anchors" not in no_k and no_k["rounding"] == {"name": "density"}
+    assert "anchors" not in no_k and no_k["rounding"] == spec["adapter"]["rounding"]
+    assert no_k["graph"] == spec["adapter"]["graph"] and no_k["solver"] == spec["solver"]
     assert f"n/k = {n / 10:.0f} >= {MANIFOLD_PER_CLUSTER}" in spec["summary"]
     # fewer points per cluster: the spectral graph on principal components (rule 4)
     fewer = auto_rule(profile(n, d, k=int(n // MANIFOLD_PER_CLUSTER) + 1))
@@ -236,7 +245,10 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
     assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
-    assert spec["adapter"]["rounding"] == {"name": "density"}
+    assert spec["adapter"]["rounding"] == {"name": "density",
+                                           "min_samples": MANIFOLD_MIN_SAMPLES}
+    # one search space for the placement and the sample's graph (one shared index)
+    assert spec["graph"]["pca_components"] == spec["adapter"]["graph"]["pca_components"]
     assert spec["solver"]["name"] == "umap-layout"
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (
