@@ -95,7 +95,6 @@ __all__ = [
     "MANIFOLD_PER_CLUSTER",
     "MANIFOLD_EPOCHS",
     "MANIFOLD_MIN_SAMPLES",
-    "MANIFOLD_PCA_FACTOR",
     "MANIFOLD_SAMPLE",
     "MIXTURE_GAIN",
     "MIXTURE_ROWS_PER_PARAMETER",
@@ -150,9 +149,6 @@ MANIFOLD_PER_CLUSTER = 500
 #: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
 #: S; beyond it rows are placed through their sample neighbours, docs/dask.rst).
 MANIFOLD_SAMPLE = 100_000
-#: Rule 7: the neighbours are searched on the PCA_COMPONENTS leading principal components
-#: when d is above this many times PCA_COMPONENTS (NNDescent's cost is linear in d).
-MANIFOLD_PCA_FACTOR = 2
 #: Rule 7: epochs of the layout, started from the features' principal components.
 MANIFOLD_EPOCHS = 60
 #: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
@@ -281,21 +277,15 @@ def _features(rounding: dict) -> dict:
             "solver": {"name": "features"}, "rounding": rounding}
 
 
-def _manifold_search(p: DataProfile) -> int | None:
-    """Rule 7's search space: the :data:`PCA_COMPONENTS` leading principal components when
-    ``d > MANIFOLD_PCA_FACTOR · PCA_COMPONENTS``, else the features (None)."""
-    return PCA_COMPONENTS if p.d > MANIFOLD_PCA_FACTOR * PCA_COMPONENTS else None
-
-
 def _manifold(p: DataProfile) -> dict:
     """Rule 7: the ``manifold`` family, neighbours from pynndescent (a base dependency;
     seeded, one thread) so that no extra changes the graph.
 
-    Searched on the :data:`PCA_COMPONENTS` leading principal components when ``d`` is more
-    than :data:`MANIFOLD_PCA_FACTOR` times that (:func:`_manifold_search`); the layout
-    starts from the features' principal components and runs :data:`MANIFOLD_EPOCHS`
-    epochs; the density tree's core distances use :data:`MANIFOLD_MIN_SAMPLES`
-    neighbours (docs/auto.rst, rule 7, for the measured effect of each).
+    The neighbours are searched on the features (a search on 50 principal components was
+    3x faster but merged two MNIST digits on 4 of 5 layouts measured); the layout starts
+    from the features' principal components and runs :data:`MANIFOLD_EPOCHS` epochs; the
+    density tree's core distances use :data:`MANIFOLD_MIN_SAMPLES` neighbours
+    (docs/auto.rst, rule 7, for the measured effect of each).
 
     With ``k`` given it is the sample-aware pipeline of the ``manifold`` preset: the
     graph, layout and density tree fitted on at most :data:`MANIFOLD_SAMPLE` rows drawn
@@ -306,18 +296,13 @@ def _manifold(p: DataProfile) -> dict:
     runs chunk-wise on Dask with the same labels. Without ``k`` the density tree must see
     every row it labels (the placement graph offers no estimate of ``k``): the whole-data
     pipeline, in memory only."""
-    pca = _manifold_search(p)
     graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
-    if pca is not None:
-        graph["pca_components"] = pca
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
               "n_epochs": MANIFOLD_EPOCHS}
     density = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES}
     if _k(p) is None:
         return {"graph": graph, "solver": solver, "rounding": density}
     place = {"name": "sample-knn", "n_neighbors": 15}
-    if pca is not None:
-        place["pca_components"] = pca
     return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
             "graph": place,
             "adapter": {"name": "on-sample", "graph": graph, "rounding": density},
@@ -479,9 +464,7 @@ def auto_rule(p: DataProfile) -> dict:
             else "fitted on all rows")
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
                f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
-               "by pynndescent" + (f" on {PCA_COMPONENTS} principal components"
-                                   if _manifold_search(p) else "")
-               + f", 10-d layout from a PCA start ({MANIFOLD_EPOCHS} epochs), density tree "
+               f"by pynndescent, 10-d layout from a PCA start ({MANIFOLD_EPOCHS} epochs), density tree "
                f"cut to k; {where})")
     elif p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec, why = _large(p)
@@ -527,8 +510,7 @@ never from labels or per-data-set values:
   component), k-means. Row-local; memory O(n·(d + s + k)).
 - but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster
   (without k: n <= {SAMPLED_ANCHORS_N}, in memory): the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph
-  (pynndescent; on the {PCA_COMPONENTS} leading principal components when
-  d > {MANIFOLD_PCA_FACTOR * PCA_COMPONENTS}), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs from the
+  (pynndescent), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs from the
   features' principal components), HDBSCAN condensed tree ({MANIFOLD_MIN_SAMPLES} core
   neighbours) cut to exactly k clusters, every point labelled.
   With k given it is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all rows up
