@@ -1,6 +1,7 @@
 """Fit-on-a-sample targets (issues 25 and 27): the sample-aware ``manifold`` and ``genie``
 presets on 1M x 50 blobs, MNIST-70k in memory and as an 8-chunk dask array on a 2-worker
-LocalCluster, and MNIST-extend@630000; KMeans(10, n_init=1) side by side.
+LocalCluster, and MNIST-extend@630000 (``auto``; ``--dask`` also on a dask array);
+KMeans(10, n_init=1) side by side.
 
 Run ``python -m benchmarks.sampled blobs|mnist-dask|mnist-extend [--seeds 0 1 2]``; each
 prints one JSON line per fit: preset, wall seconds, this process's CPU seconds (the
@@ -145,16 +146,40 @@ def mnist_dask(args) -> None:
 
 
 def mnist_extend(args) -> None:
+    """MNIST-extend in memory (``--presets``, default ``auto``) beside KMeans; with
+    ``--dask`` each fit again on an 8-chunk dask array on a 2-worker LocalCluster
+    (1 thread, 3 GB each), with whether its labels equal the in-memory ones."""
     from benchmarks.datasets import load
 
     X, y = load(f"mnist-extend@{args.n}")
     X = np.asarray(X, dtype=np.float32) / np.float32(255.0)
     warm_up()
-    for seed in args.seeds:
-        emit(fit_kmeans(X, y, seed))
-        rec, _ = fit_preset("manifold", X, y, seed)
-        rec["input_mb"] = round(X.nbytes / 2**20)
-        emit(rec)
+    cluster = client = Xd = None
+    if args.dask:
+        import dask.array as da
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, memory_limit="3GB",
+                               dashboard_address=":0")
+        client = Client(cluster)
+        Xd = da.from_array(X, chunks=(-(-X.shape[0] // 8), X.shape[1])).persist()
+    try:
+        for seed in args.seeds:
+            emit(fit_kmeans(X, y, seed))
+            for preset in args.presets:
+                rec, ref = fit_preset(preset, X, y, seed)
+                rec["input_mb"] = round(X.nbytes / 2**20)
+                emit(rec)
+                if Xd is not None:
+                    rec, got = fit_preset(preset, Xd, y, seed)
+                    rec["method"] = (f"{preset} on Dask (8 chunks, LocalCluster 2 x 1 thread, "
+                                     "3 GB)")
+                    rec["identical_to_in_memory"] = bool(np.array_equal(ref, got))
+                    emit(rec)
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
 
 
 def main(argv=None) -> int:
@@ -163,11 +188,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--presets", nargs="+", default=None,
-                        help="default: genie manifold (blobs), auto manifold (mnist-dask)")
+                        help="default: genie manifold (blobs), auto manifold (mnist-dask), "
+                        "auto (mnist-extend)")
+    parser.add_argument("--dask", action="store_true",
+                        help="mnist-extend: also fit on an 8-chunk dask array (LocalCluster)")
     args = parser.parse_args(argv)
     if args.presets is None:
-        args.presets = ["auto", "manifold"] if args.target == "mnist-dask" else ["genie",
-                                                                                 "manifold"]
+        args.presets = {"mnist-dask": ["auto", "manifold"], "mnist-extend": ["auto"]}.get(
+            args.target, ["genie", "manifold"])
     if args.n is None:
         args.n = {"blobs": 1_000_000, "mnist-extend": 630_000}.get(args.target, 70_000)
     {"blobs": blobs, "mnist-dask": mnist_dask, "mnist-extend": mnist_extend}[args.target](args)

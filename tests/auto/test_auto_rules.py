@@ -7,6 +7,8 @@ import graphclust as gc
 import pytest
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_EPOCHS,
+    MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
     ANCHORS_PER_CLUSTER,
     EIG_TOL,
@@ -70,10 +72,14 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # pynndescent (a base dependency), never faiss: the result does not depend on extras
     assert spec["anchors"]["name"] == "sample"
     assert ("all rows" in spec["summary"]) == (n <= MANIFOLD_SAMPLE)
+    # the search on the features (50 principal components merged two MNIST digits)
     assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
                                         "method": "approx"}
-    assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0}
-    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
+    assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
+    assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
+                              "init": "pca", "n_epochs": MANIFOLD_EPOCHS}
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",
+                                           "min_samples": MANIFOLD_MIN_SAMPLES}
     # without k: the same sample-aware spec; its adapter's density tree estimates k
     no_k = auto_rule(profile(n, d, k=None))
     assert {key: no_k[key] for key in ("anchors", "graph", "adapter", "solver", "rounding")
@@ -238,7 +244,11 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
     assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
-    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf"}
+    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",
+                                           "min_samples": MANIFOLD_MIN_SAMPLES}
+    # one search space for the placement and the sample's graph (one shared index)
+    assert spec["graph"].get("pca_components") == spec["adapter"]["graph"].get(
+        "pca_components")
     assert spec["solver"]["name"] == "umap-layout"
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (

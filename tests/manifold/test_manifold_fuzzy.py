@@ -128,3 +128,22 @@ def test_nndescent_neighbours(metric):
     overlap = (a.multiply(e) > 0).sum() / (e > 0).sum()
     assert overlap > 0.95
     assert abs(a - e).max() < 0.05 or overlap > 0.99
+
+
+def test_pca_components_is_the_graph_of_the_projected_rows():
+    """pca_components: the graph equals the graph of the rows' scores on their leading
+    principal axes (plain SVD reference; the signs of the axes do not matter)."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(120, 16)) * np.linspace(4.0, 0.2, 16)
+    mu = X.mean(axis=0)
+    _, _, vt = np.linalg.svd(X - mu, full_matrices=False)
+    P = (X - mu) @ vt[:5].T
+    ctx = graphclust.Context(seed=0)
+    got = FuzzyKNNGraph(n_neighbors=8, method="exact", pca_components=5).build(X, None, ctx)
+    ref = FuzzyKNNGraph(n_neighbors=8, method="exact").build(P, None, ctx)
+    assert got.info["searched_dims"] == 5 and not got.info["shared_index"]
+    assert (got.adjacency != 0).sum() == (ref.adjacency != 0).sum()
+    np.testing.assert_allclose(got.adjacency.toarray(), ref.adjacency.toarray(), atol=1e-7)
+    # more components than features: the features themselves
+    same = FuzzyKNNGraph(n_neighbors=8, method="exact", pca_components=40).build(X, None, ctx)
+    assert same.info["searched_dims"] == 16

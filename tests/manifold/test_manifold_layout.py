@@ -77,3 +77,25 @@ def test_many_components_placed_from_the_features():
     sol = UMAPLayout(n_components=2, n_epochs=10).solve(graphclust.AffinityGraph(blocks), X, 2,
                                                         graphclust.Context(seed=0))
     assert sol.info["init"] == "spectral" and np.all(np.isfinite(sol.embedding))
+
+
+def test_pca_start_keeps_the_blobs_apart_and_is_fixed_by_the_seed(blobs):
+    """init="pca": the features' leading principal components as the start (umap-learn's
+    "pca"); the blobs end apart, the seed fixes the layout; without features (or with
+    fewer than n_components) it starts at random and says so."""
+    X, y = blobs
+    g = graphclust.get_registry().graphs.get("fuzzy-knn")().build(X, None, graphclust.Context())
+    part = UMAPLayout(n_components=4, n_epochs=30, init="pca")
+    a = part.solve(g, X, 3, graphclust.Context(seed=5))
+    b = part.solve(g, X, 3, graphclust.Context(seed=5))
+    assert a.info["init"] == "pca"
+    np.testing.assert_array_equal(a.embedding, b.embedding)
+    centres = np.array([a.embedding[y == c].mean(0) for c in range(3)])
+    spread = max(np.linalg.norm(a.embedding[y == c] - centres[c], axis=1).mean()
+                 for c in range(3))
+    assert min(np.linalg.norm(centres[i] - centres[j]) for i in range(3) for j in range(i)) \
+        > 2 * spread
+    assert part.solve(g, None, 3, graphclust.Context(seed=5)).info["init"].startswith("random")
+    wide = UMAPLayout(n_components=8, n_epochs=5, init="pca").solve(g, X, 3,
+                                                                   graphclust.Context())
+    assert wide.info["init"].startswith("random")

@@ -201,3 +201,80 @@ def test_on_sample_rounding_is_checked_against_the_solver_before_work():
     spec["adapter"]["graph"] = {"name": "gaussian-anchor"}
     with pytest.raises(graphclust.SpecError, match="affinity graph from the rows alone"):
         graphclust.compose(spec)
+
+
+def _svd_scores(U, X, p):
+    """Scores of the rows of X on the p leading principal axes of U (plain SVD of the
+    centred U: the obvious reference of fit_pca; signs do not change distances)."""
+    mu = U.mean(axis=0)
+    _, _, vt = np.linalg.svd(U - mu, full_matrices=False)
+    return (X - mu) @ vt[:p].T
+
+
+def test_sample_knn_on_principal_components_equals_the_dense_reference():
+    """pca_components: the placement searches and weighs on the sample's leading principal
+    components (the projected rows through the dense reference)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 12)) * np.linspace(3.0, 0.1, 12)
+    anchors = SampleAnchors(n_anchors=50).select(X, Context(seed=2))
+    U = anchors.points
+    G = SampleKNNGraph(n_neighbors=6, method="exact", pca_components=4).build(
+        X, anchors, Context(seed=2))
+    assert G.info["searched_dims"] == 4
+    ref = reference_rows(_svd_scores(U, X, 4), _svd_scores(U, U, 4), 6)
+    np.testing.assert_allclose(G.Z.toarray(), ref, atol=2e-5)
+    np.testing.assert_array_equal(G.Z.toarray()[anchors.state.indices], np.eye(50))
+
+
+def test_sample_knn_rows_do_not_depend_on_the_placement_block(monkeypatch):
+    """Rows are placed PLACE_BLOCK at a time; the rows of Z do not depend on the block."""
+    import graphclust_plugins.manifold.graph_sample_knn as gsk
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(90, 6))
+    anchors = SampleAnchors(n_anchors=30).select(X, Context(seed=0))
+    part = SampleKNNGraph(n_neighbors=5, method="exact", pca_components=3)
+    whole = part.build(X, anchors, Context(seed=0)).Z
+    monkeypatch.setattr(gsk, "PLACE_BLOCK", 7)
+    small = part.build(X, anchors, Context(seed=0)).Z
+    assert (whole != small).nnz == 0
+
+
+@pytest.mark.slow
+def test_one_nndescent_index_serves_the_placement_and_the_sample_graph(monkeypatch):
+    """With n > S and approx search, sample-knn's index of the sample is the one the
+    sample's fuzzy graph reads (one NNDescent build per fit, not two); its graph is
+    near the exact one in the same projected space; the labels repeat for a seed."""
+    import graphclust_plugins.manifold._neighbors as nb
+    from graphclust_plugins.manifold.graph_fuzzy_knn import FuzzyKNNGraph
+
+    X, y = make_blobs(3000, n_features=20, centers=4, random_state=0)
+    built = []
+    real = nb._nndescent
+
+    def counting(*args, **kw):
+        built.append(args[0].shape)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(nb, "_nndescent", counting)
+    spec = sampled_spec(1000, method="approx", graph_method="approx")
+    for part in ("graph",):
+        spec[part]["pca_components"] = 8
+    spec["adapter"]["graph"]["pca_components"] = 8
+    first = graphclust.GraphClustering(spec, n_clusters=4, random_state=0).fit(X)
+    assert built == [(1000, 8)]
+    again = graphclust.GraphClustering(spec, n_clusters=4, random_state=0).fit(X)
+    np.testing.assert_array_equal(first.labels_, again.labels_)
+    assert adjusted_rand_score(y, first.labels_) > 0.95
+    # the shared graph against the exact fuzzy graph of the same projected sample
+    anchors = SampleAnchors(n_anchors=1000).select(X, Context(seed=0))
+    G = SampleKNNGraph(method="approx", pca_components=8).build(X, anchors, Context(seed=0))
+    U = G.anchors.points
+    shared = FuzzyKNNGraph(method="approx", pca_components=8).build(U, None, Context(seed=0))
+    assert shared.info["shared_index"] and shared.info["searched_dims"] == 8
+    alone = FuzzyKNNGraph(method="approx", pca_components=8).build(U.copy(), None,
+                                                                   Context(seed=0))
+    assert not alone.info["shared_index"]  # another array: its own index
+    exact = FuzzyKNNGraph(method="exact", pca_components=8).build(U, None, Context(seed=0))
+    a, e = shared.adjacency, exact.adjacency
+    assert (a.multiply(e) > 0).sum() / (e > 0).sum() > 0.95

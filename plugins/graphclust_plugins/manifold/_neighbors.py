@@ -1,16 +1,23 @@
-"""Neighbour search of the fuzzy kNN graph: exact brute force or NNDescent.
+"""Neighbour search of the manifold family: exact brute force or NNDescent, optionally on
+leading principal components, with one NNDescent index of a sample shared by its two
+users (the sample's fuzzy graph and the placement of the other rows).
 
-Both return the ``k`` nearest *other* points of every point with their true metric
-distances (Euclidean, or cosine distance ``1 − cos``), never an ``n x n`` array.
+The searches return the ``k`` nearest *other* points of every point with their metric
+distances (Euclidean, or cosine distance ``1 − cos``) in the searched space, never an
+``n x n`` array.
 """
 
 from __future__ import annotations
 
+import weakref
+
+import attrs
 import numpy as np
 
-from graphclust.numerics import exact_knn_seconds, knn, normalize_rows
+from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, normalize_rows
 
-__all__ = ["EXACT_MAX_WORK", "approx_neighbors", "choose_method", "exact_neighbors"]
+__all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
+           "exact_neighbors", "project", "sample_index", "shared_index"]
 
 #: ``method="auto"`` searches exactly while ``n² · d`` stays at or below this (about
 #: 50 s of brute force on the 2-core reference machine by
@@ -29,6 +36,18 @@ def choose_method(n: int, d: int, method: str) -> tuple[str, str]:
                       f"{exact_knn_seconds(n, d):.0f} s): pynndescent NNDescent")
 
 
+def project(X: np.ndarray, pca_components: int | None) -> tuple[np.ndarray, Projection | None]:
+    """The rows the search runs on: ``X`` itself, or its scores on the leading
+    ``pca_components`` principal components of ``X``
+    (:func:`graphclust.numerics.fit_pca`, ``O(n·d²)``) when that is fewer than ``d`` and
+    ``n`` (float32 stays float32). Returns the rows and the projection (None: none)."""
+    n, d = X.shape
+    if pca_components is None or int(pca_components) >= d or n <= int(pca_components):
+        return X, None
+    proj = fit_pca(X, int(pca_components))
+    return np.ascontiguousarray(proj.transform(X)), proj
+
+
 def exact_neighbors(X: np.ndarray, k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``k`` nearest other points (blocked brute force of
     :func:`graphclust.numerics.knn`). Cosine: Euclidean search of the unit-length rows,
@@ -41,18 +60,11 @@ def exact_neighbors(X: np.ndarray, k: int, metric: str) -> tuple[np.ndarray, np.
     return idx, np.sqrt(np.maximum(np.asarray(dsq, dtype=np.float64), 0.0))
 
 
-def approx_neighbors(X: np.ndarray, k: int, metric: str,
-                     seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Approximate ``k`` nearest other points from pynndescent's ``NNDescent`` (seeded,
-    hence single-threaded and reproducible). Each row's own index is removed (or, when
-    the search did not return it, its farthest neighbour); a neighbour it did not find
-    has index ``-1`` and distance ``inf``."""
-    from pynndescent import NNDescent
-
-    n = X.shape[0]
-    index = NNDescent(X, n_neighbors=k + 1, metric=metric, random_state=seed, n_jobs=1,
-                      low_memory=True, verbose=False)
-    idx, dist = index.neighbor_graph
+def _without_self(idx: np.ndarray, dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest *other* points from lists that may hold the row itself: the own
+    index is removed (or, when absent, the farthest entry); a neighbour not found has index
+    ``-1`` and distance ``inf``."""
+    n = idx.shape[0]
     idx = np.asarray(idx, dtype=np.int64)
     dist = np.asarray(dist, dtype=np.float64)
     keep = idx != np.arange(n)[:, None]
@@ -60,6 +72,79 @@ def approx_neighbors(X: np.ndarray, k: int, metric: str,
     order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
     idx = np.take_along_axis(idx, order, axis=1)
     dist = np.take_along_axis(dist, order, axis=1)
-    missing = idx < 0
-    dist[missing] = np.inf
+    dist[idx < 0] = np.inf
     return idx, dist
+
+
+def _nndescent(X: np.ndarray, n_neighbors: int, metric: str, seed: int):
+    from pynndescent import NNDescent
+
+    return NNDescent(X, n_neighbors=int(n_neighbors), metric=metric, random_state=seed,
+                     n_jobs=1, low_memory=True, verbose=False)
+
+
+def approx_neighbors(X: np.ndarray, k: int, metric: str,
+                     seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Approximate ``k`` nearest other points from pynndescent's ``NNDescent`` (seeded,
+    hence single-threaded and reproducible), self removed (:func:`_without_self`)."""
+    idx, dist = _nndescent(X, k + 1, metric, seed).neighbor_graph
+    return _without_self(idx, dist, k)
+
+
+@attrs.frozen(eq=False)
+class SampleIndex:
+    """One NNDescent index of a sample, on its principal components or its features.
+
+    Attributes
+    ----------
+    projection : Projection or None
+        The sample's principal-component projection the index searches in (None: the
+        features themselves); rows to place are projected with it.
+    index : pynndescent.NNDescent
+        The index over the (projected) sample rows, prepared for queries.
+    n_neighbors : int
+        Its neighbour-list size (counting each row itself).
+    metric : str
+    """
+
+    projection: Projection | None
+    index: object
+    n_neighbors: int
+    metric: str
+
+    def neighbors(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` (at most ``n_neighbors − 1``) nearest other sample rows of every
+        sample row, from the index's own graph."""
+        idx, dist = self.index.neighbor_graph
+        return _without_self(idx, dist, min(int(k), self.n_neighbors - 1))
+
+
+#: The last index built by :func:`sample_index`: ``(weak reference to the sample rows,
+#: (n_neighbors, metric, pca_components), SampleIndex)``.
+_LAST: list = []
+
+
+def sample_index(U: np.ndarray, n_neighbors: int, metric: str, pca_components: int | None,
+                 seed: int) -> SampleIndex:
+    """Build (project, NNDescent, prepare for queries) the index of the sample rows ``U``
+    and remember it for :func:`shared_index` while ``U`` lives (one index at a time)."""
+    V, proj = project(U, pca_components)
+    index = _nndescent(np.asarray(V, dtype=np.float32), n_neighbors, metric, seed)
+    index.prepare()
+    out = SampleIndex(projection=proj, index=index, n_neighbors=int(n_neighbors),
+                      metric=metric)
+    _LAST[:] = [weakref.ref(U), (int(n_neighbors), metric, pca_components), out]
+    return out
+
+
+def shared_index(X: np.ndarray, n_neighbors: int, metric: str,
+                 pca_components: int | None) -> SampleIndex | None:
+    """The index :func:`sample_index` built over this very array ``X`` (the same object,
+    unmodified: the sample's rows handed from ``sample-knn`` to ``on-sample``'s graph)
+    with at least ``n_neighbors`` neighbours, the same metric and projection; else None."""
+    if not _LAST:
+        return None
+    ref, (size, met, pca), out = _LAST
+    if ref() is X and size >= int(n_neighbors) and met == metric and pca == pca_components:
+        return out
+    return None

@@ -10,12 +10,16 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust.numerics import as_dense_float
+from graphclust_plugins.manifold._neighbors import project, sample_index
 from graphclust_plugins.manifold._place import (exact_search, index_search, match_rows,
                                                 memberships, row_keys)
 
 #: ``method="auto"`` searches exactly while ``S · d`` (the brute-force work per placed row)
 #: stays at or below this, and through a pynndescent index above it.
 PLACE_EXACT_MAX = 2e6
+#: Rows placed per step (their projection, search and distances): bounds the copies of
+#: the rows to place at ``PLACE_BLOCK x d`` values whatever ``n``.
+PLACE_BLOCK = 8192
 
 
 @attrs.frozen(eq=False)
@@ -32,6 +36,12 @@ class SampleKNNState(graphclust.FittedState):
         :func:`row_keys` of the sample rows and its stable argsort (duplicate matching).
     index : object or None
         The pynndescent index of the sample (``"approx"`` with rows to place), else None.
+    projection : Projection or None
+        The sample's principal-component projection the search runs in (None: the
+        features).
+    search_rows : ndarray of shape (S, p) or None
+        The sample rows in the searched space (the projected sample, or the sample
+        itself); None when no row is searched.
     """
 
     n_neighbors: int
@@ -39,6 +49,8 @@ class SampleKNNState(graphclust.FittedState):
     keys: np.ndarray
     order: np.ndarray
     index: Any = None
+    projection: Any = None
+    search_rows: np.ndarray | None = None
 
 
 @graphclust.part
@@ -68,6 +80,14 @@ class SampleKNNGraph(graphclust.GraphBuilder):
       index is built only when some row is not a sample row (``n > S``).
     * The ``k`` kept distances are recomputed row by row in float64 (``‖x − u_j‖``), so
       the weights do not depend on how BLAS blocked the search.
+    * ``pca_components``: the search and the distances use the leading principal
+      components of the sample (:func:`graphclust.numerics.fit_pca`, fitted once on the
+      ``S`` rows), each placed row projected with them (row-local); the approximate
+      index is the one ``on-sample``'s ``fuzzy-knn`` reads its graph from when it asks
+      for the same projection, metric and at most ``max(n_neighbors, 15) + 1``
+      neighbours (one NNDescent over the sample, not two).
+    * Rows are placed :data:`PLACE_BLOCK` at a time: beyond the sample, the index and
+      ``Z``, memory is ``O(PLACE_BLOCK·d)``.
 
     Costs: matching ``O(n·d)``; exact search ``O(n·S·d)`` time, ``O(block·S)`` memory;
     approximate search about ``O(n·log S·d)`` time after an ``O(S^1.14·d)`` index build
@@ -96,6 +116,9 @@ class SampleKNNGraph(graphclust.GraphBuilder):
         "auto", doc="Search for rows that are not sample rows: exact brute force, approx "
         "(pynndescent index of the sample, one query a row), or auto (exact while "
         "S·d <= 2e6).", check=graphclust.one_of("auto", "exact", "approx"))
+    pca_components: int | None = graphclust.param(
+        None, doc="Search on this many leading principal components of the sample instead "
+        "of all d features; None = all.", check=graphclust.optional(graphclust.integer(1)))
 
     def _method(self, m: int, d: int) -> str:
         if self.method != "auto":
@@ -108,23 +131,26 @@ class SampleKNNGraph(graphclust.GraphBuilder):
         U = np.ascontiguousarray(as_dense_float(anchors.points))
         m, d = U.shape
         k = int(min(self.n_neighbors, m))
-        method = self._method(m, d)
+        pca = None if self.pca_components is None else int(self.pca_components)
+        method = self._method(m, d if pca is None else min(d, pca))
         keys = row_keys(U)
         order = np.argsort(keys, kind="stable")
-        index = None
-        if method == "approx" and n > m:
-            from pynndescent import NNDescent
-
-            index = NNDescent(U.astype(np.float32), n_neighbors=max(k, 15) + 1,
-                              metric=self.metric, random_state=ctx.seed_for("graph.sample-knn"),
-                              n_jobs=1, low_memory=True, verbose=False)
-            index.prepare()
+        index = proj = V = None
+        if n > m and method == "approx":
+            shared = sample_index(U, max(k, 15) + 1, self.metric, pca,
+                                  ctx.seed_for("graph.sample-knn"))
+            index, proj = shared.index, shared.projection
+            V = U if proj is None else np.ascontiguousarray(proj.transform(U))
+        elif n > m:
+            V, proj = project(U, pca)
         state = SampleKNNState(n_neighbors=k, method=method, keys=keys, order=order,
-                               index=index)
+                               index=index, projection=proj, search_rows=V)
         anchors = attrs.evolve(anchors, points=U)
         return graphclust.AnchorGraph(sp.csr_array((0, m)), anchors=anchors, state=state,
                                       info={"n_neighbors": k, "method": method,
-                                            "sample_size": m})
+                                            "sample_size": m,
+                                            "searched_dims": int(d if proj is None
+                                                                 else proj.n_components)})
 
     def build(self, X, anchors, ctx):
         X = as_dense_float(X)
@@ -149,21 +175,30 @@ class SampleKNNGraph(graphclust.GraphBuilder):
         n, m = X_new.shape[0], U.shape[0]
         same = match_rows(X_new, U, state.keys, state.order)
         rest = np.flatnonzero(same < 0)
-        Z = sp.csr_array((np.ones(n - rest.size), (np.flatnonzero(same >= 0), same[same >= 0])),
-                         shape=(n, m))
+        hit = np.flatnonzero(same >= 0)
+        rows, cols, vals = [hit], [same[hit]], [np.ones(hit.size)]
         if rest.size:
-            Xr = X_new[rest]
+            V, proj = state.search_rows, state.projection
+            if V is None:  # fitted with every row a sample row (predict): project now
+                pca = None if self.pca_components is None else int(self.pca_components)
+                V, proj = project(U, pca)
             k = state.n_neighbors
-            if state.index is not None:
-                idx, _ = index_search(Xr, state.index, k)
-            else:
-                idx, _ = exact_search(Xr, U, k, self.metric)
-            dist = _row_distances(Xr, U, idx, self.metric)
-            Zr = memberships(idx, dist, m)
-            pad = sp.csr_array((Zr.data, Zr.indices, Zr.indptr), shape=(rest.size, m))
-            lift = sp.csr_array((np.ones(rest.size), (rest, np.arange(rest.size))),
-                                shape=(n, rest.size))
-            Z = sp.csr_array(Z + lift @ pad)
+            for lo in range(0, rest.size, PLACE_BLOCK):
+                block = rest[lo:lo + PLACE_BLOCK]
+                Xb = X_new[block]
+                if proj is not None:
+                    Xb = proj.transform(Xb)
+                if state.index is not None:
+                    idx, _ = index_search(Xb, state.index, k)
+                else:
+                    idx, _ = exact_search(Xb, V, k, self.metric)
+                Zb = memberships(idx, _row_distances(Xb, V, idx, self.metric), m).tocoo()
+                rows.append(block[Zb.row])
+                cols.append(Zb.col)
+                vals.append(Zb.data)
+        Z = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(n, m))
+        Z.sum_duplicates()
         return Z, int(rest.size)
 
 
