@@ -32,6 +32,7 @@ def blobs(n, k, d=2, spread=0.3, seed=0):
     (GenieRounding, {}),
     (GenieRounding, {"max_exact": 10, "anchors": {"name": "random", "n_anchors": 12}}),
     (GenieRounding, {"gini_threshold": 1.0}),
+    (GenieRounding, {"max_fit": 15}),
     (FeaturesSolver, {}),
 ])
 def test_contract(cls, params):
@@ -120,3 +121,20 @@ def test_genie_on_features_spec_fits_and_predicts():
             "rounding": {"name": "genie", "gini_threshold": 0.5}}
     labels = gc.GraphClustering(spec, n_clusters=3, random_state=0).fit(X).labels_
     assert adjusted_rand_score(y, labels) == 1.0
+
+
+def test_max_fit_runs_genie_on_rows_drawn_by_global_index_and_places_the_rest():
+    X, _ = blobs(600, 3, spread=1.5, seed=4)
+    ctx = Context(seed=5)
+    r = GenieRounding(max_fit=150)
+    labels = r.round(Solution(embedding=X), 3, ctx)
+    idx = np.sort(ctx.rng("rounding.genie.sample").choice(600, 150, replace=False))
+    np.testing.assert_array_equal(r.sample_rows(600, 3, ctx), idx)
+    assert r.sample_rows(150, 3, ctx) is None and GenieRounding().sample_rows(600, 3, ctx) is None
+    sample_labels = GenieRounding().round(Solution(embedding=X[idx]), 3, Context(seed=5))
+    nearest = ((X[:, None, :] - X[idx][None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+    np.testing.assert_array_equal(labels, sample_labels[nearest])  # brute force
+    # the chunk hook's contract: round on the drawn rows, then assign every row
+    on_sample = GenieRounding(max_fit=150)
+    on_sample.round(Solution(embedding=X[idx]), 3, Context(seed=5))
+    np.testing.assert_array_equal(on_sample.assign(Solution(embedding=X)), labels)
