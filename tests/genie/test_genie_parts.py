@@ -14,6 +14,7 @@ import graphclust as gc
 from graphclust import Context, Solution
 from graphclust.testing import check_part
 from graphclust_plugins.genie._genie import first_seen
+from graphclust_plugins.genie.graph_one_anchor import OneAnchorGraph
 from graphclust_plugins.genie.rounding_genie import GenieRounding
 from graphclust_plugins.genie.solver_features import FeaturesSolver
 
@@ -34,6 +35,7 @@ def blobs(n, k, d=2, spread=0.3, seed=0):
     (GenieRounding, {"gini_threshold": 1.0}),
     (GenieRounding, {"max_fit": 15}),
     (FeaturesSolver, {}),
+    (OneAnchorGraph, {}),
 ])
 def test_contract(cls, params):
     check_part(cls, **params)
@@ -138,3 +140,15 @@ def test_max_fit_runs_genie_on_rows_drawn_by_global_index_and_places_the_rest():
     on_sample = GenieRounding(max_fit=150)
     on_sample.round(Solution(embedding=X[idx]), 3, Context(seed=5))
     np.testing.assert_array_equal(on_sample.assign(Solution(embedding=X)), labels)
+
+
+def test_one_anchor_graph_links_every_row_to_the_first_anchor_without_distances():
+    X, _ = blobs(50, 2)
+    anchors = gc.Anchors(points=X[:3])
+    g = OneAnchorGraph().build(X, anchors, Context(0))
+    expected = np.zeros((50, 3))
+    expected[:, 0] = 1.0
+    np.testing.assert_array_equal(g.Z.toarray(), expected)
+    np.testing.assert_array_equal(OneAnchorGraph().transform(X[:7] + 1e9, g).toarray(),
+                                  expected[:7])
+    assert OneAnchorGraph().prepare_chunked(anchors, None, Context(0)).Z.shape == (0, 3)

@@ -281,11 +281,11 @@ def _per_cluster(p: DataProfile) -> float:
 
 def _features(rounding: dict) -> dict:
     """A pipeline whose rounding works on the (scaled) features themselves: the
-    ``features`` solver over a one-anchor graph (``O(n·d)``, and ``predict`` works).
-    The anchor is one row drawn by global index and rows are linked to it without a
-    pass for global statistics (``sample-knn``), so on Dask the graph costs one pass."""
+    ``features`` solver over a one-anchor graph (``O(n)``, no distance computed, and
+    ``predict`` works). The anchor is one row drawn by global index, so on Dask the
+    anchor stage reads one chunk and the graph pass computes no distance."""
     return {"anchors": {"name": "sample", "n_anchors": 1},
-            "graph": {"name": "sample-knn", "n_neighbors": 1, "method": "exact"},
+            "graph": {"name": "one-anchor"},
             "solver": {"name": "features"}, "rounding": rounding}
 
 
