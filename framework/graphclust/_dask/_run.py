@@ -332,7 +332,7 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     sctx.progress.open()
     if pipe.rounding.draws_rows():  # the rows it fits on in memory, by global index
         r_idx = pipe.rounding.sample_rows(n, n_clusters, sctx)
-        r_size = n if r_idx is None else int(len(r_idx))
+        r_size = n if r_idx is None else len(r_idx)
     else:
         r_size = sample_size(n, n_clusters, per_unit=protocol.ROUNDING_SAMPLE_PER_CLUSTER,
                              minimum=protocol.ROUNDING_SAMPLE_MIN)
