@@ -36,7 +36,7 @@ class OneAnchorGraph(graphclust.GraphBuilder):
     @staticmethod
     def _rows(n: int, m: int) -> sp.csr_array:
         return sp.csr_array((np.ones(n), np.zeros(n, dtype=np.int32),
-                             np.arange(n + 1, dtype=np.int64)), shape=(n, m))
+                             np.arange(n + 1, dtype=np.int32)), shape=(n, m))
 
     def build(self, X, anchors, ctx):
         if anchors is None:
