@@ -99,6 +99,9 @@ def test_diagnostics_do_not_apply_without_sample_high_d_sparse_or_k():
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, d=LOW_DIM + 1), "none") is None
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=1), "none") is None
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=None), "none") is None
+    nan = np.array(p.sample)
+    nan[5, 0] = np.nan  # a chunked input is profiled before the fit's value checks
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, sample=nan), "none") is None
     # too few points per mixture parameter: no mixture test, straight to Genie vs spectral
     small = rule_auto.low_dim_diagnostics(attrs.evolve(p, n=30, sample=p.sample[:60]), "none")
     assert small is None or (not small["mixture"] and np.isnan(small["mixture_gain"]))

@@ -365,12 +365,15 @@ def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
 
 def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
     """Rule 8's diagnostics of the profile's sample, or None when they do not apply
-    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows)."""
+    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows, or a
+    value that is not finite: a chunked input is profiled before the fit checks its
+    values, and the fit then reports it)."""
     from graphclust_plugins.auto import _diagnostics as D
 
     k = _k(p)
     if (p.sample is None or p.sparse or p.d > LOW_DIM or k is None or k < 2
-            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)):
+            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)
+            or not np.isfinite(p.sample).all()):
         return None
     S = _scaled_sample(p, scale)
     idx, dist = D.knn_indices(S, 10)
