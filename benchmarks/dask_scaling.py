@@ -208,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default="uspec,anchor-spectral,dask-ml",
                     help="graphclust presets and/or dask-ml")
     ap.add_argument("--peer-max", type=float, default=5e6, help="largest n for dask-ml")
+    ap.add_argument("--figure", help="also write the plot here (e.g. "
+                    "benchmarks/figures/dask-scaling-auto.png)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -228,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"slopes": slopes(records)}  # over every run in the folder
     if summary["slopes"]:
         summary["plot"] = str(plot(records, out / "dask-scaling.png"))
+        if args.figure:
+            summary["figure"] = str(plot(records, Path(args.figure)))
     print(json.dumps(summary))
     return 0
 

@@ -168,12 +168,12 @@ class Chunked:
 
     def take(self, estimator, X, profile_k: int | None):
         """``(X, profile)``: a row-chunked float dask array (its values are checked by
-        :meth:`fit`); for a rule preset's ``profile_k``, the profile of the leading rows
-        in memory with ``n`` of the whole array."""
+        :meth:`fit`); for a rule preset's ``profile_k``, the in-memory profile of the
+        same rows, gathered by global row index (:func:`graphclust._rules.profile_rows`)."""
         import attrs
 
         from graphclust._dask._input import as_row_chunked, feature_names, without_empty_chunks
-        from graphclust._rules import PROFILE_SAMPLE, profile_data
+        from graphclust._rules import GatheredRows, profile_data, profile_rows
 
         names = feature_names(X)
         X = as_row_chunked(X, check_finite=False, drop_empty=False)
@@ -186,9 +186,13 @@ class Chunked:
             del estimator.feature_names_in_
         if profile_k is None:
             return X, None
-        head = profile_data(np.asarray(X[:PROFILE_SAMPLE].compute()), profile_k[0],
-                            k_max=profile_k[1])
-        return X, attrs.evolve(head, n=int(X.shape[0]), chunked=True)
+        # the rows the in-memory profile reads, gathered by global index (one pass)
+        index = profile_rows(*X.shape)
+        rows = np.asarray((X if index is None else X[index]).compute())
+        gathered = GatheredRows(tuple(X.shape), np.arange(X.shape[0]) if index is None
+                                else index, rows)
+        return X, attrs.evolve(profile_data(gathered, profile_k[0], k_max=profile_k[1]),
+                               chunked=True)
 
     def fit(self, plan):
         """Refuse, naming the part, a spec that cannot run chunk-wise; check the values

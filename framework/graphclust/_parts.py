@@ -660,12 +660,15 @@ class Rounding(Part):
     k-means centres) in attributes ending with ``_``. A ``chunkwise`` rounding is one
     whose :meth:`round` on a uniform sample of rows followed by :meth:`assign` on every
     block is its chunked form (equal to :meth:`round` when the sample is every row); it
-    needs no chunk-only hook, but must implement :meth:`assign`.
+    needs no chunk-only hook, but must implement :meth:`assign`. A rounding that fits
+    on rows it draws itself by global row index implements :meth:`sample_rows`
+    (optional): the chunked execution then fits it on exactly those rows.
     """
 
     kind: ClassVar[str] = "rounding"
     needs: ClassVar[SolutionField] = SolutionField.EMBEDDING
     chunk_needs: ClassVar[tuple[str, ...]] = ("assign",)
+    optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (("sample_rows",),)
 
     def round(self, solution: Solution, n_clusters: int,
               ctx: Context) -> np.ndarray:  # pragma: no cover
@@ -682,10 +685,31 @@ class Rounding(Part):
         Returns a :class:`graphclust.KSelection` with ``k_min <= k <= k_max``."""
         raise NotImplementedError(f"rounding {self.name!r} does not estimate k")
 
+    def sample_rows(self, n: int, n_clusters: int, ctx: Context) -> np.ndarray | None:
+        """The rows of a run's ``n`` rows that :meth:`round` fits on (chunk hook, optional).
+
+        A rounding that fits on a sample it draws itself (``gmm`` and ``genie`` with
+        ``max_fit``) implements this so that the chunked execution gathers exactly those
+        rows instead of its own uniform sample. The contract: :meth:`round` on the
+        solution rows ``sample_rows(n, k, ctx)``, then :meth:`assign` on every row, gives
+        the labels :meth:`round` gives on all ``n`` rows (with a context of the same seed).
+
+        Returns
+        -------
+        ndarray of int64 or None
+            Sorted distinct global row indices, or ``None`` for all rows.
+        """
+        raise NotImplementedError(f"rounding {self.name!r} draws no rows of its own")
+
     @classmethod
     def can_assign(cls) -> bool:
         """Whether the class implements :meth:`assign`."""
         return cls.implements("assign")
+
+    @classmethod
+    def draws_rows(cls) -> bool:
+        """Whether the class implements :meth:`sample_rows`."""
+        return cls.implements("sample_rows")
 
 
 class Metric(Part):

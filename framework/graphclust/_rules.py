@@ -22,7 +22,7 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DataProfile", "RulePresetRecord", "profile_data", "PROFILE_SAMPLE"]
+__all__ = ["DataProfile", "RulePresetRecord", "profile_data", "profile_rows", "PROFILE_SAMPLE"]
 
 #: At most this many rows (evenly spaced, so deterministic) enter the scale statistics.
 PROFILE_SAMPLE = 20_000
@@ -65,7 +65,8 @@ class DataProfile:
         the origin in units of their own spread.
     chunked : bool
         ``X`` is a Dask collection: the spec must run chunk-wise (the statistics above
-        then come from its leading rows, ``n`` and ``d`` from its shape).
+        and the ``sample`` come from the same rows as in memory, gathered by global row
+        index: :func:`profile_rows`).
     k_max : int
         The largest ``k`` searched when ``k`` is ``None``.
     sample : ndarray or None
@@ -119,6 +120,43 @@ def _sample_rows(n: int, limit: int) -> np.ndarray | slice:
     return np.linspace(0, n - 1, limit).round().astype(np.intp)
 
 
+def _diagnostic_limit(d: int) -> int:
+    return int(max(2, min(DIAGNOSTIC_ROWS, DIAGNOSTIC_VALUES // max(1, d))))
+
+
+def profile_rows(n: int, d: int, sample: int = PROFILE_SAMPLE) -> np.ndarray | None:
+    """The global row indices :func:`profile_data` reads of dense ``(n, d)`` data (sorted;
+    ``None``: every row). A chunked input gathers exactly these rows and profiles them
+    as :class:`GatheredRows`, so its profile equals the in-memory one."""
+    parts = [_sample_rows(n, sample), _sample_rows(n, _diagnostic_limit(d))]
+    if any(isinstance(r, slice) for r in parts):
+        return None
+    return np.union1d(*parts)
+
+
+@attrs.frozen
+class GatheredRows:
+    """The rows ``index`` (sorted, from :func:`profile_rows`) of an ``(n, d)`` array,
+    gathered as ``rows``: what :func:`profile_data` reads of a chunked input."""
+
+    shape: tuple[int, int]
+    index: np.ndarray
+    rows: np.ndarray
+
+    @property
+    def dtype(self):
+        return self.rows.dtype
+
+    def take(self, rows: np.ndarray | slice) -> np.ndarray:
+        if isinstance(rows, slice):
+            return self.rows
+        return self.rows[np.searchsorted(self.index, rows)]
+
+
+def _take_rows(X, rows: np.ndarray | slice) -> np.ndarray:
+    return X.take(rows) if isinstance(X, GatheredRows) else np.asarray(X)[rows]
+
+
 def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
                  k_max: int = 20) -> DataProfile:
     """The :class:`DataProfile` of ``X`` for ``n_clusters`` clusters.
@@ -129,7 +167,7 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
 
     Parameters
     ----------
-    X : array-like or sparse matrix of shape (n, d), finite
+    X : array-like or sparse matrix of shape (n, d), finite, or GatheredRows
     n_clusters : int or None
         ``None``: to be estimated within ``[1, k_max]``.
     sample : int, default=PROFILE_SAMPLE
@@ -156,15 +194,14 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
         lo = np.where(full, dense_min, np.minimum(dense_min, 0.0))
         dtype = X.dtype
     else:
-        A = np.asarray(X)
-        S = A[rows]
+        S = _take_rows(X, rows)
         m = S.shape[0]
         Sf = S.astype(np.float64, copy=False)
         zero_fraction = float(np.count_nonzero(S == 0)) / max(1, S.size)
         mean = Sf.mean(axis=0)
         std = Sf.std(axis=0)
         hi, lo = Sf.max(axis=0), Sf.min(axis=0)
-        dtype = A.dtype
+        dtype = X.dtype if isinstance(X, GatheredRows) else np.asarray(X).dtype
     diag = None if sp.issparse(X) else _diagnostic_sample(X, n, d)
     spread = hi - lo
     varying = spread > 0
@@ -185,8 +222,7 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
 
 def _diagnostic_sample(X, n: int, d: int) -> np.ndarray:
     """The profile's ``sample``: evenly spaced rows, float64, read-only."""
-    limit = int(max(2, min(DIAGNOSTIC_ROWS, DIAGNOSTIC_VALUES // max(1, d))))
-    out = np.array(np.asarray(X)[_sample_rows(n, limit)], dtype=np.float64)
+    out = np.array(_take_rows(X, _sample_rows(n, _diagnostic_limit(d))), dtype=np.float64)
     out.flags.writeable = False
     return out
 

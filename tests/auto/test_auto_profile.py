@@ -1,5 +1,6 @@
 """The data profile rule presets decide from: against brute-force statistics."""
 
+import attrs
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -71,3 +72,40 @@ def test_trimmed_ratio_matches_brute_force(values):
 def test_profile_as_dict_is_plain():
     d = DataProfile(n=10, d=2, k=2).as_dict()
     assert d["exact_work"] == 200.0 and d["range_spread"] == 1.0
+
+
+def _sorted_columns(n=30_000):
+    rng = np.random.default_rng(0)
+    return np.sort(rng.standard_normal((n, 3)) * [1.0, 30.0, 2.0], axis=0)
+
+
+def test_the_gathered_rows_of_profile_rows_give_the_in_memory_profile():
+    from graphclust._rules import GatheredRows, profile_rows
+
+    X = _sorted_columns()
+    index = profile_rows(*X.shape)
+    assert index is not None and np.all(np.diff(index) > 0) and index[-1] == X.shape[0] - 1
+    assert index.size < X.shape[0] and profile_rows(100, 3) is None
+    got = profile_data(GatheredRows(X.shape, index, X[index]), 4)
+    mem = profile_data(X, 4)
+    assert got == mem and got.n == X.shape[0]
+    np.testing.assert_array_equal(got.sample, mem.sample)
+
+
+@pytest.mark.slow
+def test_a_chunked_profile_reads_the_rows_of_the_in_memory_profile():
+    """Sorted data (the leading rows unlike the rest): the chunked profile gathers the
+    in-memory profile's rows by global index, so it is the same profile and sample."""
+    dask = pytest.importorskip("dask", reason="needs the [dask] extra")
+    import dask.array as da
+
+    from graphclust import GraphClustering
+    from graphclust._executors import open_data
+
+    X = _sorted_columns()
+    mem = profile_data(X, 4)
+    with dask.config.set(scheduler="sync"):
+        for rows in (7000, 12_345):
+            _, _, got = open_data(GraphClustering(), da.from_array(X, chunks=(rows, 3)), (4, 20))
+            assert got.chunked and attrs.evolve(got, chunked=False) == mem
+            np.testing.assert_array_equal(got.sample, mem.sample)

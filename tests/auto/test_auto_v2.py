@@ -99,6 +99,9 @@ def test_diagnostics_do_not_apply_without_sample_high_d_sparse_or_k():
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, d=LOW_DIM + 1), "none") is None
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=1), "none") is None
     assert rule_auto.low_dim_diagnostics(attrs.evolve(p, k=None), "none") is None
+    nan = np.array(p.sample)
+    nan[5, 0] = np.nan  # a chunked input is profiled before the fit's value checks
+    assert rule_auto.low_dim_diagnostics(attrs.evolve(p, sample=nan), "none") is None
     # too few points per mixture parameter: no mixture test, straight to Genie vs spectral
     small = rule_auto.low_dim_diagnostics(attrs.evolve(p, n=30, sample=p.sample[:60]), "none")
     assert small is None or (not small["mixture"] and np.isnan(small["mixture_gain"]))
@@ -131,3 +134,31 @@ def test_auto_labels_do_not_depend_on_faiss_being_installed(monkeypatch):
     without = GraphClustering(n_clusters=12, random_state=0).fit(X)
     assert without.resolved_spec_ == with_faiss.resolved_spec_
     np.testing.assert_array_equal(without.labels_, with_faiss.labels_)
+
+
+@pytest.mark.parametrize("n,chunked", [(10**7, False), (50_000, True), (10**8, True)])
+@pytest.mark.parametrize("family", ["mixture", "genie", "spectral"])
+def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked, family):
+    """Above SAMPLED_ANCHORS_N and on Dask the same diagnostics decide; the mixture and
+    Genie are fitted on their samples (all rows up to them), the spectral fallback is
+    rule 5, and the summary says which."""
+    X, _ = _aniso(300)
+    p = attrs.evolve(profile_data(X, 3), n=n, chunked=chunked)
+    diag = {"rows": 300, "two_nn_dimension": 2.0, "mixture_parameters": 35,
+            "mixture_fits_size": True, "mixture_gain": -0.1 if family == "mixture" else 0.5,
+            "mixture": family == "mixture", "ncut_genie": 0.1 if family == "genie" else 0.3,
+            "ncut_spectral": 0.2}
+    monkeypatch.setattr(rule_auto, "low_dim_diagnostics", lambda p, s: diag)
+    spec = auto_rule(p)
+    assert ("chunked input" in spec["summary"]) == chunked
+    if family == "spectral":
+        assert spec["anchors"]["name"] == "hybrid" and spec["solver"]["name"] == "tcut"
+        assert ">= spectral's" in spec["summary"]
+        return
+    size = rule_auto.MIXTURE_SAMPLE if family == "mixture" else rule_auto.GENIE_SAMPLE
+    assert spec["solver"]["name"] == "features"
+    assert spec["rounding"]["name"] == ("gmm" if family == "mixture" else "genie")
+    assert spec["rounding"]["max_fit"] == size
+    assert (f"fitted on a sample of {size} rows" in spec["summary"]) == (n > size)
+    small = auto_rule(attrs.evolve(p, n=size))
+    assert small["rounding"] == spec["rounding"] and "fitted on all rows" in small["summary"]

@@ -89,3 +89,24 @@ def test_gmm_preset_like_spec_runs_through_the_estimator():
                                      n_clusters=3, random_state=0).fit(X)
     assert adjusted_rand_score(y, est.labels_) > 0.6
     np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_max_fit_fits_on_rows_drawn_by_global_index_and_labels_every_row_by_predict():
+    from threadpoolctl import threadpool_limits
+
+    X, _ = _aniso(900, seed=3)
+    ctx = graphclust.Context(seed=2)
+    r, labels = _round(X, 3, seed=2, max_fit=300)
+    idx = np.sort(ctx.rng("rounding.gmm.sample").choice(900, 300, replace=False))
+    np.testing.assert_array_equal(r.sample_rows(900, 3, ctx), idx)
+    assert r.sample_rows(300, 3, ctx) is None and GMMRounding().sample_rows(900, 3, ctx) is None
+    ref = GaussianMixture(3, covariance_type="full", n_init=3, max_iter=200, reg_covar=1e-6,
+                          random_state=ctx.seed_for("rounding.gmm"))
+    with threadpool_limits(limits=1):
+        ref.fit(X[idx])
+        kept = np.unique(ref.predict(X[idx]))
+        expected = ref.predict_proba(X)[:, kept].argmax(axis=1)
+    np.testing.assert_array_equal(labels, expected)
+    # the chunk hook's contract: round on the drawn rows, then assign every row
+    on_sample, _ = _round(X[idx], 3, seed=2, max_fit=300)
+    np.testing.assert_array_equal(on_sample.assign(graphclust.Solution(embedding=X)), labels)

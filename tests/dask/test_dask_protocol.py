@@ -125,10 +125,10 @@ def test_kinds_declare_chunkwise():
                              if r.cls.chunkwise)
                 for kind in ("anchors", "graph", "adapter", "solver", "rounding", "consensus")}
     assert declared["graph"] == ["adaptive-anchor", "gaussian-anchor", "knr-bipartite",
-                                 "ongr-anchor", "sample-knn"]
+                                 "one-anchor", "ongr-anchor", "sample-knn"]
     assert declared["solver"] == ["features", "ongr", "spectral", "tcut", "ulge"]
     assert {"bkhk", "capped", "hybrid", "kmeans", "random", "sample"} <= set(declared["anchors"])
-    assert {"kmeans", "argmax"} <= set(declared["rounding"])
+    assert {"kmeans", "argmax", "genie", "gmm"} <= set(declared["rounding"])
     assert declared["consensus"] == ["tcut"]
     assert declared["adapter"] == ["anchor-level", "on-sample"]
     assert not any(r.cls.chunkwise for r in registry.parts("metric").records())

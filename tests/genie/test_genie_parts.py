@@ -14,6 +14,7 @@ import graphclust as gc
 from graphclust import Context, Solution
 from graphclust.testing import check_part
 from graphclust_plugins.genie._genie import first_seen
+from graphclust_plugins.genie.graph_one_anchor import OneAnchorGraph
 from graphclust_plugins.genie.rounding_genie import GenieRounding
 from graphclust_plugins.genie.solver_features import FeaturesSolver
 
@@ -32,7 +33,9 @@ def blobs(n, k, d=2, spread=0.3, seed=0):
     (GenieRounding, {}),
     (GenieRounding, {"max_exact": 10, "anchors": {"name": "random", "n_anchors": 12}}),
     (GenieRounding, {"gini_threshold": 1.0}),
+    (GenieRounding, {"max_fit": 15}),
     (FeaturesSolver, {}),
+    (OneAnchorGraph, {}),
 ])
 def test_contract(cls, params):
     check_part(cls, **params)
@@ -120,3 +123,32 @@ def test_genie_on_features_spec_fits_and_predicts():
             "rounding": {"name": "genie", "gini_threshold": 0.5}}
     labels = gc.GraphClustering(spec, n_clusters=3, random_state=0).fit(X).labels_
     assert adjusted_rand_score(y, labels) == 1.0
+
+
+def test_max_fit_runs_genie_on_rows_drawn_by_global_index_and_places_the_rest():
+    X, _ = blobs(600, 3, spread=1.5, seed=4)
+    ctx = Context(seed=5)
+    r = GenieRounding(max_fit=150)
+    labels = r.round(Solution(embedding=X), 3, ctx)
+    idx = np.sort(ctx.rng("rounding.genie.sample").choice(600, 150, replace=False))
+    np.testing.assert_array_equal(r.sample_rows(600, 3, ctx), idx)
+    assert r.sample_rows(150, 3, ctx) is None and GenieRounding().sample_rows(600, 3, ctx) is None
+    sample_labels = GenieRounding().round(Solution(embedding=X[idx]), 3, Context(seed=5))
+    nearest = ((X[:, None, :] - X[idx][None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+    np.testing.assert_array_equal(labels, sample_labels[nearest])  # brute force
+    # the chunk hook's contract: round on the drawn rows, then assign every row
+    on_sample = GenieRounding(max_fit=150)
+    on_sample.round(Solution(embedding=X[idx]), 3, Context(seed=5))
+    np.testing.assert_array_equal(on_sample.assign(Solution(embedding=X)), labels)
+
+
+def test_one_anchor_graph_links_every_row_to_the_first_anchor_without_distances():
+    X, _ = blobs(50, 2)
+    anchors = gc.Anchors(points=X[:3])
+    g = OneAnchorGraph().build(X, anchors, Context(0))
+    expected = np.zeros((50, 3))
+    expected[:, 0] = 1.0
+    np.testing.assert_array_equal(g.Z.toarray(), expected)
+    np.testing.assert_array_equal(OneAnchorGraph().transform(X[:7] + 1e9, g).toarray(),
+                                  expected[:7])
+    assert OneAnchorGraph().prepare_chunked(anchors, None, Context(0)).Z.shape == (0, 3)

@@ -337,9 +337,13 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     t0 = time.perf_counter()
     sctx = stage("rounding", pipe.rounding)
     sctx.progress.open()
-    r_size = sample_size(n, n_clusters, per_unit=protocol.ROUNDING_SAMPLE_PER_CLUSTER,
-                         minimum=protocol.ROUNDING_SAMPLE_MIN)
-    r_idx = _sorted_sample(ctx.rng("chunked.rounding-sample"), n, r_size)
+    if pipe.rounding.draws_rows():  # the rows it fits on in memory, by global index
+        r_idx = pipe.rounding.sample_rows(n, n_clusters, sctx)
+        r_size = n if r_idx is None else len(r_idx)
+    else:
+        r_size = sample_size(n, n_clusters, per_unit=protocol.ROUNDING_SAMPLE_PER_CLUSTER,
+                             minimum=protocol.ROUNDING_SAMPLE_MIN)
+        r_idx = _sorted_sample(ctx.rng("chunked.rounding-sample"), n, r_size)
     shipped_solution = dask.delayed(shipped)
     lifter = _lifter(pipe)
     lift = dask.delayed(_sample_rows, pure=True)

@@ -70,7 +70,16 @@ The rules, argued in ``docs/auto.rst``:
       of the sample's 10-NN graph than today's spectral recipe's partition of the same
       sample — lower by the very objective spectral clustering relaxes — Genie
       (``genie`` rounding, Gini cap 0.3) on the scaled features.
-   c. otherwise rules 2–3 as before.
+   c. otherwise rules 2–3 as before (rule 5 above :data:`SAMPLED_ANCHORS_N` points or on
+      chunked input).
+
+   Rule 8 holds at every size and on Dask: the diagnostics read only the profile's
+   sample (the same rows in memory and chunked), the mixture is fitted on
+   :data:`MIXTURE_SAMPLE` rows drawn by global row index and labels every row by its
+   ``predict`` (row-local), Genie runs on :data:`GENIE_SAMPLE` such rows and every row
+   takes the label of its nearest sample row; up to those sizes the fit sees every row.
+   The chunked execution gathers exactly the drawn rows, so the labels are the same in
+   memory and for every chunking.
 
    All diagnostics use the fixed seed 0 (the rule sees no seed), so the choice is the
    same for every seed; what the fit then does is seeded as usual.
@@ -97,6 +106,8 @@ __all__ = [
     "MANIFOLD_MIN_SAMPLES",
     "MANIFOLD_SAMPLE",
     "MIXTURE_GAIN",
+    "MIXTURE_SAMPLE",
+    "GENIE_SAMPLE",
     "MIXTURE_ROWS_PER_PARAMETER",
     "PCA_COMPONENTS",
     "SAMPLED_ANCHORS_N",
@@ -144,6 +155,12 @@ MIXTURE_GAIN = 0.05
 MIXTURE_ROWS_PER_PARAMETER = 1
 #: Rule 8b: Genie's Gini cap (genieclust's default).
 GINI_THRESHOLD = 0.3
+#: Rule 8a: rows the Gaussian mixture is fitted on (all rows up to it; every row is then
+#: labelled by the mixture's ``predict``); the chunked rounding sample's floor.
+MIXTURE_SAMPLE = 100_000
+#: Rule 8b: rows Genie runs on (all rows up to it; every other row takes its nearest
+#: sample row's label); the ``genie`` rounding's ``max_exact``.
+GENIE_SAMPLE = 20_000
 #: Rule 7: fewest points per cluster asked for the manifold family.
 MANIFOLD_PER_CLUSTER = 500
 #: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
@@ -274,9 +291,11 @@ def _per_cluster(p: DataProfile) -> float:
 
 def _features(rounding: dict) -> dict:
     """A pipeline whose rounding works on the (scaled) features themselves: the
-    ``features`` solver over a one-anchor graph (``O(n·d)``, and ``predict`` works)."""
-    return {"anchors": {"name": "random", "n_anchors": 1},
-            "graph": {"name": "gaussian-anchor", "n_neighbors": 1},
+    ``features`` solver over a one-anchor graph (``O(n)``, no distance computed, and
+    ``predict`` works). The anchor is one row drawn by global index, so on Dask the
+    anchor stage reads one chunk and the graph pass computes no distance."""
+    return {"anchors": {"name": "sample", "n_anchors": 1},
+            "graph": {"name": "one-anchor"},
             "solver": {"name": "features"}, "rounding": rounding}
 
 
@@ -319,8 +338,8 @@ def _manifold_fits(p: DataProfile) -> bool:
 
 
 def _large(p: DataProfile) -> tuple[dict, str]:
-    """Rule 5 (above the in-memory sizes, or chunked input): the one place to switch to
-    the manifold family on a sample once it places rows row-locally."""
+    """Rule 5 (above the in-memory sizes, or chunked input, when neither rule 7 nor rule
+    8 holds): U-SPEC's recipe, which runs chunk-wise; rule 8's spectral fallback there."""
     spec = _sampled(p)
     why = (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}") + ": "
            f"{spec['anchors']['n_anchors']} hybrid representatives, approximate "
@@ -360,12 +379,15 @@ def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
 
 def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
     """Rule 8's diagnostics of the profile's sample, or None when they do not apply
-    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows)."""
+    (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows, or a
+    value that is not finite: a chunked input is profiled before the fit checks its
+    values, and the fit then reports it)."""
     from graphclust_plugins.auto import _diagnostics as D
 
     k = _k(p)
     if (p.sample is None or p.sparse or p.d > LOW_DIM or k is None or k < 2
-            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)):
+            or min(p.n, p.sample.shape[0]) < max(DIAGNOSTIC_MIN_N, 4 * k)
+            or not np.isfinite(p.sample).all()):
         return None
     S = _scaled_sample(p, scale)
     idx, dist = D.knn_indices(S, 10)
@@ -383,24 +405,37 @@ def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
     return out
 
 
+def _fitted_on(p: DataProfile, size: int, placed: str) -> str:
+    """Where rule 8's family is fitted, in words."""
+    where = "chunked input: " if p.chunked else ""
+    if p.n <= size:
+        return f"{where}fitted on all rows"
+    return f"{where}fitted on a sample of {size} rows, {placed}"
+
+
 def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
-    """Rule 8: a mixture or Genie pipeline, or None (rules 2–3 decide)."""
+    """Rule 8: a mixture or Genie pipeline, or None (rules 2–3, or 5, decide)."""
     head = (f"d = {p.d} <= {LOW_DIM}; sample of {diag['rows']} rows, two-NN dimension "
             f"{diag['two_nn_dimension']:.2f}")
     if diag["mixture"]:
-        return _features({"name": "gmm", "n_init": 3}), (
+        where = _fitted_on(p, MIXTURE_SAMPLE, "every row labelled by its predict")
+        return _features({"name": "gmm", "n_init": 3, "max_fit": MIXTURE_SAMPLE}), (
             f"{head}; 2k Gaussians gain {diag['mixture_gain']:.3f} <= {MIXTURE_GAIN:g} nats "
             f"per held-out row over k ({diag['rows'] // 2} training rows >= "
-            f"{diag['mixture_parameters']} parameters): Gaussian mixture (full covariances)")
+            f"{diag['mixture_parameters']} parameters): Gaussian mixture (full covariances; "
+            f"{where})")
     why_mix = (f"2k Gaussians gain {diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}"
                if diag["mixture_fits_size"] else
                f"{diag['rows'] // 2} training rows < {diag['mixture_parameters']} "
                "parameters of 2k Gaussians: no mixture test")
     if diag["ncut_genie"] < diag["ncut_spectral"]:
-        return _features({"name": "genie", "gini_threshold": GINI_THRESHOLD}), (
+        where = _fitted_on(p, GENIE_SAMPLE, "every other row labelled as its nearest "
+                           "sample row")
+        return _features({"name": "genie", "gini_threshold": GINI_THRESHOLD,
+                          "max_fit": GENIE_SAMPLE}), (
             f"{head}; {why_mix}; Genie's normalised cut of the sample's 10-NN graph "
             f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}: Genie "
-            f"(Gini cap {GINI_THRESHOLD:g}) on the features")
+            f"(Gini cap {GINI_THRESHOLD:g}) on the features; {where}")
     return None, (f"{head}; {why_mix}; Genie's normalised cut {diag['ncut_genie']:.4f} >= "
                   f"spectral's {diag['ncut_spectral']:.4f}")
 
@@ -453,7 +488,7 @@ def auto_rule(p: DataProfile) -> dict:
         spec, why = sparse
         return {"summary": f"auto: {why}", **spec}
     scale, why_scale = choose_scale(p)
-    diag = None if (p.n > SAMPLED_ANCHORS_N or p.chunked) else low_dim_diagnostics(p, scale)
+    diag = low_dim_diagnostics(p, scale)  # the profile's sample: any n, in memory or chunked
     low = _low_dim(p, diag) if diag is not None else (None, "")
     if _manifold_fits(p):
         spec = _manifold(p)
@@ -463,12 +498,12 @@ def auto_rule(p: DataProfile) -> dict:
             else "fitted on all rows")
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
                f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
-               f"by pynndescent, 10-d layout from a PCA start ({MANIFOLD_EPOCHS} epochs), density tree "
-               f"cut to k; {where})")
+               f"by pynndescent, 10-d layout from a PCA start ({MANIFOLD_EPOCHS} epochs), "
+               f"density tree cut to k; {where})")
+    elif low[0] is not None:  # rule 8, at every size and on Dask
+        spec, why = low
     elif p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec, why = _large(p)
-    elif low[0] is not None:
-        spec, why = low
     elif p.d > HIGH_DIM and not p.sparse and _high_dim_fits(p):
         spec = _high_dim(p)
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
@@ -521,14 +556,17 @@ never from labels or per-data-set values:
   ({HIGH_DIM_NEIGHBORS} neighbours, self-tuning Gaussian, averaged), spectral embedding
   (ARPACK tolerance {EIG_TOL:g}), k-means. In many dimensions anchors average points far
   apart on the data's manifold; neighbours in the leading components stay on it.
-- d <= {LOW_DIM} dense and k >= 2: diagnostics of at most 4000 evenly spaced rows
-  (scaled as above; fixed seed) choose the family first —
+- d <= {LOW_DIM} dense and k >= 2, at every n and on Dask: diagnostics of at most 4000
+  evenly spaced rows (scaled as above; fixed seed) choose the family first —
   a Gaussian mixture (full covariances) on the features when 2k Gaussians predict
   held-out rows no better than k (gain <= {MIXTURE_GAIN:g} nats per row), the test's
   half-sample having a row per parameter of the 2k mixture; else Genie (Gini cap
   {GINI_THRESHOLD:g}) on the features when its partition of the sample has a lower
   normalised cut of the sample's 10-NN graph than the spectral recipe's; else the
-  spectral recipes above.
+  spectral recipes above (the sampled-anchor one above {SAMPLED_ANCHORS_N} points and on
+  Dask). The mixture is fitted on at most {MIXTURE_SAMPLE} rows drawn by global row index
+  and labels every row by predict; Genie runs on at most {GENIE_SAMPLE} such rows and
+  every other row takes its nearest sample row's label.
 - n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
@@ -540,8 +578,11 @@ never from labels or per-data-set values:
   self-tuning Gaussian, averaged, spectral embedding,
   k-means. Sparse X with few columns follows the dense rules (their parts take sparse
   rows).
-- Dask input (chunked): always the sampled-anchor recipe above (it runs chunk-wise);
-  the scale rule as for data in memory (column statistics are sums over chunks).
+- Dask input (chunked): the rules as in memory on the same profile (its rows gathered by
+  global row index): the manifold family and rule 8's mixture and Genie run on a sample
+  there too; the spectral recipes become the sampled-anchor recipe above (it runs
+  chunk-wise); the scale rule as for data in memory (column statistics are sums over
+  chunks).
 - no k given: k is estimated at fit by the pipeline's part that declares it (the
   eigengap of the graph's normalised spectrum for these spectral recipes), and what
   depends on k (the anchor count) is sized for k_max instead.

@@ -10,7 +10,7 @@ from sklearn.mixture import GaussianMixture
 from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust.numerics import as_float, normalize_rows
+from graphclust.numerics import as_float, normalize_rows, sample_rows
 from graphclust_plugins.common._labels import consecutive
 
 
@@ -38,7 +38,13 @@ class GMMRounding(graphclust.Rounding):
       dropped, and :meth:`assign` gives a new row the most probable *kept* component.
     * ``normalize_rows=True`` scales rows to unit length first, in :meth:`round` and
       :meth:`assign` alike.
-    * Cost: ``O(n_init · max_iter · n · k · p²)`` time, memory ``O(n·k + k·p²)``.
+    * ``max_fit > 0`` and ``n > max_fit``: EM runs on ``max_fit`` rows drawn uniformly by
+      global row index from ``ctx.rng("rounding.gmm.sample")`` (:meth:`sample_rows`), the
+      components kept are those of the sample's labels, and every row is labelled by
+      :meth:`assign` (row-local). The chunked execution gathers exactly those rows, so
+      the labels are the same in memory and for every chunking.
+    * Cost: ``O(n_init · max_iter · n · k · p²)`` time (``n`` the rows fitted on), memory
+      ``O(n·k + k·p²)``.
     """
 
     name = "gmm"
@@ -58,6 +64,16 @@ class GMMRounding(graphclust.Rounding):
     normalize_rows: bool = graphclust.param(
         False, doc="Scale embedding rows to unit norm first, in round and assign.",
         check=graphclust.boolean)
+    max_fit: int = graphclust.param(
+        0, doc="Fit EM on at most this many rows, drawn by global row index (every row "
+        "then labelled by predict); 0 = fit on all rows.", check=graphclust.integer(0))
+
+    def sample_rows(self, n, n_clusters, ctx):
+        """Sorted global row indices EM is fitted on, ``None`` for all rows."""
+        n = int(n)
+        if self.max_fit <= 0 or n <= self.max_fit:
+            return None
+        return sample_rows(ctx.rng("rounding.gmm.sample"), n, int(self.max_fit)).astype(np.int64)
 
     def _prepare(self, E) -> np.ndarray:
         E = normalize_rows(E) if self.normalize_rows else as_float(E)
@@ -68,6 +84,14 @@ class GMMRounding(graphclust.Rounding):
         if solution.embedding is None:
             raise ValueError("rounding 'gmm' needs a solution with an embedding")
         E = self._prepare(solution.embedding)
+        idx = self.sample_rows(E.shape[0], n_clusters, ctx)
+        if idx is not None:  # fitted on the sample, every row placed by assign
+            self._fit(E[idx], n_clusters, ctx)
+            return self._label(E)
+        return self._fit(E, n_clusters, ctx)
+
+    def _fit(self, E: np.ndarray, n_clusters: int, ctx) -> np.ndarray:
+        """EM on the rows ``E``; their consecutive labels (the kept components set)."""
         k = int(min(n_clusters, E.shape[0]))
         gmm = GaussianMixture(n_components=k, covariance_type=self.covariance_type,
                               n_init=self.n_init, max_iter=self.max_iter,
@@ -92,6 +116,10 @@ class GMMRounding(graphclust.Rounding):
         if E.shape[1] != self.mixture_.means_.shape[1]:
             raise ValueError(f"rounding 'gmm': the embedding has {E.shape[1]} columns, the "
                              f"fitted one had {self.mixture_.means_.shape[1]}")
+        return self._label(E)
+
+    def _label(self, E: np.ndarray) -> np.ndarray:
+        """The most probable kept component of each row of the prepared ``E``."""
         with threadpool_limits(limits=1):
             post = self.mixture_.predict_proba(E)
         return np.asarray(post[:, self.kept_components_].argmax(axis=1), dtype=np.int64)

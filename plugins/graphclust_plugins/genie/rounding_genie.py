@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_dense_float, normalize_rows
+from graphclust.numerics import as_dense_float, normalize_rows, sample_rows
 from graphclust_plugins.genie._genie import (distinct_rows, first_seen, genie_partition,
                                              nearest_labels)
 
@@ -44,6 +44,12 @@ class GenieRounding(graphclust.Rounding):
       block·m)``, time ``O(n·m·p)`` for the search plus Genie on ``m`` points; nothing
       ``n × n``. A cluster that keeps no point (an anchor cell that no row is nearest
       to) is dropped: its anchors take the label of the nearest anchor of a kept cluster.
+    * ``max_fit > 0`` and ``n > max_fit``: the rules above run on ``max_fit`` rows drawn
+      uniformly by global row index from ``ctx.rng("rounding.genie.sample")``
+      (:meth:`sample_rows`; with ``max_fit <= max_exact``, exact Genie on the sample), and
+      every row takes the label of its nearest sample row (:meth:`assign`, row-local,
+      ``O(n·max_fit·p)``). The chunked execution gathers exactly those rows, so the labels
+      are the same in memory and for every chunking.
     * ``normalize_rows`` scales rows to unit length first (an all-zero row stays zero),
       in :meth:`round` and :meth:`assign` alike, as the ``kmeans`` rounding does.
     * Deterministic: the MST runs on one thread, anchors come from
@@ -73,11 +79,31 @@ class GenieRounding(graphclust.Rounding):
         None, doc="Anchor selector of the anchored path (a spec table or a part); "
         "None = k-means anchors, n_anchors = 2000, max_iter = 10.",
         check=graphclust.optional(graphclust.part_spec("anchors")))
+    max_fit: int = graphclust.param(
+        0, doc="Fit on at most this many rows, drawn by global row index (every row then "
+        "takes its nearest sample row's label); 0 = fit on all rows.",
+        check=graphclust.integer(0))
+
+    def sample_rows(self, n, n_clusters, ctx):
+        """Sorted global row indices Genie is fitted on, ``None`` for all rows."""
+        n = int(n)
+        if self.max_fit <= 0 or n <= self.max_fit:
+            return None
+        return sample_rows(ctx.rng("rounding.genie.sample"), n,
+                           int(self.max_fit)).astype(np.int64)
 
     def round(self, solution, n_clusters, ctx):
         if solution.embedding is None:
             raise ValueError("rounding 'genie' needs a solution with an embedding")
         E = self._points(solution.embedding)
+        idx = self.sample_rows(E.shape[0], n_clusters, ctx)
+        if idx is None:
+            return self._fit(E, n_clusters, ctx)
+        self._fit(E[idx], n_clusters, ctx)  # every sample cluster keeps its own rows
+        return nearest_labels(E, self.anchors_, self.anchor_labels_, progress=ctx.progress)
+
+    def _fit(self, E: np.ndarray, n_clusters: int, ctx) -> np.ndarray:
+        """The rules on the prepared rows ``E``: their labels (``anchors_`` set)."""
         n = E.shape[0]
         if n <= self.max_exact:
             uniq, inverse = distinct_rows(E)
