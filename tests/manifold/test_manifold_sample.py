@@ -278,3 +278,18 @@ def test_one_nndescent_index_serves_the_placement_and_the_sample_graph(monkeypat
     exact = FuzzyKNNGraph(method="exact", pca_components=8).build(U, None, Context(seed=0))
     a, e = shared.adjacency, exact.adjacency
     assert (a.multiply(e) > 0).sum() / (e > 0).sum() > 0.95
+
+
+def test_shared_index_is_released_with_its_sample_rows():
+    """The index kept for the sample's fuzzy graph does not outlive the sample rows."""
+    import gc
+
+    from graphclust_plugins.manifold import _neighbors as nb
+
+    U = np.random.default_rng(0).random((300, 4), dtype=np.float32)
+    built = nb.sample_index(U, 6, "euclidean", None, seed=0)
+    assert nb.shared_index(U, 6, "euclidean", None) is built
+    assert nb.shared_index(U.copy(), 6, "euclidean", None) is None
+    del U
+    gc.collect()
+    assert nb._LAST == []

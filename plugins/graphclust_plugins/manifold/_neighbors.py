@@ -120,7 +120,8 @@ class SampleIndex:
 
 
 #: The last index built by :func:`sample_index`: ``(weak reference to the sample rows,
-#: (n_neighbors, metric, pca_components), SampleIndex)``.
+#: (n_neighbors, metric, pca_components), SampleIndex)``; emptied when those rows are
+#: collected, so no index outlives its fit.
 _LAST: list = []
 
 
@@ -133,8 +134,14 @@ def sample_index(U: np.ndarray, n_neighbors: int, metric: str, pca_components: i
     index.prepare()
     out = SampleIndex(projection=proj, index=index, n_neighbors=int(n_neighbors),
                       metric=metric)
-    _LAST[:] = [weakref.ref(U), (int(n_neighbors), metric, pca_components), out]
+    _LAST[:] = [weakref.ref(U, _forget), (int(n_neighbors), metric, pca_components), out]
     return out
+
+
+def _forget(ref: weakref.ref) -> None:
+    """The sample rows are gone: release their index (it is not held past the fit)."""
+    if _LAST and _LAST[0] is ref:
+        _LAST.clear()
 
 
 def shared_index(X: np.ndarray, n_neighbors: int, metric: str,
