@@ -7,6 +7,7 @@ import graphclust as gc
 import pytest
 from graphclust._rules import DataProfile
 from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_CLUSTER_DIVISOR,
     MANIFOLD_EPOCHS,
     MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
@@ -78,13 +79,17 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
                               "init": "pca", "n_epochs": MANIFOLD_EPOCHS}
-    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",
-                                           "min_samples": MANIFOLD_MIN_SAMPLES}
-    # without k: the same sample-aware spec; its adapter's density tree estimates k
+    # k given: the tree's smallest cluster is half an average cluster of the sample
+    assert spec["adapter"]["rounding"] == {
+        "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
+        "min_cluster_size": max(15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))}
+    # without k: the same sample-aware spec, the tree's size left to the estimate (n // k_max)
     no_k = auto_rule(profile(n, d, k=None))
-    assert {key: no_k[key] for key in ("anchors", "graph", "adapter", "solver", "rounding")
-            } == {key: spec[key] for key in ("anchors", "graph", "adapter", "solver",
-                                              "rounding")}
+    assert {key: no_k[key] for key in ("anchors", "graph", "solver", "rounding")
+            } == {key: spec[key] for key in ("anchors", "graph", "solver", "rounding")}
+    assert no_k["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",
+                                           "min_samples": MANIFOLD_MIN_SAMPLES}
+    assert no_k["adapter"]["graph"] == spec["adapter"]["graph"]
     assert f"n/k = {n / 10:.0f} >= {MANIFOLD_PER_CLUSTER}" in spec["summary"]
     # fewer points per cluster: the spectral graph on principal components (rule 4)
     fewer = auto_rule(profile(n, d, k=int(n // MANIFOLD_PER_CLUSTER) + 1))
@@ -244,8 +249,8 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
     assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
-    assert spec["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",
-                                           "min_samples": MANIFOLD_MIN_SAMPLES}
+    assert spec["adapter"]["rounding"]["min_cluster_size"] == max(
+        15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))
     # one search space for the placement and the sample's graph (one shared index)
     assert spec["graph"].get("pca_components") == spec["adapter"]["graph"].get(
         "pca_components")
@@ -255,7 +260,9 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
         n > MANIFOLD_SAMPLE)
     # without k: the same spec, k estimated by the density tree of the sample's layout
     no_k = auto_rule(profile(n, 784, k=None, chunked=chunked))
-    assert no_k["adapter"] == spec["adapter"] and no_k["anchors"] == spec["anchors"]
+    assert no_k["adapter"]["graph"] == spec["adapter"]["graph"]
+    assert no_k["anchors"] == spec["anchors"]
+    assert "min_cluster_size" not in no_k["adapter"]["rounding"]
     assert no_k["solver"]["name"] == "umap-layout"
 
 

@@ -102,6 +102,7 @@ __all__ = [
     "HIGH_DIM",
     "LOW_DIM",
     "MANIFOLD_PER_CLUSTER",
+    "MANIFOLD_CLUSTER_DIVISOR",
     "MANIFOLD_EPOCHS",
     "MANIFOLD_MIN_SAMPLES",
     "MANIFOLD_SAMPLE",
@@ -171,6 +172,10 @@ MANIFOLD_EPOCHS = 60
 #: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
 #: graph's 15 neighbours; the part's default (min_cluster_size = n/50) costs n²/50 memory.
 MANIFOLD_MIN_SAMPLES = 15
+#: Rule 7 with k given: the density tree's smallest cluster is the sample's rows over
+#: ``MANIFOLD_CLUSTER_DIVISOR · k`` (half an average cluster) — the resolution at which
+#: the estimate without k counts its leaves (``n // k_max``), with ``k_max = 2k``.
+MANIFOLD_CLUSTER_DIVISOR = 2
 #: Representatives: at least this many, ...
 MIN_ANCHORS = 1000
 #: ... and this many per cluster, ...
@@ -323,6 +328,9 @@ def _manifold(p: DataProfile) -> dict:
               "n_epochs": MANIFOLD_EPOCHS}
     # without k: the leaves of the tree at n // k_max (docs/choosing-k.rst)
     density = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf"}
+    if _k(p) is not None:  # the tree at half an average cluster (docs/auto.rst, rule 7)
+        density["min_cluster_size"] = int(max(
+            15, min(MANIFOLD_SAMPLE, p.n) // (MANIFOLD_CLUSTER_DIVISOR * _k(p))))
     return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
             "graph": {"name": "sample-knn", "n_neighbors": 15},
             "adapter": {"name": "on-sample", "graph": graph, "rounding": density},
