@@ -25,29 +25,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
-import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks import datasets
-from benchmarks.nok_peers import NOK_PEERS, run_peer_cell
+from benchmarks.nok_peers import NOK_PEERS, run_capped, run_peer_cell
 from benchmarks.runner import score_all
 
 #: The battery's data sets without k (letter has 26 classes, above the default k_max).
 NOK_SETS = ("iris", "wine", "breast_cancer", "digits", "usps", "pendigits", "mnist_test",
             "coil20", *(f"{g}@1000" for g in datasets.GENERATED),
             *(f"{g}@1000" for g in datasets.SHAPES))
-
-
-class _OverCap(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # pragma: no cover - timing
-    raise _OverCap()
 
 
 def able_presets() -> list[str]:
@@ -88,21 +77,9 @@ def run_cell(method: str, name: str, seed: int, data_dir, cap: float,
 
         X = da.from_array(np.asarray(X), chunks=(-(-X.shape[0] // dask_chunks), X.shape[1]))
     est = graphclust.GraphClustering(method, random_state=seed)
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(int(cap))
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            est.fit(X)
-    except _OverCap:
-        return {"method": method, "dataset": name, "seed": seed, "status": "over cap",
-                "k_true": k_true}
-    except Exception as exc:  # noqa: BLE001 - recorded, the mode goes on
-        return {"method": method, "dataset": name, "seed": seed, "status": "error",
-                "error": f"{type(exc).__name__}: {str(exc)[:160]}", "k_true": k_true}
-    finally:
-        signal.alarm(0)
+    _, failed, caught, seconds = run_capped(lambda: est.fit(X), cap)
+    if failed is not None:
+        return {"method": method, "dataset": name, "seed": seed, "k_true": k_true, **failed}
     sel = est.k_selection_
     labels = est.labels_
     if dask_chunks:
@@ -113,7 +90,7 @@ def run_cell(method: str, name: str, seed: int, data_dir, cap: float,
             "labels_sha1": __import__("hashlib").sha1(
                 np.asarray(labels, dtype=np.int64).tobytes()).hexdigest(),
             "n": int(X.shape[0]), "k_true": k_true, "k_found": int(est.n_clusters_),
-            "k_method": sel.method, "k_part": sel.part, "time_fit": time.perf_counter() - t0,
+            "k_method": sel.method, "k_part": sel.part, "time_fit": seconds,
             **score_all(np.asarray(labels), y),
             "warnings": sorted({w.category.__name__ for w in caught})}
 

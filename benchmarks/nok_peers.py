@@ -75,6 +75,28 @@ def _alarm(signum: int, frame: Any) -> None:  # pragma: no cover - timing
     raise _OverCap()
 
 
+def run_capped(call: Callable[[], Any], cap: float) -> tuple[Any, dict | None, list, float]:
+    """``call()`` under a wall-clock cap of ``cap`` seconds (SIGALRM), warnings recorded:
+    ``(value, failure, warnings, seconds)`` — ``failure`` is None, or the record fields
+    of a cell that went over the cap or raised (the mode goes on)."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(int(cap))
+    t0 = time.perf_counter()
+    caught: list = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = call()
+    except _OverCap:
+        return None, {"status": "over cap"}, caught, time.perf_counter() - t0
+    except Exception as exc:  # noqa: BLE001 - recorded, the mode goes on
+        return None, {"status": "error", "error": f"{type(exc).__name__}: {str(exc)[:160]}"
+                      }, caught, time.perf_counter() - t0
+    finally:
+        signal.alarm(0)
+    return value, None, caught, time.perf_counter() - t0
+
+
 def run_peer_cell(method: str, name: str, seed: int, data_dir: str | None,
                   cap: float) -> dict:
     """One no-k peer on one data set: a record like :func:`benchmarks.nok.run_cell`'s
@@ -84,21 +106,12 @@ def run_peer_cell(method: str, name: str, seed: int, data_dir: str | None,
     X, y = datasets.load(name, data_dir)
     k_true = int(np.unique(y).size)
     base = {"method": method, "dataset": name, "seed": seed, "k_true": k_true}
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(int(cap))
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            raw = np.asarray(NOK_PEERS[method](X, seed))
-    except _OverCap:
-        return {**base, "status": "over cap"}
-    except Exception as exc:  # noqa: BLE001 - recorded, the mode goes on
-        return {**base, "status": "error", "error": f"{type(exc).__name__}: {str(exc)[:160]}"}
-    finally:
-        signal.alarm(0)
+    raw, failed, caught, seconds = run_capped(lambda: np.asarray(NOK_PEERS[method](X, seed)),
+                                              cap)
+    if failed is not None:
+        return {**base, **failed}
     labels = _noise_as_cluster(raw)
     return {**base, "status": "ok", "n": int(X.shape[0]), "k_found": found_k(raw),
             "k_method": "peer", "k_part": None, "noise_fraction": float(np.mean(raw < 0)),
-            "time_fit": time.perf_counter() - t0, **score_all(labels, y),
+            "time_fit": seconds, **score_all(labels, y),
             "warnings": sorted({w.category.__name__ for w in caught})}
