@@ -162,3 +162,57 @@ def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked
     assert (f"fitted on a sample of {size} rows" in spec["summary"]) == (n > size)
     small = auto_rule(attrs.evolve(p, n=size))
     assert small["rounding"] == spec["rounding"] and "fitted on all rows" in small["summary"]
+
+
+def _two_moons_and_blob(n=900, seed=0):
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(2 * n // 3, noise=0.06, random_state=seed)
+    rng = np.random.default_rng(seed)
+    blob = 0.15 * rng.standard_normal((n // 3, 2)) + (4.0, 0.0)
+    return np.r_[X, blob], np.r_[y, np.full(n // 3, 2)]
+
+
+def test_rule_9_without_k_counts_chained_shapes_by_the_density_tree():
+    """No k, d = 2: two moons and a blob, where the kNN graph's spectrum has no gap at 3
+    (the eigengap rule of the spectral recipes answers otherwise): the density tree of
+    the features finds 3 and its labels are the shapes."""
+    X, y = _two_moons_and_blob()
+    m = GraphClustering(random_state=0).fit(X)
+    assert m.resolved_spec_["rounding"]["name"] == "density"
+    assert "no k: the density tree" in m.resolved_spec_["summary"]
+    assert m.n_clusters_ == 3 and m.k_selection_.method == "density-tree"
+    assert adjusted_rand_score(y, m.labels_) > 0.95
+    given = GraphClustering(n_clusters=3, random_state=0).fit(X)  # rule 8 with k
+    assert given.resolved_spec_["rounding"]["name"] != "density"
+
+
+@pytest.mark.parametrize("n,chunked", [(2_000_000, False), (500, True)])
+def test_rule_9_holds_at_every_size_and_on_chunked_input(n, chunked):
+    X, _ = _two_moons_and_blob(300)
+    p = attrs.evolve(profile_data(X, None), n=n, chunked=chunked)
+    spec = auto_rule(p)
+    rows = min(n, rule_auto.DENSITY_SAMPLE)
+    assert spec["solver"]["name"] == "features" and spec["rounding"] == {
+        "name": "density", "estimate": "eom", "max_fit": rule_auto.DENSITY_SAMPLE,
+        "structure_ratio": rule_auto.DENSITY_STRUCTURE_RATIO,
+        "min_cluster_size": max(rule_auto.DENSITY_MIN_CLUSTER,
+                                rows // rule_auto.DENSITY_SIZE_DIVISOR)}
+    assert ("chunked input" in spec["summary"]) == chunked
+    assert ("fitted on a sample" in spec["summary"]) == (n > rule_auto.DENSITY_SAMPLE)
+    # not with k, sparse input, d > LOW_DIM or too few rows
+    for q in (attrs.evolve(p, k=3), attrs.evolve(p, sparse=True),
+              attrs.evolve(p, d=LOW_DIM + 1), attrs.evolve(p, n=rule_auto.DIAGNOSTIC_MIN_N - 1)):
+        assert auto_rule(q).get("rounding", {}).get("name") != "density"
+
+
+@pytest.mark.parametrize("make", ["uniform", "gaussian"])
+def test_rule_9_finds_no_structure_in_structureless_data(make):
+    rng = np.random.default_rng(4)
+    X = rng.random((3000, 2)) if make == "uniform" else rng.standard_normal((3000, 2))
+    with pytest.warns(gc.NoClusterStructureWarning):
+        m = GraphClustering(random_state=0).fit(X)
+    assert m.resolved_spec_["rounding"]["name"] == "density"
+    assert m.n_clusters_ == 1 and np.all(m.labels_ == 0)
+    d = m.k_selection_.details
+    assert d["selection_stability"] <= rule_auto.DENSITY_STRUCTURE_RATIO * d["root_stability"]

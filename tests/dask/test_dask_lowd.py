@@ -80,3 +80,19 @@ def test_auto_rule_8_on_a_cluster_equals_in_memory_above_its_samples(dask_client
         np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)
         np.testing.assert_array_equal(got.predict(as_dask(X[:500], 200)).compute(),
                                       ref.labels_[:500])
+
+
+def test_auto_rule_9_without_k_on_a_cluster_equals_in_memory(dask_client, as_dask,
+                                                             monkeypatch):
+    """No k, d = 2: the density tree of a 1000-row sample (monkeypatched, the data above
+    it) estimates k and labels; on a LocalCluster the estimate and the labels are the
+    in-memory ones for two chunkings (the rounding's estimate on the rows it draws)."""
+    monkeypatch.setattr(rule_auto, "DENSITY_SAMPLE", 1000)
+    (X, y), k = _ring_blob_noise(2000), 3
+    ref = graphclust.GraphClustering(random_state=2).fit(X)
+    assert ref.resolved_spec_["rounding"]["name"] == "density"
+    assert ref.n_clusters_ == k and ref.k_selection_.method == "density-tree"
+    for rows in (300, 1300):
+        got = graphclust.GraphClustering(random_state=2).fit(as_dask(X, rows))
+        assert got.n_clusters_ == k and got.k_selection_ == ref.k_selection_
+        np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)

@@ -76,3 +76,44 @@ def test_eom_estimate_is_hdbscans_excess_of_mass():
     size = max(15, 500 // 50)
     assert sel.details["excess_of_mass_clusters"] == hdbscan_count(E, size, size, "eom")
     assert sel.k == sel.details["excess_of_mass_clusters"]
+
+
+def test_max_fit_builds_the_tree_and_the_estimate_on_the_drawn_rows():
+    """With ``max_fit``: the estimate and the labels of the drawn rows are those of the
+    rounding without a sample on exactly those rows, and every other row takes the label
+    of its nearest drawn row (brute force reference)."""
+    E, _ = make_blobs(700, 2, centers=[[0, 0], [8, 0], [0, 9]], cluster_std=0.7,
+                      random_state=5)
+    sol = graphclust.Solution(embedding=E)
+    sampled = DensityRounding(min_cluster_size=10, max_fit=250)
+    idx = sampled.sample_rows(700, None, Context(3))
+    assert idx.size == 250 and np.all(np.diff(idx) > 0)
+    assert DensityRounding(min_cluster_size=10, max_fit=700).sample_rows(700, 3, Context(3)) is None
+    whole = DensityRounding(min_cluster_size=10)
+    sub = graphclust.Solution(embedding=E[idx])
+    ref_sel = whole.estimate_k(sub, 1, 20, Context(3))
+    ref = whole.round(sub, ref_sel.k, Context(3))
+    sel = sampled.estimate_k(sol, 1, 20, Context(3))
+    labels = sampled.round(sol, sel.k, Context(3))
+    assert sel.k == ref_sel.k == 3
+    np.testing.assert_array_equal(labels[idx], ref)
+    d2 = ((E[:, None, :] - E[idx][None, :, :]) ** 2).sum(-1)
+    np.testing.assert_array_equal(labels, ref[d2.argmin(axis=1)])
+    np.testing.assert_array_equal(sampled.assign(graphclust.Solution(embedding=E[:40])),
+                                  labels[:40])
+
+
+def test_structure_ratio_moves_the_no_structure_line():
+    """Two concentric rings: the root is nearly as stable as its two rings, so hdbscan's
+    rule (ratio 1) calls them one cluster; a ratio below their share finds the two."""
+    from sklearn.datasets import make_circles
+
+    E, _ = make_circles(1000, factor=0.6, noise=0.05, random_state=0)
+    sol = graphclust.Solution(embedding=E)
+    strict = DensityRounding(min_cluster_size=10).estimate_k(sol, 1, 20, Context(0))
+    d = strict.details
+    share = d["selection_stability"] / d["root_stability"]
+    assert d["excess_of_mass_clusters"] == 2 and 0.25 < share < 1 and strict.k == 1
+    loose = DensityRounding(min_cluster_size=10, structure_ratio=0.25).estimate_k(
+        sol, 1, 20, Context(0))
+    assert loose.k == 2 and loose.structure

@@ -53,7 +53,8 @@ def test_the_adapter_estimates_when_the_solver_ignores_k_and_its_rounding_can():
     assert estimating_stage(pipe) == ("adapter", pipe.adapter)
     # a k-using solver, or a rounding that cannot estimate: no part can (the placement
     # graph sample-knn offers no estimate), refused before any work
-    pipe.solver = FeaturesSolver()
+    pipe.solver = graphclust.resolve_part({"name": "spectral"}, "solver")
+    assert pipe.solver.uses_k
     genie = sample_pipeline(100, rounding={"name": "genie"})
     assert not genie.adapter.can_estimate_k()
     for p in (pipe, genie):

@@ -140,10 +140,17 @@ def _concat_solution(parts) -> Solution:
                     soft=None if soft[0] is None else np.vstack(soft))
 
 
-def _round(rounding, parts, n_clusters, ctx):
-    """Fit the rounding on the sample's rows; return it and the sample's label count."""
-    labels = rounding.round(_concat_solution(parts), n_clusters, ctx)
-    return rounding, int(np.unique(np.asarray(labels)).size)
+def _round(rounding, parts, n_clusters, ctx, k_range=None):
+    """Fit the rounding on the sample's rows; return it, the sample's label count and,
+    with ``n_clusters=None``, the rounding's estimate of ``k`` on those rows within
+    ``k_range`` (else None)."""
+    solution = _concat_solution(parts)
+    selection = None
+    if n_clusters is None:
+        selection = rounding.estimate_k(solution, *k_range, ctx)
+        n_clusters = selection.k
+    labels = rounding.round(solution, n_clusters, ctx)
+    return rounding, int(np.unique(np.asarray(labels)).size), selection
 
 
 def _label_counts(labels, k):
@@ -241,7 +248,9 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     if n_clusters is None:
         check_estimable(pipe, who)
         k_stage, k_part = estimating_stage(pipe)
-        if k_stage not in ("graph", "adapter"):  # the adapter's estimate: on its sample
+        # the adapter's estimate: on its sample; a rounding's: on the rows it draws
+        if not (k_stage in ("graph", "adapter")
+                or (k_stage == "rounding" and k_part.draws_rows())):
             from graphclust._errors import InputError
 
             raise InputError(f"{who}: {k_stage} {k_part.name!r} estimates n_clusters in "
@@ -302,14 +311,15 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
 
     k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
     adapter_k = n_clusters is None and k_stage == "adapter"
-    if n_clusters is None and not adapter_k:  # m-sized sums over the blocks, m x m here
+    rounding_k = n_clusters is None and k_stage == "rounding"
+    if n_clusters is None and not (adapter_k or rounding_k):  # m-sized sums, m x m here
         t0 = time.perf_counter()
         selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max,
                                                   stage("k", pipe.graph))
         warn_selection(selection, who)
         n_clusters = selection.k
         timings["k"] = time.perf_counter() - t0
-    elif not adapter_k:
+    elif not (adapter_k or rounding_k):
         selection = given_selection(n_clusters)
 
     # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any)
@@ -317,8 +327,8 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     sctx = stage("solver", pipe.solver)
     sctx.progress.open()
     chunks.progress = sctx.progress
-    if pipe.adapter is None:
-        solution = pipe.solver.solve_chunked(chunks, n_clusters, sctx)
+    if pipe.adapter is None:  # a solver that does not use k is handed k_max
+        solution = pipe.solver.solve_chunked(chunks, n_clusters or k_max, sctx)
     else:
         solution, timings["adapter"], adapter_sel = _adapted_solve(
             pipe, template, chunks, k_max if adapter_k else n_clusters, sctx, stage,
@@ -350,10 +360,15 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     parts = [lift(lifter, shipped_solution, xb, zb, local, kb)
              for xb, zb, local, kb in zip(chunks.X_blocks, Z_blocks,
                                           split_by_block(r_idx, X.chunks[0]), kept)]
-    (fitted, sample_found), caught = dask.delayed(_capturing)(
-        _round, pipe.rounding, parts, n_clusters, quiet).compute()
+    (fitted, sample_found, rounding_sel), caught = dask.delayed(_capturing)(
+        _round, pipe.rounding, parts, n_clusters, quiet,
+        (k_min, k_max) if rounding_k else None).compute()
     _reissue(caught)
     pipe.rounding = fitted
+    if rounding_k:  # estimated on the rows the rounding draws, as in memory
+        selection = rounding_sel
+        warn_selection(selection, who)
+        n_clusters = selection.k
     assign = dask.delayed(_assign, pure=True)
     shipped_rounding = dask.delayed(fitted)
     blocks = [da.from_delayed(assign(shipped_rounding, lifter, shipped_solution, xb, zb, kb),

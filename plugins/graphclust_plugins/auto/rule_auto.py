@@ -83,6 +83,21 @@ The rules, argued in ``docs/auto.rst``:
 
    All diagnostics use the fixed seed 0 (the rule sees no seed), so the choice is the
    same for every seed; what the fit then does is seeded as usual.
+9. **Low dimension without k** (``d <= LOW_DIM``, dense, no ``k``, at least
+   :data:`DIAGNOSTIC_MIN_N` rows; :func:`_density_low_dim`): the density tree of the
+   scaled features both counts and draws the clusters — HDBSCAN's excess of mass
+   (Campello, Moulavi & Sander 2013, §4) at ``min_cluster_size`` = 1 % of the rows it is
+   built on (:data:`DENSITY_SIZE_DIVISOR`; at least :data:`DENSITY_MIN_CLUSTER`), on at
+   most :data:`DENSITY_SAMPLE` rows drawn by global row index, every other row labelled
+   as its nearest sample row (in memory and chunk-wise alike). In a few dimensions a
+   density estimate is reliable and the stable clusters of its tree are the data's
+   count; the normalised spectrum of a kNN graph of chained shapes (moons, spirals, a
+   ring around a blob) has no gap at their ``k``. The estimate and the labels come from
+   one tree, so the clusters counted are the clusters returned; noise points join
+   their neighbours' cluster. No structure (``k = 1``, with the warning) when the
+   selection's stability is at most :data:`DENSITY_STRUCTURE_RATIO` of the root's: the
+   root of a ring of two circles is stable over nearly the whole range of densities
+   its rings are, so hdbscan's own rule (ratio 1) calls such data one cluster.
 """
 
 from __future__ import annotations
@@ -95,6 +110,10 @@ from graphclust import DataProfile
 from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
 
 __all__ = [
+    "DENSITY_MIN_CLUSTER",
+    "DENSITY_SAMPLE",
+    "DENSITY_SIZE_DIVISOR",
+    "DENSITY_STRUCTURE_RATIO",
     "DESCRIPTION",
     "EIG_TOL",
     "EXACT_BUDGET",
@@ -162,6 +181,17 @@ MIXTURE_SAMPLE = 100_000
 #: Rule 8b: rows Genie runs on (all rows up to it; every other row takes its nearest
 #: sample row's label); the ``genie`` rounding's ``max_exact``.
 GENIE_SAMPLE = 20_000
+#: Rule 9: rows the density tree is built on without k (all rows up to it; every other
+#: row takes its nearest sample row's label); the ``density`` rounding's ``max_fit``.
+DENSITY_SAMPLE = 20_000
+#: Rule 9: the tree's smallest cluster is the rows it is built on over this (1 %).
+DENSITY_SIZE_DIVISOR = 100
+#: Rule 9: ... and at least this many rows.
+DENSITY_MIN_CLUSTER = 5
+#: Rule 9: no structure (k = 1) when excess of mass's selection holds at most this share
+#: of the root's stability; on data without clusters (uniform, Gaussian, Student t3;
+#: d = 2..10, n >= 1000, 6 seeds) the share reached .19 (docs/choosing-k.rst).
+DENSITY_STRUCTURE_RATIO = 0.25
 #: Rule 7: fewest points per cluster asked for the manifold family.
 MANIFOLD_PER_CLUSTER = 500
 #: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
@@ -210,6 +240,8 @@ K_ESTIMATORS = {
     "spectral": "eigengap (graph builder: normalised spectrum of the graph)",
     "manifold": "density-tree (adapter 'on-sample': its rounding 'density', HDBSCAN's "
                 "excess of mass in the tree of the sample's layout)",
+    "density": "density-tree (rounding 'density': HDBSCAN's excess of mass in the tree "
+               "of the scaled features, rule 9)",
     "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
     "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
 }
@@ -448,6 +480,28 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
                   f"spectral's {diag['ncut_spectral']:.4f}")
 
 
+def _density_fits(p: DataProfile) -> bool:
+    """Rule 9 holds: no ``k``, dense, ``d <= LOW_DIM``, at least
+    :data:`DIAGNOSTIC_MIN_N` rows (any ``n``, in memory or chunked)."""
+    return (_k(p) is None and not p.sparse and p.d <= LOW_DIM
+            and p.n >= DIAGNOSTIC_MIN_N)
+
+
+def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
+    """Rule 9: the density tree of the features counts and draws the clusters."""
+    rows = int(min(p.n, DENSITY_SAMPLE))
+    size = int(max(DENSITY_MIN_CLUSTER, rows // DENSITY_SIZE_DIVISOR))
+    spec = _features({"name": "density", "min_cluster_size": size, "estimate": "eom",
+                      "structure_ratio": DENSITY_STRUCTURE_RATIO,
+                      "max_fit": DENSITY_SAMPLE})
+    where = _fitted_on(p, DENSITY_SAMPLE, "every other row labelled as its nearest "
+                       "sample row")
+    return spec, (f"d = {p.d} <= {LOW_DIM}, no k: the density tree of the features "
+                  f"(HDBSCAN's excess of mass, min_cluster_size = {size}, 1 % of {rows} "
+                  f"rows) counts and draws the clusters, noise points joining their "
+                  f"neighbours' cluster; {where}")
+
+
 def _exact_limits_exceeded(p: DataProfile) -> str:
     """The limits of the exact branch that ``p`` exceeds, as true statements (one or
     both: n above its cap, the n²·d work above its budget)."""
@@ -510,6 +564,8 @@ def auto_rule(p: DataProfile) -> dict:
                f"density tree cut to k; {where})")
     elif low[0] is not None:  # rule 8, at every size and on Dask
         spec, why = low
+    elif _density_fits(p):  # rule 9, at every size and on Dask
+        spec, why = _density_low_dim(p)
     elif p.n > SAMPLED_ANCHORS_N or p.chunked:
         spec, why = _large(p)
     elif p.d > HIGH_DIM and not p.sparse and _high_dim_fits(p):
@@ -575,6 +631,13 @@ never from labels or per-data-set values:
   Dask). The mixture is fitted on at most {MIXTURE_SAMPLE} rows drawn by global row index
   and labels every row by predict; Genie runs on at most {GENIE_SAMPLE} such rows and
   every other row takes its nearest sample row's label.
+- d <= {LOW_DIM} dense and no k (at least {DIAGNOSTIC_MIN_N} rows), at every n and on
+  Dask: the density tree of the features counts and draws the clusters — HDBSCAN's
+  excess of mass at min_cluster_size = 1 % of the rows it is built on (at least
+  {DENSITY_MIN_CLUSTER}), on at most {DENSITY_SAMPLE} rows drawn by global row index;
+  noise points join their neighbours' cluster, every other row takes its nearest sample
+  row's label. In a few dimensions the stable clusters of a density tree count chained
+  shapes the graph spectrum has no gap for.
 - n > {SAMPLED_ANCHORS_N} as well: the anchors come from a sample (U-SPEC hybrid
   representatives: k-means of 10·m random candidates), each point's 5 nearest found
   coarse to fine (approximate), transfer cut, k-means: no step costs n·m·d per
@@ -592,7 +655,8 @@ never from labels or per-data-set values:
   chunk-wise); the scale rule as for data in memory (column statistics are sums over
   chunks).
 - no k given: k is estimated at fit by the pipeline's part that declares it (the
-  eigengap of the graph's normalised spectrum for these spectral recipes), and what
+  eigengap of the graph's normalised spectrum for the spectral recipes, the density
+  tree for the manifold family and in low dimension), and what
   depends on k (the anchor count) is sized for k_max instead.
 - No choice depends on the installed extras (no faiss in any branch).
 - The chosen spec is in the fitted estimator's resolved_spec_ (with a summary saying

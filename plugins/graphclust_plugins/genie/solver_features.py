@@ -22,6 +22,10 @@ class FeaturesSolver(graphclust.Solver):
     ``projection`` is the ``d × d`` identity with no centre, so new points are placed
     with their own (scaled) features: ``out_of_sample``. Sparse ``X`` is densified
     (``n × d`` memory): this solver is meant for a few dense columns.
+
+    The solution does not depend on ``k`` (``uses_k = False``), so with no
+    ``n_clusters`` a rounding that declares ``estimates_k`` (``density``: its tree of
+    the features) estimates it (:doc:`/choosing-k`).
     """
 
     name = "features"
@@ -30,6 +34,7 @@ class FeaturesSolver(graphclust.Solver):
     provides = frozenset({graphclust.SolutionField.EMBEDDING})
     out_of_sample = True
     chunkwise = True  # every block's rows are its own features
+    uses_k = False  # the features are the same whatever k is: a rounding may estimate it
 
     def solve(self, graph, X, n_clusters, ctx):
         if X is None:

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_float
+from graphclust.numerics import as_float, nearest_anchors, sample_rows
 from graphclust_plugins.manifold._condensed import CondensedTree, label_points, select_k
 
 
@@ -58,14 +58,26 @@ class DensityRounding(graphclust.Rounding):
     ``selected_`` (the condensed-tree ids of the ``k`` clusters), ``stability_`` (their
     stabilities), ``condensed_tree_`` (the tree, ``O(n)`` rows).
 
+    Sample: with ``max_fit > 0`` and more rows than that, the tree (and the estimate of
+    ``k``) is built on ``max_fit`` rows drawn uniformly by global row index from
+    ``ctx.rng("rounding.density.sample")`` (:meth:`sample_rows`), and every row takes
+    the label of its nearest sample row (:meth:`assign`, row-local, blocks of
+    :func:`graphclust.numerics.nearest_anchors`). The chunked execution gathers exactly
+    those rows, so labels and estimate are the same in memory and for every chunking.
+    :meth:`assign` labels new rows the same way (the fitted rows are kept as
+    ``anchors_`` / ``anchor_labels_``; with ``noise=True`` a row nearest to a noise row
+    is noise too).
+
     Costs: the ``hdbscan`` package's Borůvka k-d tree, about ``O(n log n)`` for low
-    dimensions (the 10 of ``umap-layout``); memory ``O(n · p)``. Deterministic (no
-    random step). No ``assign`` (``umap-layout`` places no new points anyway).
+    dimensions (the 10 of ``umap-layout``, the few features of ``auto``'s rule 9);
+    memory ``O(n · p)``, ``n`` the rows fitted on; :meth:`assign` ``O(n · max_fit · p)``.
+    Deterministic (no random step beyond the sample).
     """
 
     name = "density"
     needs = "embedding"
     estimates_k = "density-tree"
+    chunkwise = True  # round() on the rows of sample_rows(), assign() per block
 
     min_cluster_size: int | None = graphclust.param(
         None, doc="Smallest cluster of the condensed tree (HDBSCAN's m_clSize); None = "
@@ -84,6 +96,30 @@ class DensityRounding(graphclust.Rounding):
         "eom", doc="How estimate_k counts the clusters of its tree: 'leaf' (the leaves of "
         "the condensed tree at min_cluster_size = n // k_max) or 'eom' (excess of mass at "
         "the rounding's own min_cluster_size).", check=graphclust.one_of("leaf", "eom"))
+    structure_ratio: float = graphclust.param(
+        1.0, doc="estimate_k finds no cluster structure (k = 1) when the total stability "
+        "of excess of mass's selection is at most this share of the root's stability; 1 = "
+        "hdbscan's allow_single_cluster rule (the root wins a tie).",
+        check=graphclust.real(0.0, None))
+    max_fit: int = graphclust.param(
+        0, doc="Build the tree (and estimate k) on at most this many rows, drawn by global "
+        "row index (every row then takes its nearest sample row's label); 0 = all rows.",
+        check=graphclust.integer(0))
+
+    def sample_rows(self, n, n_clusters, ctx):
+        """Sorted global row indices the tree is built on, ``None`` for all rows (the
+        draw does not depend on ``n_clusters``: the estimate of ``k`` reads the same rows)."""
+        n = int(n)
+        if self.max_fit <= 0 or n <= self.max_fit:
+            return None
+        return sample_rows(ctx.rng("rounding.density.sample"), n,
+                           int(self.max_fit)).astype(np.int64)
+
+    def _fit_rows(self, solution, ctx):
+        """The embedding rows the tree is built on (all rows, or :meth:`sample_rows`)."""
+        E = self._embedding(solution)
+        idx = self.sample_rows(E.shape[0], None, ctx)
+        return E if idx is None else E[idx], E, idx
 
     def estimate_k(self, solution, k_min, k_max, ctx):
         """The number of clusters of the condensed density tree of the embedding
@@ -103,12 +139,12 @@ class DensityRounding(graphclust.Rounding):
         No structure (both): excess of mass on the same tree with the root allowed
         (``hdbscan``'s ``allow_single_cluster``) keeps all points in one cluster, i.e.
         the root's own stability ``S(root)`` is at least the total stability of its
-        selection; then ``k = 1``. The tree is kept for the :meth:`round` that follows
+        selection (times ``structure_ratio``, default 1); then ``k = 1``. The tree is kept for the :meth:`round` that follows
         on the same solution (built once). Scores: the total stability of the best
         selection of each candidate ``k`` (:func:`select_k`)."""
         from graphclust import KSelection
 
-        E = self._embedding(solution)
+        E = self._fit_rows(solution, ctx)[0]
         n = E.shape[0]
         if n <= 2:
             return KSelection("density-tree", 1, (1,), (0.0,), "fewer than 3 points",
@@ -129,7 +165,7 @@ class DensityRounding(graphclust.Rounding):
                   float(tree.stability[0]) for c in cands]
         root = float(tree.stability[0])
         eom_total = float(tree.stability[select_k(tree, eom)].sum()) if eom > 1 else 0.0
-        structure = eom > 1 and eom_total > root
+        structure = eom > 1 and eom_total > self.structure_ratio * root
         found = tree.max_clusters if leaf else eom
         k = int(min(max(found if structure else 1, k_min), max(k_max, 1)))
         samples_used = size if samples is None and self.min_samples is None else (
@@ -141,8 +177,9 @@ class DensityRounding(graphclust.Rounding):
                 f"{found} stable cluster{'s' if found != 1 else ''}")
         rule = what
         if not structure:
-            rule += (f"; the root's stability {root:.4g} is at least that of excess of "
-                     f"mass's {eom} ({eom_total:.4g}): one cluster")
+            share = "" if self.structure_ratio == 1.0 else f"{self.structure_ratio:g} x "
+            rule += (f"; {share}the root's stability {root:.4g} is at least that of "
+                     f"excess of mass's {eom} ({eom_total:.4g}): one cluster")
         return KSelection("density-tree", k, tuple(cands), tuple(scores), rule,
                           f"rounding {self.name!r}", k_min, k_max, structure=k > 1,
                           details={"excess_of_mass_clusters": int(eom),
@@ -162,8 +199,32 @@ class DensityRounding(graphclust.Rounding):
         return E
 
     def round(self, solution, n_clusters, ctx):
-        kept, self._kept = getattr(self, "_kept", None), None
+        E, full, idx = self._fit_rows(solution, ctx)
+        labels = self._round_rows(solution, E, n_clusters, ctx)
+        self.anchors_, self.anchor_labels_ = E, labels
+        if idx is None:
+            return labels
+        return self._nearest(full)
+
+    def assign(self, solution):
+        """The label of the nearest fitted row (first on a tie) for every row of
+        ``solution``'s embedding."""
+        if not hasattr(self, "anchors_"):
+            raise RuntimeError("rounding 'density': call round() before assign()")
         E = self._embedding(solution)
+        if E.shape[1] != self.anchors_.shape[1]:
+            raise ValueError(f"rounding 'density': the embedding has {E.shape[1]} columns, "
+                             f"the fitted one had {self.anchors_.shape[1]}")
+        return self._nearest(E)
+
+    def _nearest(self, E):
+        idx, _ = nearest_anchors(E, self.anchors_, 1)
+        return np.asarray(self.anchor_labels_, dtype=np.int64)[idx[:, 0]]
+
+    def _round_rows(self, solution, E, n_clusters, ctx):
+        """The labels of the fitted rows ``E`` (a tree kept by :meth:`estimate_k` on the
+        same ``solution`` is reused)."""
+        kept, self._kept = getattr(self, "_kept", None), None
         n = E.shape[0]
         k = int(min(n_clusters, n))
         if n <= 2 or k >= n:
