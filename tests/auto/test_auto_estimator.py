@@ -213,7 +213,11 @@ def test_run_defaults_to_auto(capsys):
     code, out, err = run(capsys, "run", "--dataset", "iris", "--quiet", "--json")
     assert code == 0, err
     result = json.loads(out)
+    # no k: iris (150 rows in 4-d, fewer than rule 9's density estimate needs) is
+    # estimated by the eigengap of its kNN graph; the JSON carries the estimate
     assert result["spec"] == "auto" and result["n_clusters"] == 3
+    assert result["k_selection"]["method"] == "eigengap"
+    assert result["k_selection"]["k"] == result["n_clusters"]
     assert result["resolved_spec"]["summary"].startswith("auto:")
 
 

@@ -180,7 +180,7 @@ def test_rule_9_without_k_counts_chained_shapes_by_the_density_tree():
     X, y = _two_moons_and_blob()
     m = GraphClustering(random_state=0).fit(X)
     assert m.resolved_spec_["rounding"]["name"] == "density"
-    assert "no k: the density tree" in m.resolved_spec_["summary"]
+    assert "a density estimate needs" in m.resolved_spec_["summary"]
     assert m.n_clusters_ == 3 and m.k_selection_.method == "density-tree"
     assert adjusted_rand_score(y, m.labels_) > 0.95
     given = GraphClustering(n_clusters=3, random_state=0).fit(X)  # rule 8 with k
@@ -200,10 +200,14 @@ def test_rule_9_holds_at_every_size_and_on_chunked_input(n, chunked):
                                 rows // rule_auto.DENSITY_SIZE_DIVISOR)}
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("fitted on a sample" in spec["summary"]) == (n > rule_auto.DENSITY_SAMPLE)
-    # not with k, sparse input, d > LOW_DIM or too few rows
+    # not with k, sparse input, fewer rows than a density estimate needs in d dimensions
+    # (Silverman's table: 223 in 4-d, 10 700 in 7-d; beyond 10 dimensions never)
     for q in (attrs.evolve(p, k=3), attrs.evolve(p, sparse=True),
-              attrs.evolve(p, d=LOW_DIM + 1), attrs.evolve(p, n=rule_auto.DIAGNOSTIC_MIN_N - 1)):
+              attrs.evolve(p, n=rule_auto.DIAGNOSTIC_MIN_N - 1),
+              attrs.evolve(p, d=4, n=222), attrs.evolve(p, d=8), attrs.evolve(p, d=11)):
         assert auto_rule(q).get("rounding", {}).get("name") != "density"
+    for q in (attrs.evolve(p, d=4, n=223), attrs.evolve(p, d=7, n=10_700)):
+        assert auto_rule(q)["rounding"]["name"] == "density"
 
 
 @pytest.mark.parametrize("make", ["uniform", "gaussian"])

@@ -83,8 +83,9 @@ The rules, argued in ``docs/auto.rst``:
 
    All diagnostics use the fixed seed 0 (the rule sees no seed), so the choice is the
    same for every seed; what the fit then does is seeded as usual.
-9. **Low dimension without k** (``d <= LOW_DIM``, dense, no ``k``, at least
-   :data:`DIAGNOSTIC_MIN_N` rows; :func:`_density_low_dim`): the density tree of the
+9. **Low dimension without k** (dense, no ``k``, and as many rows as a density estimate
+   needs in ``d`` dimensions — Silverman's Table 4.2, :data:`DENSITY_ROWS_NEEDED`: 19 in
+   2-d, 223 in 4-d, 10 700 in 7-d, so ``d <= 7``; :func:`_density_low_dim`): the density tree of the
    scaled features both counts and draws the clusters — HDBSCAN's excess of mass
    (Campello, Moulavi & Sander 2013, §4) at ``min_cluster_size`` = 1 % of the rows it is
    built on (:data:`DENSITY_SIZE_DIVISOR`; at least :data:`DENSITY_MIN_CLUSTER`), on at
@@ -111,6 +112,7 @@ from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
 
 __all__ = [
     "DENSITY_MIN_CLUSTER",
+    "DENSITY_ROWS_NEEDED",
     "DENSITY_SAMPLE",
     "DENSITY_SIZE_DIVISOR",
     "DENSITY_STRUCTURE_RATIO",
@@ -181,6 +183,13 @@ MIXTURE_SAMPLE = 100_000
 #: Rule 8b: rows Genie runs on (all rows up to it; every other row takes its nearest
 #: sample row's label); the ``genie`` rounding's ``max_exact``.
 GENIE_SAMPLE = 20_000
+#: Rule 9: rows a density estimate needs in d dimensions — Silverman (1986), *Density
+#: Estimation for Statistics and Data Analysis*, Table 4.2: the sample size for which a
+#: kernel estimate of the standard normal density at its centre has a relative mean
+#: squared error below 0.1, for d = 1..10. Rule 9 holds where the rows its tree is built
+#: on reach it (d <= 7 at DENSITY_SAMPLE rows).
+DENSITY_ROWS_NEEDED = {1: 4, 2: 19, 3: 67, 4: 223, 5: 768, 6: 2790, 7: 10700, 8: 43700,
+                       9: 187000, 10: 842000}
 #: Rule 9: rows the density tree is built on without k (all rows up to it; every other
 #: row takes its nearest sample row's label); the ``density`` rounding's ``max_fit``.
 DENSITY_SAMPLE = 20_000
@@ -481,10 +490,13 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
 
 
 def _density_fits(p: DataProfile) -> bool:
-    """Rule 9 holds: no ``k``, dense, ``d <= LOW_DIM``, at least
-    :data:`DIAGNOSTIC_MIN_N` rows (any ``n``, in memory or chunked)."""
-    return (_k(p) is None and not p.sparse and p.d <= LOW_DIM
-            and p.n >= DIAGNOSTIC_MIN_N)
+    """Rule 9 holds: no ``k``, dense, at least :data:`DIAGNOSTIC_MIN_N` rows, and the
+    rows the tree is built on (``min(n, DENSITY_SAMPLE)``) reach the sample size a
+    density estimate needs in ``d`` dimensions (:data:`DENSITY_ROWS_NEEDED`); any ``n``,
+    in memory or chunked."""
+    need = DENSITY_ROWS_NEEDED.get(int(p.d))
+    return (_k(p) is None and not p.sparse and need is not None
+            and min(p.n, DENSITY_SAMPLE) >= max(need, DIAGNOSTIC_MIN_N))
 
 
 def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
@@ -496,7 +508,9 @@ def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
                       "max_fit": DENSITY_SAMPLE})
     where = _fitted_on(p, DENSITY_SAMPLE, "every other row labelled as its nearest "
                        "sample row")
-    return spec, (f"d = {p.d} <= {LOW_DIM}, no k: the density tree of the features "
+    need = DENSITY_ROWS_NEEDED[int(p.d)]
+    return spec, (f"d = {p.d}, no k, {rows} rows >= the {need} a density estimate needs "
+                  "in d dimensions (Silverman's Table 4.2): the density tree of the features "
                   f"(HDBSCAN's excess of mass, min_cluster_size = {size}, 1 % of {rows} "
                   f"rows) counts and draws the clusters, noise points joining their "
                   f"neighbours' cluster; {where}")
@@ -631,8 +645,9 @@ never from labels or per-data-set values:
   Dask). The mixture is fitted on at most {MIXTURE_SAMPLE} rows drawn by global row index
   and labels every row by predict; Genie runs on at most {GENIE_SAMPLE} such rows and
   every other row takes its nearest sample row's label.
-- d <= {LOW_DIM} dense and no k (at least {DIAGNOSTIC_MIN_N} rows), at every n and on
-  Dask: the density tree of the features counts and draws the clusters — HDBSCAN's
+- dense, no k, and at least the rows a density estimate needs in d dimensions
+  (Silverman 1986, Table 4.2: 19 in 2-d, 223 in 4-d, 10 700 in 7-d; so d <= 7), at
+  every n and on Dask: the density tree of the features counts and draws the clusters — HDBSCAN's
   excess of mass at min_cluster_size = 1 % of the rows it is built on (at least
   {DENSITY_MIN_CLUSTER}), on at most {DENSITY_SAMPLE} rows drawn by global row index;
   noise points join their neighbours' cluster, every other row takes its nearest sample
