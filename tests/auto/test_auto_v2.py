@@ -61,13 +61,27 @@ def test_overlapping_anisotropic_gaussians_take_the_mixture_family():
     np.testing.assert_array_equal(model.predict(X[:40]), model.labels_[:40])
 
 
-def test_shapes_with_noise_take_genie_by_the_normalised_cut():
+def test_shapes_with_noise_take_the_lowest_normalised_cut():
+    """Ring, blobs and 5 % noise: the density tree's partition cuts the sample's graph
+    least (noise points leave its clusters, where they bridge the spectral cut)."""
     X, y = _ring_blob_noise()
     model = GraphClustering(n_clusters=3, random_state=0).fit(X)
     spec = model.resolved_spec_
-    assert spec["rounding"]["name"] == "genie", spec["summary"]
+    assert spec["rounding"]["name"] == "density", spec["summary"]
     summary = spec["summary"]
-    assert "> 0.05" in summary and "normalised cut" in summary and "< spectral's" in summary
+    assert "> 0.05" in summary and "normalised cuts" in summary and "is the lowest" in summary
+    assert adjusted_rand_score(y, model.labels_) > 0.9
+
+
+def test_genie_when_it_cuts_least(monkeypatch):
+    X, y = _ring_blob_noise()
+    p = profile_data(X, 3)
+    real = rule_auto.low_dim_diagnostics(p, "none")
+    monkeypatch.setattr(rule_auto, "low_dim_diagnostics",
+                        lambda p, s: {**real, "ncut_density": 1.0})
+    model = GraphClustering(n_clusters=3, random_state=0).fit(X)
+    assert model.resolved_spec_["rounding"]["name"] == "genie"
+    assert "< spectral's" in model.resolved_spec_["summary"]
     assert adjusted_rand_score(y, model.labels_) > 0.9
 
 
@@ -77,8 +91,10 @@ def test_the_summary_states_the_diagnostics_that_decided():
     diag = rule_auto.low_dim_diagnostics(p, "none")
     summary = auto_rule(p)["summary"]
     assert f"{diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}" in summary
-    assert f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}" in summary
-    assert diag["ncut_genie"] < diag["ncut_spectral"] and diag["mixture_gain"] > MIXTURE_GAIN
+    for key in ("ncut_genie", "ncut_spectral", "ncut_density"):
+        assert f"{diag[key]:.4f}" in summary
+    assert diag["ncut_density"] < min(diag["ncut_genie"], diag["ncut_spectral"])
+    assert diag["mixture_gain"] > MIXTURE_GAIN
 
 
 def test_when_spectral_cuts_better_the_spectral_rules_decide_and_say_why(monkeypatch):
@@ -86,7 +102,8 @@ def test_when_spectral_cuts_better_the_spectral_rules_decide_and_say_why(monkeyp
     p = profile_data(X, 3)
     real = rule_auto.low_dim_diagnostics(p, "none")
     monkeypatch.setattr(rule_auto, "low_dim_diagnostics",
-                        lambda p, s: {**real, "ncut_genie": real["ncut_spectral"] + 1.0})
+                        lambda p, s: {**real, "ncut_genie": real["ncut_spectral"] + 1.0,
+                                      "ncut_density": real["ncut_spectral"] + 1.0})
     spec = auto_rule(p)
     assert spec["graph"]["name"] == "knn" and spec["rounding"]["name"] == "kmeans"
     assert ">= spectral's" in spec["summary"] and "exact 10-NN spectral" in spec["summary"]
@@ -137,17 +154,17 @@ def test_auto_labels_do_not_depend_on_faiss_being_installed(monkeypatch):
 
 
 @pytest.mark.parametrize("n,chunked", [(10**7, False), (50_000, True), (10**8, True)])
-@pytest.mark.parametrize("family", ["mixture", "genie", "spectral"])
+@pytest.mark.parametrize("family", ["mixture", "genie", "density", "spectral"])
 def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked, family):
-    """Above SAMPLED_ANCHORS_N and on Dask the same diagnostics decide; the mixture and
-    Genie are fitted on their samples (all rows up to them), the spectral fallback is
-    rule 5, and the summary says which."""
+    """Above SAMPLED_ANCHORS_N and on Dask the same diagnostics decide; the mixture,
+    Genie and the density tree are fitted on their samples (all rows up to them), the
+    spectral fallback is rule 5, and the summary says which."""
     X, _ = _aniso(300)
     p = attrs.evolve(profile_data(X, 3), n=n, chunked=chunked)
     diag = {"rows": 300, "two_nn_dimension": 2.0, "mixture_parameters": 35,
             "mixture_fits_size": True, "mixture_gain": -0.1 if family == "mixture" else 0.5,
             "mixture": family == "mixture", "ncut_genie": 0.1 if family == "genie" else 0.3,
-            "ncut_spectral": 0.2}
+            "ncut_spectral": 0.2, "ncut_density": 0.05 if family == "density" else 0.4}
     monkeypatch.setattr(rule_auto, "low_dim_diagnostics", lambda p, s: diag)
     spec = auto_rule(p)
     assert ("chunked input" in spec["summary"]) == chunked
@@ -155,9 +172,11 @@ def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked
         assert spec["anchors"]["name"] == "hybrid" and spec["solver"]["name"] == "tcut"
         assert ">= spectral's" in spec["summary"]
         return
-    size = rule_auto.MIXTURE_SAMPLE if family == "mixture" else rule_auto.GENIE_SAMPLE
+    size = {"mixture": rule_auto.MIXTURE_SAMPLE, "genie": rule_auto.GENIE_SAMPLE,
+            "density": rule_auto.DENSITY_SAMPLE}[family]
     assert spec["solver"]["name"] == "features"
-    assert spec["rounding"]["name"] == ("gmm" if family == "mixture" else "genie")
+    assert spec["rounding"]["name"] == {"mixture": "gmm", "genie": "genie",
+                                        "density": "density"}[family]
     assert spec["rounding"]["max_fit"] == size
     assert (f"fitted on a sample of {size} rows" in spec["summary"]) == (n > size)
     small = auto_rule(attrs.evolve(p, n=size))

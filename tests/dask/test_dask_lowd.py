@@ -58,13 +58,14 @@ def _ring_blob_noise(n=900, seed=0):
     return np.r_[X, noise], np.r_[y, y[cKDTree(X).query(noise)[1]]]
 
 
-@pytest.mark.parametrize("data,family", [("blobs", "gmm"), ("ring", "genie")])
+@pytest.mark.parametrize("data,family", [("blobs", "gmm"), ("ring", "density")])
 def test_auto_rule_8_on_a_cluster_equals_in_memory_above_its_samples(dask_client, as_dask,
                                                                      monkeypatch, data,
                                                                      family):
     """Samples of 500 / 400 rows (monkeypatched) so that the data are above them."""
     monkeypatch.setattr(rule_auto, "MIXTURE_SAMPLE", 500)
     monkeypatch.setattr(rule_auto, "GENIE_SAMPLE", 400)
+    monkeypatch.setattr(rule_auto, "DENSITY_SAMPLE", 400)
     if data == "blobs":
         X, y = make_blobs(3000, 4, centers=4, cluster_std=1.0, random_state=3)
         k = 4

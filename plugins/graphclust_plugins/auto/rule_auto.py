@@ -426,6 +426,23 @@ def _genie_labels(S: np.ndarray, k: int) -> np.ndarray:
                                            M=1).fit_predict(P))
 
 
+def _density_size(rows: int) -> int:
+    """The density tree's smallest cluster on ``rows`` rows: 1 % of them
+    (:data:`DENSITY_SIZE_DIVISOR`), at least :data:`DENSITY_MIN_CLUSTER`."""
+    return int(max(DENSITY_MIN_CLUSTER, int(rows) // DENSITY_SIZE_DIVISOR))
+
+
+def _density_labels(S: np.ndarray, k: int) -> np.ndarray:
+    """The ``density`` rounding's tree of the sample cut to ``k`` (noise voted in), at
+    the resolution of rules 8b and 9 (:func:`_density_size`)."""
+    import graphclust
+
+    part = graphclust.resolve_part({"name": "density",
+                                    "min_cluster_size": _density_size(S.shape[0])},
+                                   "rounding")
+    return np.asarray(part.round(graphclust.Solution(embedding=S), k, graphclust.Context(0)))
+
+
 def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
     """Rule 8's diagnostics of the profile's sample, or None when they do not apply
     (no sample, ``d > LOW_DIM``, sparse, ``k`` not given or below 2, too few rows, or a
@@ -451,6 +468,7 @@ def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
         A = D.knn_graph(idx)
         out["ncut_genie"] = D.normalized_cut(A, _genie_labels(S, k))
         out["ncut_spectral"] = D.normalized_cut(A, _spectral_labels(S, k))
+        out["ncut_density"] = D.normalized_cut(A, _density_labels(S, k))
     return out
 
 
@@ -477,6 +495,17 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
                if diag["mixture_fits_size"] else
                f"{diag['rows'] // 2} training rows < {diag['mixture_parameters']} "
                "parameters of 2k Gaussians: no mixture test")
+    cuts = (f"normalised cuts of the sample's 10-NN graph: Genie {diag['ncut_genie']:.4f}, "
+            f"spectral {diag['ncut_spectral']:.4f}, density tree {diag['ncut_density']:.4f}")
+    if diag["ncut_density"] < min(diag["ncut_genie"], diag["ncut_spectral"]):
+        where = _fitted_on(p, DENSITY_SAMPLE, "every other row labelled as its nearest "
+                           "sample row")
+        rows = int(min(p.n, DENSITY_SAMPLE))
+        return _features({"name": "density", "min_cluster_size": _density_size(rows),
+                          "max_fit": DENSITY_SAMPLE}), (
+            f"{head}; {why_mix}; {cuts}: the density tree's is the lowest — HDBSCAN's "
+            f"tree of the features (min_cluster_size {_density_size(rows)}, 1 % of {rows} "
+            f"rows) cut to k, noise points joining their neighbours' cluster; {where}")
     if diag["ncut_genie"] < diag["ncut_spectral"]:
         where = _fitted_on(p, GENIE_SAMPLE, "every other row labelled as its nearest "
                            "sample row")
@@ -486,7 +515,8 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
             f"{diag['ncut_genie']:.4f} < spectral's {diag['ncut_spectral']:.4f}: Genie "
             f"(Gini cap {GINI_THRESHOLD:g}) on the features; {where}")
     return None, (f"{head}; {why_mix}; Genie's normalised cut {diag['ncut_genie']:.4f} >= "
-                  f"spectral's {diag['ncut_spectral']:.4f}")
+                  f"spectral's {diag['ncut_spectral']:.4f} (the density tree's "
+                  f"{diag['ncut_density']:.4f})")
 
 
 def _density_fits(p: DataProfile) -> bool:
@@ -502,7 +532,7 @@ def _density_fits(p: DataProfile) -> bool:
 def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
     """Rule 9: the density tree of the features counts and draws the clusters."""
     rows = int(min(p.n, DENSITY_SAMPLE))
-    size = int(max(DENSITY_MIN_CLUSTER, rows // DENSITY_SIZE_DIVISOR))
+    size = _density_size(rows)
     spec = _features({"name": "density", "min_cluster_size": size, "estimate": "eom",
                       "structure_ratio": DENSITY_STRUCTURE_RATIO,
                       "max_fit": DENSITY_SAMPLE})
