@@ -19,8 +19,10 @@ def graphclust_register_components(registry):
     registry.rules.add("auto", auto_rule,
                        summary="Decided from the data and cheap diagnostics of a sample: "
                                "UMAP+HDBSCAN for dense d > 50 with >= 500 points per "
-                               "cluster; for d <= 16 a Gaussian mixture or Genie when the "
-                               "diagnostics say so; else exact kNN spectral up to 5000 "
+                               "cluster; for d <= 16 a Gaussian mixture, a density tree or "
+                               "Genie when the diagnostics say so, and without k a density "
+                               "tree where the rows suffice for d; else exact kNN spectral "
+                               "up to 5000 "
                                "points, kNN on 50 principal components for dense d > 50, "
                                "k-means-anchor spectral otherwise; standardised when the "
                                "columns are in different units",

@@ -66,10 +66,13 @@ The rules, argued in ``docs/auto.rst``:
       full-covariance mixture it fits (otherwise the larger model overfits and the test
       says nothing), the data are a mixture of ellipsoids: a Gaussian mixture (full
       covariances) on the scaled features (``gmm`` rounding).
-   b. *MST*: otherwise, when Genie's partition of the sample has a lower normalised cut
-      of the sample's 10-NN graph than today's spectral recipe's partition of the same
-      sample — lower by the very objective spectral clustering relaxes — Genie
-      (``genie`` rounding, Gini cap 0.3) on the scaled features.
+   b. *Density tree or MST*: otherwise three partitions of the sample compete by their
+      normalised cut of the sample's 10-NN graph — the very objective spectral
+      clustering relaxes: the density tree (HDBSCAN at 1 % of the rows, cut to ``k``,
+      noise voted in), Genie and the spectral recipe of rule 2. The density tree
+      (``density`` rounding on the scaled features) when its cut is strictly the
+      lowest; else Genie (``genie`` rounding, Gini cap 0.3) when its cut is lower than
+      spectral's.
    c. otherwise rules 2–3 as before (rule 5 above :data:`SAMPLED_ANCHORS_N` points or on
       chunked input).
 
@@ -668,13 +671,15 @@ never from labels or per-data-set values:
   evenly spaced rows (scaled as above; fixed seed) choose the family first —
   a Gaussian mixture (full covariances) on the features when 2k Gaussians predict
   held-out rows no better than k (gain <= {MIXTURE_GAIN:g} nats per row), the test's
-  half-sample having a row per parameter of the 2k mixture; else Genie (Gini cap
-  {GINI_THRESHOLD:g}) on the features when its partition of the sample has a lower
-  normalised cut of the sample's 10-NN graph than the spectral recipe's; else the
+  half-sample having a row per parameter of the 2k mixture; else the partition of the
+  sample with the lowest normalised cut of its 10-NN graph: the density tree (HDBSCAN
+  at 1 % of the rows, cut to k) when strictly lowest, else Genie (Gini cap
+  {GINI_THRESHOLD:g}) when lower than the spectral recipe's; else the
   spectral recipes above (the sampled-anchor one above {SAMPLED_ANCHORS_N} points and on
   Dask). The mixture is fitted on at most {MIXTURE_SAMPLE} rows drawn by global row index
   and labels every row by predict; Genie runs on at most {GENIE_SAMPLE} such rows and
-  every other row takes its nearest sample row's label.
+  every other row takes its nearest sample row's label; the density tree runs on at most
+  {DENSITY_SAMPLE} such rows, labelled the same way.
 - dense, no k, and at least the rows a density estimate needs in d dimensions
   (Silverman 1986, Table 4.2: 19 in 2-d, 223 in 4-d, 10 700 in 7-d; so d <= 7), at
   every n and on Dask: the density tree of the features counts and draws the clusters — HDBSCAN's
