@@ -169,3 +169,14 @@ def test_paired_gains_only_on_sets_both_ran():
     assert set(got) == {"p", "q"}
     assert got["p"] == (2, pytest.approx(0.45), pytest.approx(0.6))
     assert got["q"] == (1, pytest.approx(0.5), pytest.approx(0.6))
+
+
+def test_nok_structure_rows_say_k_and_the_warning():
+    """The no-structure benchmark on a small uniform square and Gaussian: one row per
+    fit with the k found and whether the warning came, from a real fit."""
+    from benchmarks.nok_structure import fit_one
+
+    for make in ("uniform", "gaussian"):
+        row = fit_one("auto", make, 1500, 2, 0)
+        assert row["k"] == 1 and row["warned"] and row["d"] == 2
+        assert row["estimator"].startswith("density-tree")
