@@ -62,7 +62,7 @@ The rules, argued in ``docs/auto.rst``:
    a. *Mixture*: when ``2k`` Gaussians predict held-out sample rows no better than ``k``
       Gaussians (:func:`~graphclust_plugins.auto._diagnostics.mixture_gain` ``<=``
       :data:`MIXTURE_GAIN` nats per row) and the test's training half has at least
-      :data:`MIXTURE_ROWS_PER_PARAMETER` row per parameter of the ``2k``-component
+      :data:`MIXTURE_ROWS_PER_PARAMETER` rows per parameter of the ``2k``-component
       full-covariance mixture it fits (otherwise the larger model overfits and the test
       says nothing), the data are a mixture of ellipsoids: a Gaussian mixture (full
       covariances) on the scaled features (``gmm`` rounding).
@@ -176,8 +176,12 @@ DIAGNOSTIC_MIN_N = 50
 #: Rule 8a: largest held-out gain (nats per row) of 2k over k Gaussians for a mixture.
 MIXTURE_GAIN = 0.05
 #: Rule 8a: fewest training rows of the gain test (half the sample) per free parameter
-#: of the 2k-component full-covariance mixture it fits.
-MIXTURE_ROWS_PER_PARAMETER = 1
+#: of the 2k-component full-covariance mixture it fits (the 5 : 1 rule of thumb for
+#: maximum-likelihood fits, Bentler & Chou 1987). With fewer the 2k model overfits its
+#: half and the held-out gain turns negative on data that are no mixture: the 10-D data
+#: of benchmarks/dask_scaling.py (1 319 parameters) gain -0.17 to -0.19 at 1.5 training rows per
+#: parameter, +0.028 at 3.8 and +0.097 at 7.6 (docs/auto.rst).
+MIXTURE_ROWS_PER_PARAMETER = 5
 #: Rule 8b: Genie's Gini cap (genieclust's default).
 GINI_THRESHOLD = 0.3
 #: Rule 8a: rows the Gaussian mixture is fitted on (all rows up to it; every row is then
@@ -492,12 +496,13 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
         return _features({"name": "gmm", "n_init": 3, "max_fit": MIXTURE_SAMPLE}), (
             f"{head}; 2k Gaussians gain {diag['mixture_gain']:.3f} <= {MIXTURE_GAIN:g} nats "
             f"per held-out row over k ({diag['rows'] // 2} training rows >= "
-            f"{diag['mixture_parameters']} parameters): Gaussian mixture (full covariances; "
+            f"{MIXTURE_ROWS_PER_PARAMETER} x {diag['mixture_parameters']} parameters): "
+            "Gaussian mixture (full covariances; "
             f"{where})")
     why_mix = (f"2k Gaussians gain {diag['mixture_gain']:.3f} > {MIXTURE_GAIN:g}"
                if diag["mixture_fits_size"] else
-               f"{diag['rows'] // 2} training rows < {diag['mixture_parameters']} "
-               "parameters of 2k Gaussians: no mixture test")
+               f"{diag['rows'] // 2} training rows < {MIXTURE_ROWS_PER_PARAMETER} per "
+               f"parameter of 2k Gaussians ({diag['mixture_parameters']}): no mixture test")
     cuts = (f"normalised cuts of the sample's 10-NN graph: Genie {diag['ncut_genie']:.4f}, "
             f"spectral {diag['ncut_spectral']:.4f}, density tree {diag['ncut_density']:.4f}")
     if diag["ncut_density"] < min(diag["ncut_genie"], diag["ncut_spectral"]):
@@ -671,7 +676,7 @@ never from labels or per-data-set values:
   evenly spaced rows (scaled as above; fixed seed) choose the family first —
   a Gaussian mixture (full covariances) on the features when 2k Gaussians predict
   held-out rows no better than k (gain <= {MIXTURE_GAIN:g} nats per row), the test's
-  half-sample having a row per parameter of the 2k mixture; else the partition of the
+  half-sample having {MIXTURE_ROWS_PER_PARAMETER} rows per parameter of the 2k mixture; else the partition of the
   sample with the lowest normalised cut of its 10-NN graph: the density tree (HDBSCAN
   at 1 % of the rows, cut to k) when strictly lowest, else Genie (Gini cap
   {GINI_THRESHOLD:g}) when lower than the spectral recipe's; else the
