@@ -238,7 +238,10 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
     ``m``-sized one (per-anchor values or a projection, for ``predict``).
 
     With ``n_clusters=None`` the graph builder's ``estimate_k_chunked`` estimates it
-    after the graph stage, from ``m``-sized sums over the blocks (:doc:`/choosing-k`).
+    after the graph stage, from ``m``-sized sums over the blocks; an adapter that
+    estimates does so on its sample, and a rounding that draws its own rows
+    (``sample_rows``) on exactly those gathered rows, before it is fitted on them
+    (:doc:`/choosing-k`).
     """
     import dask
     from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
