@@ -61,6 +61,8 @@ def _number(kind: str, cls, low, high, low_open, high_open) -> Check:
             return f"must be {desc}, {_got(value)}"
         if value != value:  # NaN
             return f"must be {desc}, got nan"
+        if value in (float("inf"), float("-inf")):  # no parameter means anything at infinity
+            return f"must be a finite {desc.removeprefix('a ').removeprefix('an ')}, got {value!r}"
         if low is not None and (value <= low if low_open else value < low):
             return f"must be {desc}, got {value!r}"
         if high is not None and (value >= high if high_open else value > high):

@@ -59,3 +59,17 @@ def test_sizes_beyond_the_data_are_clamped(preset, overrides):
         warnings.simplefilter("ignore")
         model = GraphClustering(preset, n_clusters=3, random_state=0, overrides=overrides).fit(X)
     assert model.labels_.shape == (300,)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf")])
+@pytest.mark.parametrize("part,kind,param", [("ongr", "solver", "lam"),
+                                             ("gmm", "rounding", "reg_covar"),
+                                             ("density", "rounding", "structure_ratio")])
+def test_infinite_numbers_are_spec_errors(part, kind, param, value):
+    """No numeric parameter means anything at infinity: ONGR with ``lam = inf`` made
+    its polar step's SVD fail to converge (found by the slow spec fuzz), so every
+    ``real`` check refuses ±inf before any work, naming the parameter."""
+    import graphclust
+
+    with pytest.raises(graphclust.SpecError, match=f"{param}: must be a finite"):
+        graphclust.resolve_part({"name": part, param: value}, kind)
