@@ -453,3 +453,21 @@ def test_rounding_param_checks():
     assert not EllipsoidRounding().check_params()
 
 
+
+
+def test_ellipsoid_rounding_of_an_all_zero_embedding_is_one_cluster():
+    """A spectral embedding of a one-anchor graph is all zeros; the MVEE of rank-0 rows
+    has no support (Frank–Wolfe failed with an empty argmin, found by the slow spec
+    fuzz). Nothing tells the points apart: one cluster, and the pipeline says it."""
+    r = EllipsoidRounding()
+    labels = r.round(graphclust.Solution(embedding=np.zeros((12, 3))), 3, graphclust.Context(0))
+    np.testing.assert_array_equal(labels, np.zeros(12, dtype=np.int64))
+    np.testing.assert_array_equal(r.assign(graphclust.Solution(embedding=np.zeros((4, 3)))),
+                                  np.zeros(4, dtype=np.int64))
+    X = np.random.default_rng(0).normal(size=(24, 3)) + np.repeat(np.eye(3) * 6, 8, axis=0)
+    spec = {"anchors": {"name": "kmeans", "n_anchors": 1000}, "graph": {"name": "one-anchor"},
+            "solver": {"name": "spectral"},
+            "rounding": {"name": "ellipsoid", "mvee": "fw", "nnls": "fast"}}
+    with pytest.warns(graphclust.FewerClustersWarning):
+        model = graphclust.GraphClustering(spec, n_clusters=3, random_state=0).fit(X)
+    assert np.all(model.labels_ == 0)

@@ -39,11 +39,18 @@ def ellipsoid_round(P: np.ndarray, r: int, *, mvee_backend: str = "fw",
 
     Returns a dict with ``labels``, ``active`` (MVEE active points, step 2),
     ``representatives`` (the set J of step 3, in SPA order), ``mvee`` (the result
-    object) and timings ``mvee_seconds``, ``spa_seconds``, ``nnls_seconds``.
+    object) and timings ``mvee_seconds``, ``spa_seconds``, ``nnls_seconds``. An
+    embedding of rank 0 (every row zero: nothing tells the points apart) is one cluster,
+    with the first row as its representative and no MVEE (``mvee`` is None).
     """
     P = np.asarray(P, dtype=np.float64)
     n = P.shape[0]
     Pr = reduce_rank(P)  # Assumption 1: work in the row space if rank(P) < dim
+    if Pr.shape[1] == 0:  # rank 0: every row is zero, nothing tells the points apart
+        first = np.arange(min(n, 1), dtype=np.int64)
+        return {"labels": np.zeros(n, dtype=np.int64), "active": first,
+                "representatives": first, "mvee": None, "mvee_seconds": 0.0,
+                "spa_seconds": 0.0, "nnls_seconds": 0.0, "n": n}
     t0 = time.perf_counter()
     res = mvee(Pr, mvee_backend, tol=tol, active_tol=active_tol, max_iter=max_iter,
                progress=progress)
