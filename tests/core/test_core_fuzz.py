@@ -282,3 +282,16 @@ def test_random_set_strings_never_crash_slow(small_csv, text, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _cli_set(small_csv, text, capsys)
+
+
+@pytest.mark.parametrize("preset", ["ncer", "dlc"])
+def test_an_all_zero_given_graph_is_a_clean_error(preset):
+    """Found by the slow estimator fuzz (hypothesis seed 7): a given (24, 5) graph of
+    zeros crashed ``ncer-embedding`` (an IndexError on its rank-0 basis) and made
+    ``dlc`` raise a bare ValueError (no landmarks); both are InputErrors now."""
+    model = GraphClustering(preset, n_clusters=3, random_state=0)
+    model.set_params(graph=np.full((24, 5), 0.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(InputError):
+            model.fit(X_SMALL)

@@ -126,11 +126,12 @@ class DLCSolver(graphclust.Solver):
 
     def solve(self, graph, X, n_clusters, ctx):
         if not isinstance(graph, graphclust.AnchorGraph):
-            raise TypeError("solver 'dlc' needs an anchor graph (landmark codes)")
+            raise graphclust.InputError("solver 'dlc' needs an anchor graph (landmark codes)")
         if X is None:
-            raise ValueError("solver 'dlc' needs the features X")
-        if graph.anchors is None:
-            raise ValueError("solver 'dlc' needs the graph's landmarks (graph.anchors)")
+            raise graphclust.InputError("solver 'dlc' needs the features X")
+        if graph.anchors is None:  # a given Z without its landmarks
+            raise graphclust.InputError("solver 'dlc' needs the graph's landmarks "
+                                        "(graph.anchors); a given graph must carry them")
         X = as_float(X)
         n, d = X.shape
         if graph.n != n:

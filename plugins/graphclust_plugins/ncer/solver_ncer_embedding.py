@@ -176,6 +176,9 @@ class NcerEmbedding(graphclust.Solver):
         s2, U = leading_eigenvectors(G, r, rng=ctx.rng("ncer-embedding"),
                                      method=self.eigen_solver)
         positive = int(np.sum(s2 > 1e-12 * max(s2[0], 1e-300)))
+        if positive == 0:  # every weight of Z is zero: no edge, no embedding
+            raise graphclust.InputError("solver 'ncer-embedding': the anchor graph has no "
+                                        "edge (every weight of Z is zero)")
         if r > positive:
             warnings.warn(f"ncer-embedding: r={r} exceeds the rank {positive} of the anchor "
                           f"graph; using r={positive}", graphclust.GraphClustWarning, stacklevel=3)
