@@ -158,6 +158,7 @@ def _pair(spec, X, Xd, k=10, seed=0, **kw):
     return mem, chunked
 
 
+@pytest.mark.slow  # 3.5 s
 def test_bkhk_dcd_preset_equals_in_memory(digits, as_dask, dask_client):
     """The ``bkhk-dcd`` preset as it is (1024 BKHK anchors, DCD on ``ZᵀZ``, argmax) on
     six chunks: the in-memory labels, soft rows to round-off, m-sized state on the

@@ -27,6 +27,7 @@ def _pair(spec, X, Xd, seed=0, k=10):
     return mem, chunked
 
 
+@pytest.mark.slow  # 4 s: twenty chunked members
 def test_usenc_like_chunked_equals_in_memory(digits, as_dask, dask_client):
     """Same seed: every member's labels, the members' k_j and seeds, and the consensus
     labels equal the in-memory run; the memberships reach the caller with zero rows."""

@@ -83,6 +83,7 @@ def test_tiny_inputs_clamp_n_neighbors():
     assert g.info["n_neighbors"] == 3 and g.n_components() == 1
 
 
+@pytest.mark.slow  # compiles umap-learn's kernels (5 s in a fresh env)
 def test_matches_umap_learn(points):
     """The same graph as umap-learn's fuzzy_simplicial_set given the same neighbours."""
     umap_ = pytest.importorskip("umap.umap_")

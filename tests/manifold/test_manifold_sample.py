@@ -280,6 +280,7 @@ def test_one_nndescent_index_serves_the_placement_and_the_sample_graph(monkeypat
     assert (a.multiply(e) > 0).sum() / (e > 0).sum() > 0.95
 
 
+@pytest.mark.slow  # NNDescent.prepare() compiles its search (about 25 s in a fresh env)
 def test_shared_index_is_released_with_its_sample_rows():
     """The index kept for the sample's fuzzy graph does not outlive the sample rows."""
     import gc
