@@ -635,3 +635,13 @@ def test_row_norms_are_exact_to_rounding_at_any_scale(X, exponent):
 def test_l2_rows_of_tiny_entries_have_unit_length():
     """The example the scaling property found: 1.59e-162 squared is subnormal."""
     assert nx.normalize_rows(np.array([[1.59e-162]]))[0, 0] == 1.0
+
+
+def test_fit_rows_draws_max_fit_sorted_rows_or_none():
+    from graphclust.numerics import fit_rows, sample_rows
+
+    assert fit_rows(np.random.default_rng(0), 50, 0) is None
+    assert fit_rows(np.random.default_rng(0), 50, 50) is None
+    got = fit_rows(np.random.default_rng(3), 50, 20)
+    assert got.dtype == np.int64 and got.size == 20 and np.all(np.diff(got) > 0)
+    np.testing.assert_array_equal(got, sample_rows(np.random.default_rng(3), 50, 20))

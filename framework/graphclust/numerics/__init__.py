@@ -62,6 +62,7 @@ from graphclust.numerics.eigen import (
     use_dense_eigensolver,
 )
 from graphclust.numerics.random import (
+    fit_rows,
     random_block_rows,
     random_orthonormal,
     sample_rows,
@@ -117,6 +118,7 @@ __all__ = [
     "row_norms",
     "rows_to_csr",
     "safe_inverse",
+    "fit_rows",
     "sample_rows",
     "self_first_neighbors",
     "self_tuning_sigma",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["start_vector", "sample_rows", "random_orthonormal", "random_block_rows"]
+__all__ = ["start_vector", "sample_rows", "fit_rows", "random_orthonormal", "random_block_rows"]
 
 #: Rows drawn per seed of :func:`random_block_rows` (one generator per tile of rows).
 ROW_TILE = 1024
@@ -31,6 +31,16 @@ def sample_rows(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
     if m > n:
         raise ValueError(f"cannot draw {m} distinct rows out of {n}")
     return np.sort(rng.choice(int(n), size=int(m), replace=False))
+
+
+def fit_rows(rng: np.random.Generator, n: int, max_fit: int) -> np.ndarray | None:
+    """The rows a part fitted on at most ``max_fit`` rows reads: ``None`` (every row)
+    when ``max_fit <= 0`` or ``n <= max_fit``, else :func:`sample_rows` of ``max_fit``
+    rows as int64 (the ``sample_rows`` chunk hook of ``gmm``, ``genie``, ``density``)."""
+    n, max_fit = int(n), int(max_fit)
+    if max_fit <= 0 or n <= max_fit:
+        return None
+    return sample_rows(rng, n, max_fit).astype(np.int64)
 
 
 def random_orthonormal(rng: np.random.Generator, n: int, k: int) -> np.ndarray:

@@ -506,14 +506,9 @@ def _low_dim(p: DataProfile, diag: dict) -> tuple[dict, str] | None:
     cuts = (f"normalised cuts of the sample's 10-NN graph: Genie {diag['ncut_genie']:.4f}, "
             f"spectral {diag['ncut_spectral']:.4f}, density tree {diag['ncut_density']:.4f}")
     if diag["ncut_density"] < min(diag["ncut_genie"], diag["ncut_spectral"]):
-        where = _fitted_on(p, DENSITY_SAMPLE, "every other row labelled as its nearest "
-                           "sample row")
-        rows = int(min(p.n, DENSITY_SAMPLE))
-        return _features({"name": "density", "min_cluster_size": _density_size(rows),
-                          "max_fit": DENSITY_SAMPLE}), (
-            f"{head}; {why_mix}; {cuts}: the density tree's is the lowest — HDBSCAN's "
-            f"tree of the features (min_cluster_size {_density_size(rows)}, 1 % of {rows} "
-            f"rows) cut to k, noise points joining their neighbours' cluster; {where}")
+        spec, tree = _density_tree(p)
+        return spec, (f"{head}; {why_mix}; {cuts}: the density tree's is the lowest — "
+                      f"{tree} cut to k")
     if diag["ncut_genie"] < diag["ncut_spectral"]:
         where = _fitted_on(p, GENIE_SAMPLE, "every other row labelled as its nearest "
                            "sample row")
@@ -537,21 +532,27 @@ def _density_fits(p: DataProfile) -> bool:
             and min(p.n, DENSITY_SAMPLE) >= max(need, DIAGNOSTIC_MIN_N))
 
 
-def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
-    """Rule 9: the density tree of the features counts and draws the clusters."""
+def _density_tree(p: DataProfile, **params) -> tuple[dict, str]:
+    """The ``density`` rounding on the scaled features at the resolution of rules 8b and
+    9 (:func:`_density_size` of the rows it is built on, at most :data:`DENSITY_SAMPLE`
+    drawn by global row index), with ``params`` added; the spec and its words."""
     rows = int(min(p.n, DENSITY_SAMPLE))
     size = _density_size(rows)
-    spec = _features({"name": "density", "min_cluster_size": size, "estimate": "eom",
-                      "structure_ratio": DENSITY_STRUCTURE_RATIO,
+    spec = _features({"name": "density", "min_cluster_size": size, **params,
                       "max_fit": DENSITY_SAMPLE})
     where = _fitted_on(p, DENSITY_SAMPLE, "every other row labelled as its nearest "
                        "sample row")
+    return spec, (f"HDBSCAN's tree of the features (min_cluster_size = {size}, 1 % of "
+                  f"{rows} rows), noise points joining their neighbours' cluster; {where}")
+
+
+def _density_low_dim(p: DataProfile) -> tuple[dict, str]:
+    """Rule 9: the density tree of the features counts and draws the clusters."""
+    spec, tree = _density_tree(p, estimate="eom", structure_ratio=DENSITY_STRUCTURE_RATIO)
     need = DENSITY_ROWS_NEEDED[int(p.d)]
-    return spec, (f"d = {p.d}, no k, {rows} rows >= the {need} a density estimate needs "
-                  "in d dimensions (Silverman's Table 4.2): the density tree of the features "
-                  f"(HDBSCAN's excess of mass, min_cluster_size = {size}, 1 % of {rows} "
-                  f"rows) counts and draws the clusters, noise points joining their "
-                  f"neighbours' cluster; {where}")
+    return spec, (f"d = {p.d}, no k, {min(p.n, DENSITY_SAMPLE)} rows >= the {need} a "
+                  "density estimate needs in d dimensions (Silverman's Table 4.2): excess "
+                  f"of mass in {tree} counts and draws the clusters")
 
 
 def _exact_limits_exceeded(p: DataProfile) -> str:

@@ -10,7 +10,7 @@ from sklearn.mixture import GaussianMixture
 from threadpoolctl import threadpool_limits
 
 import graphclust
-from graphclust.numerics import as_float, normalize_rows, sample_rows
+from graphclust.numerics import as_float, fit_rows, normalize_rows
 from graphclust_plugins.common._labels import consecutive
 
 
@@ -70,10 +70,7 @@ class GMMRounding(graphclust.Rounding):
 
     def sample_rows(self, n, n_clusters, ctx):
         """Sorted global row indices EM is fitted on, ``None`` for all rows."""
-        n = int(n)
-        if self.max_fit <= 0 or n <= self.max_fit:
-            return None
-        return sample_rows(ctx.rng("rounding.gmm.sample"), n, int(self.max_fit)).astype(np.int64)
+        return fit_rows(ctx.rng("rounding.gmm.sample"), n, self.max_fit)
 
     def _prepare(self, E) -> np.ndarray:
         E = normalize_rows(E) if self.normalize_rows else as_float(E)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_dense_float, normalize_rows, sample_rows
+from graphclust.numerics import as_dense_float, fit_rows, normalize_rows
 from graphclust_plugins.genie._genie import (distinct_rows, first_seen, genie_partition,
                                              nearest_labels)
 
@@ -86,11 +86,7 @@ class GenieRounding(graphclust.Rounding):
 
     def sample_rows(self, n, n_clusters, ctx):
         """Sorted global row indices Genie is fitted on, ``None`` for all rows."""
-        n = int(n)
-        if self.max_fit <= 0 or n <= self.max_fit:
-            return None
-        return sample_rows(ctx.rng("rounding.genie.sample"), n,
-                           int(self.max_fit)).astype(np.int64)
+        return fit_rows(ctx.rng("rounding.genie.sample"), n, self.max_fit)
 
     def round(self, solution, n_clusters, ctx):
         if solution.embedding is None:

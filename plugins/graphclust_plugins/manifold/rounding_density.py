@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_float, nearest_anchors, sample_rows
+from graphclust.numerics import as_float, fit_rows, nearest_anchors
 from graphclust_plugins.manifold._condensed import CondensedTree, label_points, select_k
 
 
@@ -109,11 +109,7 @@ class DensityRounding(graphclust.Rounding):
     def sample_rows(self, n, n_clusters, ctx):
         """Sorted global row indices the tree is built on, ``None`` for all rows (the
         draw does not depend on ``n_clusters``: the estimate of ``k`` reads the same rows)."""
-        n = int(n)
-        if self.max_fit <= 0 or n <= self.max_fit:
-            return None
-        return sample_rows(ctx.rng("rounding.density.sample"), n,
-                           int(self.max_fit)).astype(np.int64)
+        return fit_rows(ctx.rng("rounding.density.sample"), n, self.max_fit)
 
     def _fit_rows(self, solution, ctx):
         """The embedding rows the tree is built on (all rows, or :meth:`sample_rows`)."""
