@@ -179,3 +179,21 @@ def test_repeated_zero_eigenvalue_of_many_components_is_found():
     # within a block the rows coincide; the ten blocks are ten mutually orthogonal rows
     np.testing.assert_allclose(U, centres[block], atol=1e-8)
     np.testing.assert_allclose(centres @ centres.T, np.eye(10), atol=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])  # values in [0, 1] (fixed point) and beyond
+@pytest.mark.parametrize("active", ["all", "some"])
+def test_transfer_gram_in_row_batches_is_the_one_batch_sum(monkeypatch, scale, active):
+    """E = Baᵀ D_X⁻¹ Ba summed in row batches (bounded memory) is bit for bit the sum of
+    the block in one batch, and equals the dense product."""
+    import graphclust_plugins.uspec._tcut as tcut
+
+    B = sp.csr_array(random_bipartite(300, 40, 5, seed=3) * scale)
+    cols = np.arange(40) if active == "all" else np.arange(0, 40, 3)
+    whole = tcut.gram_from_exact(tcut.exact_transfer_gram(B, cols), cols.size).toarray()
+    monkeypatch.setattr(tcut, "PAIRS_PER_BATCH", 7 * 25)  # 7 rows of 5 entries a batch
+    batched = tcut.gram_from_exact(tcut.exact_transfer_gram(B, cols), cols.size).toarray()
+    np.testing.assert_array_equal(batched, whole)
+    Bd = B.toarray()
+    ref = Bd[:, cols].T @ (Bd[:, cols] / Bd.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(whole, ref, rtol=1e-12, atol=1e-15)

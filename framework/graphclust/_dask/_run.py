@@ -40,6 +40,7 @@ from graphclust.chunks import (
     split_by_block,
     split_kept,
 )
+from graphclust._dask import _sizeof  # noqa: F401 - sizes the kept rows of Z (see there)
 from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph

@@ -20,6 +20,9 @@ whose eigenpairs give those of the bipartite graph by ``γ (2 − γ) = λ`` (th
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import attrs
 import numpy as np
 import scipy.sparse as sp
@@ -216,24 +219,48 @@ def exact_degrees(B) -> ExactSum:
     return ExactSum.of(B.data, B.indices, B.shape[1], **EXACT_WINDOW)
 
 
+#: Entry pairs ``(a, b)`` of one row batch of :func:`exact_transfer_gram` (the pair
+#: arrays of a batch take about 10 x 8 bytes a pair, so a batch stays near 160 MB on any
+#: block; a 500 000-row block of 5 entries a row held 1.36 GB at once).
+PAIRS_PER_BATCH = 2**21
+
+
 def exact_transfer_gram(B, cols: np.ndarray) -> ExactSum:
     """``E = Baᵀ D_X⁻¹ Ba`` of a block of rows of ``B`` (``Ba``: the active columns
     ``cols``, ``D_X`` the rows' degrees over all columns) as an exact sum keyed by entry
     ``j · len(cols) + k``: every row adds ``Ba_ij Ba_ik / D_X,i`` to ``(j, k)`` for each
-    pair of its entries, so ``E`` does not depend on how the rows are cut."""
+    pair of its entries, so ``E`` does not depend on how the rows are cut. The rows are
+    taken in batches of at most :data:`PAIRS_PER_BATCH` pairs (the exact sums of the
+    batches add exactly), so the memory held is bounded whatever the block's size."""
     B = sp.csr_array(B, dtype=np.float64)
     B.sum_duplicates()
     n, p = B.shape
-    dx = np.asarray(B.sum(axis=1)).ravel()
-    rows_all = np.repeat(np.arange(n), np.diff(B.indptr))
-    idx_all = B.indices.astype(np.int64)
+    where = None
     if cols.size < p:  # renumber the active columns 0..len(cols)-1, drop the others
         where = np.full(p, -1, dtype=np.int64)
         where[cols] = np.arange(cols.size)
+    per_row = np.diff(B.indptr)
+    widest = int(per_row.max()) if n else 1
+    step = max(1, PAIRS_PER_BATCH // max(1, widest * widest))
+    batches = [B[start:start + step] for start in range(0, max(n, 1), step)]
+    # one kind of sum for the whole block, as when it was one batch: fixed point when
+    # every value of the block is in [0, 1]
+    unit = all(_unit_values(_pair_values(b, where)[0]) for b in batches)
+    return functools.reduce(operator.add,  # batch by batch: one batch's pairs at a time
+                            (_transfer_gram_rows(b, cols, where, unit) for b in batches))
+
+
+def _pair_values(B, where):
+    """``(values, j, k)`` of a batch of rows: ``Ba_ij Ba_ik / D_X,i`` for every pair of
+    entries of a row on the active columns (renumbered by ``where``; ``None``: all)."""
+    n = B.shape[0]
+    dx = np.asarray(B.sum(axis=1)).ravel()
+    rows_all = np.repeat(np.arange(n), np.diff(B.indptr))
+    idx_all = B.indices.astype(np.int64)
+    if where is not None:
         idx_all = where[idx_all]
     keep = idx_all >= 0
     data, idx, rows = B.data[keep], idx_all[keep], rows_all[keep]
-    # pairs (a, b) of entries of the same row
     counts = np.bincount(rows, minlength=n)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     rep = counts[rows]
@@ -241,11 +268,16 @@ def exact_transfer_gram(B, cols: np.ndarray) -> ExactSum:
     first = np.repeat(starts[rows], rep)
     b = first + (np.arange(a.size) - np.repeat(np.cumsum(rep) - rep, rep))
     w = data * safe_inverse(dx)[rows]  # D_X⁻¹ Ba, entry by entry
-    values = data[a] * w[b]
-    if _unit_values(values):
-        return FixedPointSum.of(values, idx[a], idx[b], (cols.size, cols.size))
-    keys = idx[a].astype(np.int64) * cols.size + idx[b]
-    return ExactSum.of(values, keys, keys=True, **EXACT_WINDOW)
+    return data[a] * w[b], idx[a], idx[b]
+
+
+def _transfer_gram_rows(B, cols: np.ndarray, where, unit: bool):
+    """:func:`exact_transfer_gram` of one batch of rows: a :class:`FixedPointSum` when
+    ``unit`` (every value of the block in ``[0, 1]``), else an exact keyed sum."""
+    values, j, k = _pair_values(B, where)
+    if unit:
+        return FixedPointSum.of(values, j, k, (cols.size, cols.size))
+    return ExactSum.of(values, j * cols.size + k, keys=True, **EXACT_WINDOW)
 
 
 def gram_from_exact(total, size: int) -> sp.csr_array:
