@@ -34,7 +34,8 @@ def test_run_json_and_set(capsys):
     assert sum(result["cluster_sizes"]) == 150
 
 
-def test_run_errors_exit_2_and_write_nothing(capsys, tmp_path):
+def test_run_errors_exit_2_and_write_nothing(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHCLUST_DATA", raising=False)  # the names known without a folder
     out_file = tmp_path / "labels.npy"
     code, _, err = run(capsys, "run", "--preset", "nctu", "--dataset", "digits",
                        "--output", str(out_file))
@@ -446,7 +447,8 @@ def test_estimated_k_is_said(capsys, blobs_npy):
     assert code == 0 and "k = estimated at fit" in out and "n_clusters" not in out
 
 
-def test_presets_command_and_dataset_did_you_mean(capsys):
+def test_presets_command_and_dataset_did_you_mean(capsys, monkeypatch):
+    monkeypatch.delenv("GRAPHCLUST_DATA", raising=False)  # the names known without a folder
     code, out, _ = run(capsys, "presets")
     assert code == 0 and "ncut" in out and "auto (rule)" in out
     code, out, _ = run(capsys, "presets", "--json")
