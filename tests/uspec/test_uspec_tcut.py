@@ -197,3 +197,18 @@ def test_transfer_gram_in_row_batches_is_the_one_batch_sum(monkeypatch, scale, a
     Bd = B.toarray()
     ref = Bd[:, cols].T @ (Bd[:, cols] / Bd.sum(axis=1, keepdims=True))
     np.testing.assert_allclose(whole, ref, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 12), max_size=40), st.integers(1, 200))
+def test_property_batch_bounds_cover_the_rows_within_the_pair_budget(per_row, pairs):
+    from graphclust_plugins.uspec._tcut import _batch_bounds
+
+    per_row = np.asarray(per_row, dtype=np.int64)
+    bounds = _batch_bounds(per_row, pairs)
+    assert bounds[0] == 0 and bounds[-1] == per_row.size
+    assert all(a < b for a, b in zip(bounds[:-1], bounds[1:])) or per_row.size == 0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        assert b - a == 1 or int((per_row[a:b] ** 2).sum()) <= pairs
+        if b < per_row.size:  # greedy: the next row would not have fitted
+            assert int((per_row[a:b + 1] ** 2).sum()) > pairs

@@ -239,15 +239,31 @@ def exact_transfer_gram(B, cols: np.ndarray) -> ExactSum:
     if cols.size < p:  # renumber the active columns 0..len(cols)-1, drop the others
         where = np.full(p, -1, dtype=np.int64)
         where[cols] = np.arange(cols.size)
-    per_row = np.diff(B.indptr)
-    widest = int(per_row.max()) if n else 1
-    step = max(1, PAIRS_PER_BATCH // max(1, widest * widest))
-    batches = [B[start:start + step] for start in range(0, max(n, 1), step)]
+    bounds = _batch_bounds(np.diff(B.indptr), PAIRS_PER_BATCH)
+
+    def batches():  # row slices, made one at a time
+        return (B[start:stop] for start, stop in zip(bounds[:-1], bounds[1:]))
+
     # one kind of sum for the whole block, as when it was one batch: fixed point when
     # every value of the block is in [0, 1]
-    unit = all(_unit_values(_pair_values(b, where)[0]) for b in batches)
+    unit = all(_unit_values(_pair_values(b, where)[0]) for b in batches())
     return functools.reduce(operator.add,  # batch by batch: one batch's pairs at a time
-                            (_transfer_gram_rows(b, cols, where, unit) for b in batches))
+                            (_transfer_gram_rows(b, cols, where, unit) for b in batches()))
+
+
+def _batch_bounds(per_row: np.ndarray, pairs: int) -> list[int]:
+    """Row bounds ``[0, …, n]`` of consecutive batches of at most ``pairs`` entry pairs
+    (a row has its entry count squared; a row with more is a batch of its own). No rows:
+    one empty batch."""
+    total = np.cumsum(per_row.astype(np.int64) ** 2)
+    n = int(per_row.size)
+    bounds = [0]
+    while bounds[-1] < n:
+        start = bounds[-1]
+        before = int(total[start - 1]) if start else 0
+        stop = int(np.searchsorted(total, before + pairs, side="right"))
+        bounds.append(min(n, max(stop, start + 1)))
+    return bounds if n else [0, 0]
 
 
 def _pair_values(B, where):
