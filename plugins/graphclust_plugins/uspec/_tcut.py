@@ -234,21 +234,31 @@ def exact_transfer_gram(B, cols: np.ndarray) -> ExactSum:
     batches add exactly), so the memory held is bounded whatever the block's size."""
     B = sp.csr_array(B, dtype=np.float64)
     B.sum_duplicates()
-    n, p = B.shape
+    p = B.shape[1]
     where = None
     if cols.size < p:  # renumber the active columns 0..len(cols)-1, drop the others
         where = np.full(p, -1, dtype=np.int64)
         where[cols] = np.arange(cols.size)
     bounds = _batch_bounds(np.diff(B.indptr), PAIRS_PER_BATCH)
 
-    def batches():  # row slices, made one at a time
-        return (B[start:stop] for start, stop in zip(bounds[:-1], bounds[1:]))
+    def batches():  # (values, j, k) of each row slice, made one at a time
+        return (_pair_values(B[start:stop], where)
+                for start, stop in zip(bounds[:-1], bounds[1:]))
 
     # one kind of sum for the whole block, as when it was one batch: fixed point when
-    # every value of the block is in [0, 1]
-    unit = all(_unit_values(_pair_values(b, where)[0]) for b in batches())
-    return functools.reduce(operator.add,  # batch by batch: one batch's pairs at a time
-                            (_transfer_gram_rows(b, cols, where, unit) for b in batches()))
+    # every value is in [0, 1] (each batch's pairs made once); if a batch has a value
+    # outside, the keyed exact sum of all batches instead
+    total = None
+    for values, j, k in batches():
+        if not _unit_values(values):
+            break
+        part = FixedPointSum.of(values, j, k, (cols.size, cols.size))
+        total = part if total is None else total + part
+    else:
+        return total
+    return functools.reduce(operator.add, (
+        ExactSum.of(values, j * cols.size + k, keys=True, **EXACT_WINDOW)
+        for values, j, k in batches()))
 
 
 def _batch_bounds(per_row: np.ndarray, pairs: int) -> list[int]:
@@ -285,15 +295,6 @@ def _pair_values(B, where):
     b = first + (np.arange(a.size) - np.repeat(np.cumsum(rep) - rep, rep))
     w = data * safe_inverse(dx)[rows]  # D_X⁻¹ Ba, entry by entry
     return data[a] * w[b], idx[a], idx[b]
-
-
-def _transfer_gram_rows(B, cols: np.ndarray, where, unit: bool):
-    """:func:`exact_transfer_gram` of one batch of rows: a :class:`FixedPointSum` when
-    ``unit`` (every value of the block in ``[0, 1]``), else an exact keyed sum."""
-    values, j, k = _pair_values(B, where)
-    if unit:
-        return FixedPointSum.of(values, j, k, (cols.size, cols.size))
-    return ExactSum.of(values, j * cols.size + k, keys=True, **EXACT_WINDOW)
 
 
 def gram_from_exact(total, size: int) -> sp.csr_array:
