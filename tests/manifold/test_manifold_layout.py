@@ -17,16 +17,20 @@ def blobs():
     return X, y
 
 
+@pytest.mark.parametrize("engine", ["blocks", "umap-learn"])
 @pytest.mark.parametrize("graph", ["fuzzy-knn", "knn", "poly-knn"])
-def test_any_affinity_graph(blobs, graph):
-    """Built by any graph part, laid out, and the three blobs stay apart."""
+def test_any_affinity_graph(blobs, graph, engine):
+    """Built by any graph part, laid out by either descent, and the three blobs stay
+    apart."""
     X, y = blobs
     if graph not in graphclust.get_registry().graphs:
         pytest.skip(f"graph {graph!r} not installed")
     builder = graphclust.get_registry().graphs.get(graph)()
     g = builder.build(X, None, graphclust.Context(seed=0))
     data = g.adjacency.data.copy()
-    sol = UMAPLayout(n_components=4, n_epochs=60).solve(g, X, 3, graphclust.Context(seed=0))
+    sol = UMAPLayout(n_components=4, n_epochs=60, engine=engine).solve(
+        g, X, 3, graphclust.Context(seed=0))
+    assert sol.info["engine"] == engine
     assert sol.embedding.shape == (300, 4) and np.all(np.isfinite(sol.embedding))
     np.testing.assert_array_equal(g.adjacency.data, data)  # the graph is not modified
     centres = np.array([sol.embedding[y == c].mean(0) for c in range(3)])
@@ -36,10 +40,11 @@ def test_any_affinity_graph(blobs, graph):
     assert min(gaps) > 2 * spread
 
 
-def test_seed_fixes_the_layout(blobs):
+@pytest.mark.parametrize("engine", ["blocks", "umap-learn"])
+def test_seed_fixes_the_layout(blobs, engine):
     X, _ = blobs
     g = graphclust.get_registry().graphs.get("fuzzy-knn")().build(X, None, graphclust.Context())
-    part = UMAPLayout(n_epochs=30)
+    part = UMAPLayout(n_epochs=30, engine=engine)
     a = part.solve(g, X, 3, graphclust.Context(seed=5)).embedding
     b = part.solve(g, X, 3, graphclust.Context(seed=5)).embedding
     c = part.solve(g, X, 3, graphclust.Context(seed=6)).embedding
