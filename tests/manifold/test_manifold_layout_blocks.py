@@ -35,10 +35,10 @@ def _transcription(Y, A, n_epochs, a, b, gamma, alpha0, rate, seed, block):
     alpha = alpha0
     for epoch in range(n_epochs):
         al = f(alpha)
-        tail_moves = []  # (entry order of the transpose is rebuilt below)
         for start in range(0, n, block):
             rows = range(start, min(start + block, n))
             new = {}
+            tail_moves = []
             for i in rows:
                 row = Y[i].copy()
                 for e in range(A.indptr[i], A.indptr[i + 1]):
@@ -53,7 +53,7 @@ def _transcription(Y, A, n_epochs, a, b, gamma, alpha0, rate, seed, block):
                     g = np.array([clip(c * (row[d] - Y[j, d])) * al for d in range(dim)],
                                  dtype=np.float32)
                     row += g
-                    tail_moves.append((j, i, g))
+                    tail_moves.append((j, g))
                     next_sample[e] += eps[e]
                     n_neg = int((epoch - next_neg[e]) / eps_neg[e])
                     state = _mix(int(keys[epoch]) ^ e)
@@ -71,9 +71,8 @@ def _transcription(Y, A, n_epochs, a, b, gamma, alpha0, rate, seed, block):
                 new[i] = row
             for i, row in new.items():
                 Y[i] = row
-        # the other ends, each row's pulls in the order of its column in the graph
-        for j, i, g in sorted(tail_moves, key=lambda t: (t[0], t[1])):
-            Y[j] -= g
+            for j, g in tail_moves:  # the other ends, in the graph's entry order
+                Y[j] -= g
         alpha = alpha0 * (1.0 - epoch / n_epochs)
     return Y
 
