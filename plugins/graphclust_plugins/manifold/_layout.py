@@ -171,7 +171,8 @@ def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float,
     Y : ndarray of float32, shape (n, dim), C-contiguous
         Start; overwritten with the layout.
     graph : csr_array of shape (n, n)
-        Symmetric non-negative weights, no diagonal, edges below ``max / n_epochs``
+        Non-negative weights (symmetric for UMAP's objective; every stored entry pulls
+        both its ends, as in umap-learn), no diagonal, edges below ``max / n_epochs``
         already dropped (as umap-learn does).
     n_epochs : int
         Epochs; the step decays from ``initial_alpha`` to ``initial_alpha / n_epochs``.
