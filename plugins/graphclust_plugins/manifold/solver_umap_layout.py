@@ -10,6 +10,15 @@ import scipy.sparse as sp
 import graphclust
 from graphclust_plugins.manifold._layout import optimize_layout
 
+#: umap-learn's warning when its spectral start falls back to random (the rules of
+#: ``UMAPLayout._init`` avoid the cases; the warning is silenced where they cannot).
+_SPECTRAL_FALLBACK = ".*[Ss]pectral initialisation failed.*"
+
+
+def _default_epochs(n: int) -> int:
+    """umap-learn's epochs when none are given: 500 up to 10 000 points, 200 above."""
+    return 500 if n <= 10000 else 200
+
 
 @graphclust.part
 class UMAPLayout(graphclust.Solver):
@@ -119,7 +128,7 @@ class UMAPLayout(graphclust.Solver):
             return graphclust.Solution(embedding=start, info={"init": "random (no edges)",
                                                               "n_epochs": 0})
         a, b = find_ab_params(self.spread, self.min_dist)
-        epochs = self.n_epochs if self.n_epochs is not None else (500 if n <= 10000 else 200)
+        epochs = self.n_epochs if self.n_epochs is not None else _default_epochs(n)
         info = {"init": why, "n_epochs": int(epochs), "a": float(a), "b": float(b),
                 "engine": self.engine}
         data = None  # umap-learn reads the data only to place many components
@@ -137,7 +146,7 @@ class UMAPLayout(graphclust.Solver):
 
         with warnings.catch_warnings():
             # umap-learn warns about its own spectral fallback; the rule above avoids it
-            warnings.filterwarnings("ignore", message=".*[Ss]pectral initialisation failed.*")
+            warnings.filterwarnings("ignore", message=_SPECTRAL_FALLBACK)
             emb, _ = simplicial_set_embedding(
                 data, A, dim, float(self.learning_rate), float(a), float(b),
                 float(self.repulsion_strength), int(self.negative_sample_rate),
@@ -149,7 +158,9 @@ class UMAPLayout(graphclust.Solver):
         """umap-learn's start and edge pruning, then the block descent of ``_layout``."""
         A = A.tocsr()
         A.sum_duplicates()
-        A.data[A.data < A.data.max() / float(epochs if epochs > 10 else 200)] = 0.0
+        # umap-learn's pruning: below max / epochs, or max / its default for <= 10 epochs
+        cut = epochs if epochs > 10 else _default_epochs(A.shape[0])
+        A.data[A.data < A.data.max() / float(cut)] = 0.0
         A.eliminate_zeros()
         start = _start(data, A, dim, init, random_state)
         lo, hi = start.min(axis=0), start.max(axis=0)
@@ -190,7 +201,7 @@ def _start(data, A, dim, init, random_state) -> np.ndarray:
         from umap.spectral import spectral_layout
 
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*[Ss]pectral initialisation failed.*")
+            warnings.filterwarnings("ignore", message=_SPECTRAL_FALLBACK)
             coords = spectral_layout(data, sp.coo_matrix(A), dim, random_state,
                                      metric="euclidean", metric_kwds={})
     return noisy_scale_coords(np.asarray(coords, dtype=np.float32), random_state,
