@@ -49,6 +49,7 @@ from graphclust._graphs import (
     FittedState,
     Graph,
     fitted_state,
+    modularity,
 )
 from graphclust._parts import (
     Adapted,
@@ -153,6 +154,7 @@ __all__ = [
     "get_registry",
     "hookimpl",
     "integer",
+    "modularity",
     "one_of",
     "optional",
     "param",

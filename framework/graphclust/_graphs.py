@@ -33,7 +33,8 @@ from scipy.sparse.csgraph import connected_components
 from graphclust._contracts import GraphKind
 from graphclust.numerics.rows import safe_inverse
 
-__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state"]
+__all__ = ["Anchors", "AffinityGraph", "AnchorGraph", "Graph", "FittedState", "fitted_state",
+           "modularity"]
 
 S = TypeVar("S", bound="FittedState")
 
@@ -204,6 +205,14 @@ class AffinityGraph:
         """Dense copy, for tests and tiny problems only."""
         return self.adjacency.toarray()
 
+    def modularity(self, labels: np.ndarray) -> float:
+        """Newman–Girvan modularity of a partition of the points (:func:`modularity`)."""
+        codes, k = _cluster_codes(labels, self.n)
+        A = self.adjacency.tocoo()
+        same = codes[A.row] == codes[A.col]
+        within = np.bincount(codes[A.row[same]], weights=A.data[same], minlength=k)
+        return _modularity(within, np.bincount(codes, weights=self.degrees, minlength=k))
+
 
 @attrs.frozen(eq=False)
 class AnchorGraph:
@@ -330,5 +339,51 @@ class AnchorGraph:
         Zd = self.Z.toarray()
         return Zd @ np.diag(safe_inverse(self.anchor_degrees)) @ Zd.T
 
+    def modularity(self, labels: np.ndarray) -> float:
+        """Newman–Girvan modularity of a partition of the points on ``W`` (:func:`modularity`),
+        without forming ``W``: the weight inside cluster ``c`` is
+        ``1_cᵀ Z Λ⁻¹ Zᵀ 1_c = Σ_j (Zᵀ 1_c)_j² / λ_j``."""
+        codes, k = _cluster_codes(labels, self.n)
+        H = sp.csr_array((np.ones(self.n), (np.arange(self.n), codes)), shape=(self.n, k))
+        M = (self.Z.T @ H).tocoo()  # m x k: each anchor's membership mass in each cluster
+        inv = safe_inverse(self.anchor_degrees)
+        within = np.bincount(M.col, weights=M.data ** 2 * inv[M.row], minlength=k)
+        return _modularity(within, np.bincount(codes, weights=self.degrees, minlength=k))
+
 
 Graph = AffinityGraph | AnchorGraph
+
+
+def _cluster_codes(labels: np.ndarray, n: int) -> tuple[np.ndarray, int]:
+    """Labels as codes ``0..k-1`` (``-1``, noise, is one more cluster) and ``k``."""
+    labels = np.asarray(labels).ravel()
+    if labels.shape[0] != n:
+        raise ValueError(f"labels must have one entry per point ({n}), got {labels.shape[0]}")
+    uniq, codes = np.unique(labels, return_inverse=True)
+    return codes.astype(np.int64), int(uniq.size)
+
+
+def _modularity(within: np.ndarray, volume: np.ndarray) -> float:
+    total = float(volume.sum())
+    if total <= 0.0:
+        return 0.0
+    return float(np.sum(within / total - (volume / total) ** 2))
+
+
+def modularity(graph: Graph, labels: np.ndarray) -> float:
+    """Newman–Girvan modularity of a partition of a graph's points.
+
+    Newman & Girvan (2004), *Finding and evaluating community structure in networks*,
+    Phys. Rev. E 69, 026113: the share of the edge weight that falls inside clusters
+    minus the share expected if edges joined points at random with the same degrees,
+
+    ``Q = Σ_c [ w_c / vol(V) − (vol(c) / vol(V))² ]``,
+
+    with ``w_c = 1_cᵀ W 1_c`` the weight inside cluster ``c`` (an edge between two
+    points counted from both ends, a self loop once), ``vol(c) = Σ_{i ∈ c} d_i`` and
+    ``vol(V) = Σ_i d_i``. ``Q`` is at most 1, 0 for a single cluster (and for a graph
+    with no edges), and does not change when clusters are renamed. ``-1`` labels
+    (noise) count as one more cluster, as in the metrics. ``O(nnz)`` for both graph
+    kinds; ``W`` of an anchor graph is not formed.
+    """
+    return graph.modularity(labels)

@@ -504,7 +504,8 @@ class Adapter(Part):
         and its connected components say nothing of the solver's problem: the pipeline
         then does not warn about them. False by default.
 
-    Work methods: :meth:`adapt` before the solver and :meth:`lift` after it. Both are
+    Work methods: :meth:`adapt` before the solver, :meth:`solve` to run it (by default
+    once, as given) and :meth:`lift` after it. :meth:`adapt` and :meth:`lift` are
     row-local or global-small like every other stage; neither may form an ``n x n``
     matrix for an anchor graph.
     """
@@ -531,6 +532,19 @@ class Adapter(Part):
         places new points with it through the graph builder's ``transform``.
         """
         raise NotImplementedError
+
+    def solve(self, solver: "Solver", adapted: Adapted, ctx: Context,
+              k_range: tuple[int, int] | None = None) -> Solution:
+        """The ``solver``'s solution of the adapted problem, handed to :meth:`lift` (and
+        to :meth:`estimate_k` when ``k_range``, the ``(k_min, k_max)`` searched, is given).
+
+        Default: ``solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)``. An
+        adapter that judges the solver's solutions by what it makes of them overrides it
+        (``on-sample`` with ``n_starts > 1`` keeps, of several starts, the one whose
+        sample partition is the most modular). Runs in the calling process in memory and
+        in the chunked execution alike, on the same global-small problem.
+        """
+        return solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
 
     def estimate_k(self, solution: Solution, adapted: Adapted, k_min: int, k_max: int,
                    ctx: Context):

@@ -78,7 +78,8 @@ class FitResult:
 
 def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context,
                   k_range: tuple[int, int] | None = None):
-    """The solver on an adapter's problem, then the adapter's ``lift`` back to ``graph``
+    """The solver on an adapter's problem (through the adapter's ``solve``), then the
+    adapter's ``lift`` back to ``graph``
     (in memory and in the chunked run, where ``graph`` is the zero-row template); returns
     the lifted solution, the lift's wall time and the :class:`KSelection` of the
     adapter's ``estimate_k`` on the solver's solution when ``k_range`` is given (the
@@ -86,7 +87,7 @@ def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context,
     if solver.needs_features and adapted.X is None:
         raise InputError(f"solver {solver.name!r} needs features, but adapter "
                          f"{adapter.name!r} had none to hand it for this graph")
-    sol = solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
+    sol = adapter.solve(solver, adapted, ctx, k_range)
     t0 = time.perf_counter()
     selection = None
     if k_range is not None:

@@ -12,12 +12,12 @@ import graphclust
 pytestmark = pytest.mark.filterwarnings("ignore::graphclust.DisconnectedGraphWarning")
 
 
-def sampled_spec(S, rounding):
+def sampled_spec(S, rounding, n_starts=1):
     return {"anchors": {"name": "sample", "n_anchors": S},
             "graph": {"name": "sample-knn", "n_neighbors": 10, "method": "exact"},
             "adapter": {"name": "on-sample",
                         "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "exact"},
-                        "rounding": rounding},
+                        "rounding": rounding, "n_starts": n_starts},
             "solver": {"name": "umap-layout", "n_components": 5, "min_dist": 0.0,
                        "n_epochs": 100},
             "rounding": {"name": "argmax"}}
@@ -29,18 +29,23 @@ def blobs():
     return X, y
 
 
-@pytest.mark.parametrize("rounding", [{"name": "density"},
-                                      pytest.param({"name": "genie"}, marks=pytest.mark.slow)],
-                         ids=["density", "genie"])
+@pytest.mark.parametrize("rounding, n_starts",
+                         [({"name": "density"}, 1), ({"name": "density"}, 3),
+                          pytest.param({"name": "genie"}, 1, marks=pytest.mark.slow)],
+                         ids=["density", "density-3-starts", "genie"])
 def test_distributed_labels_equal_in_memory_for_two_chunkings(blobs, dask_client, as_dask,
-                                                              rounding):
+                                                              rounding, n_starts):
     X, _ = blobs
-    spec = sampled_spec(700, rounding)
+    spec = sampled_spec(700, rounding, n_starts)
     ref = graphclust.GraphClustering(spec, n_clusters=4, random_state=3).fit(X)
     for rows in (400, 1100):
         got = graphclust.GraphClustering(spec, n_clusters=4, random_state=3).fit(
             as_dask(X, rows))
         np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)
+        if n_starts > 1:  # the same start kept, on the same scores
+            assert got.pipeline_.adapter.start_ == ref.pipeline_.adapter.start_
+            assert (got.pipeline_.adapter.start_modularity_
+                    == ref.pipeline_.adapter.start_modularity_)
         np.testing.assert_array_equal(got.predict(as_dask(X[:600], 250)).compute(),
                                       ref.labels_[:600])
 

@@ -54,8 +54,10 @@ class OnSampleAdapter(graphclust.Adapter):
     ``O(S log S)``), then ``O(nnz(Z)·(p + k))`` for the rows. In the chunked execution
     :meth:`adapt_chunked` reads no block (the sample is the anchors) and
     :meth:`lift_rows` gives each block ``Z_b E`` and ``Z_b H``: the same rows as in
-    memory. Fitted attributes: ``rounding_`` (the fitted sample rounding),
-    ``sample_labels_`` (``ℓ``).
+    memory. With ``n_starts > 1`` the solver runs from several starts and the one whose
+    sample partition is the most modular is kept (:meth:`solve`). Fitted attributes:
+    ``rounding_`` (the fitted sample rounding), ``sample_labels_`` (``ℓ``) and, with
+    ``n_starts > 1``, ``start_modularity_`` and ``start_``.
     """
 
     name = "on-sample"
@@ -74,6 +76,10 @@ class OnSampleAdapter(graphclust.Adapter):
     rounding: Any = graphclust.param(
         None, doc="Rounding part run on the sample's solution; None = density (HDBSCAN tree "
         "cut to k).", check=graphclust.optional(graphclust.part_spec("rounding")))
+    n_starts: int = graphclust.param(
+        1, doc="Solver runs from independent starts; the one kept is the one whose sample "
+        "partition has the highest modularity on the sample's graph.",
+        check=graphclust.integer(1))
 
     def _rounding(self):
         return graphclust.resolve_part(
@@ -133,6 +139,49 @@ class OnSampleAdapter(graphclust.Adapter):
         level = builder.build(U, None, ctx)
         return Adapted(level, U, min(int(n_clusters), level.n))
 
+    def solve(self, solver, adapted, ctx, k_range=None):
+        """The solver once (``n_starts = 1``), or from ``n_starts`` independent starts
+        keeping the most modular.
+
+        Start 0 runs with the stage's own context (so it is the one-start solution);
+        start ``r > 0`` with ``ctx.child("start{r}")``, its own seed stream. Each start's
+        solution is cut by the ``rounding`` into ``adapted.n_clusters`` clusters (into
+        the number its ``estimate_k`` finds when ``k`` is estimated) and scored by the
+        Newman–Girvan modularity of that partition on the sample's graph
+        (:func:`graphclust.modularity`); the highest wins, the earliest on ties. The
+        scores are kept as ``start_modularity_`` and the kept start as ``start_``.
+
+        Why: a stochastic layout such as ``umap-layout`` lands, from different seeds, in
+        different arrangements of the same graph, and the density tree cut to ``k``
+        then differs by whole clusters (two classes in one lump, another cut in two).
+        Modularity asks of each partition how much more of the graph's weight it keeps
+        inside clusters than chance would; it is computed on the graph the solver was
+        given, so it needs no labels (docs/auto.rst, rule 7, for the measured effect).
+        Global-small: ``n_starts`` solves and roundings of the ``S`` sample rows, the
+        same in memory and in the chunked execution.
+        """
+        if self.n_starts == 1:
+            return solver.solve(adapted.graph, adapted.X, adapted.n_clusters, ctx)
+        quiet = graphclust.Context(ctx.seed, n_jobs=ctx.n_jobs)
+        scores, best = [], None
+        for r in range(int(self.n_starts)):
+            sctx = ctx if r == 0 else ctx.child(f"start{r}")
+            sol = solver.solve(adapted.graph, adapted.X, adapted.n_clusters, sctx)
+            k = adapted.n_clusters
+            if k_range is not None:
+                k = int(self.estimate_k(sol, adapted, *k_range, quiet).k)
+            rounding = self._estimator[1] if k_range is not None else self._rounding()
+            labels = np.asarray(rounding.round(sol, k, quiet), dtype=np.int64)
+            scores.append(float(adapted.graph.modularity(labels)))
+            if best is None or scores[-1] > scores[best[0]]:
+                best = (r, sol, rounding, k, labels)
+        r, sol, rounding, k, labels = best
+        self.start_modularity_ = tuple(scores)
+        self.start_ = r
+        self._estimator = (sol, rounding) if k_range is not None else None
+        self._judged = (sol, k, labels, rounding)
+        return sol
+
     def adapt(self, graph, X, n_clusters, ctx):
         """The sample's own graph, the sample rows as features, ``min(k, S)``."""
         return self._sample(graph, n_clusters, ctx)
@@ -145,8 +194,14 @@ class OnSampleAdapter(graphclust.Adapter):
     def lift(self, solution, graph, adapted, ctx):
         """The sample's labels by the ``rounding``; ``Z E`` and ``Z H`` for the rows."""
         kept, self._estimator = getattr(self, "_estimator", None), None
-        rounding = kept[1] if kept is not None and kept[0] is solution else self._rounding()
-        labels = np.asarray(rounding.round(solution, adapted.n_clusters, ctx), dtype=np.int64)
+        judged, self._judged = getattr(self, "_judged", None), None
+        if judged is not None and judged[0] is solution and judged[1] == adapted.n_clusters:
+            rounding, labels = judged[3], judged[2]  # the partition the start was judged by
+        else:
+            rounding = (kept[1] if kept is not None and kept[0] is solution
+                        else self._rounding())
+            labels = np.asarray(rounding.round(solution, adapted.n_clusters, ctx),
+                                dtype=np.int64)
         k = int(labels.max()) + 1 if labels.size else 1
         H = sp.csr_array((np.ones(labels.size), (np.arange(labels.size), labels)),
                          shape=(labels.size, k)).toarray()
@@ -165,6 +220,8 @@ class OnSampleAdapter(graphclust.Adapter):
                         anchor_soft=H, history=solution.history,
                         info={**solution.info, "adapter": self.name,
                               "sample_size": int(adapted.graph.n),
+                              **({"start_modularity": self.start_modularity_,
+                                  "start": self.start_} if self.n_starts > 1 else {}),
                               "sample_clusters": k})
 
     def lift_rows(self, solution, block):
