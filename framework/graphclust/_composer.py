@@ -237,7 +237,8 @@ def _compose(data: dict, registry: Registry, problems: list[Problem], *, nested:
     problems.extend(_compat(parts, spec, registry, prefix, nested))
     return Pipeline(anchors=parts["anchors"], graph=parts["graph"], solver=parts["solver"],
                     rounding=parts["rounding"], metrics=metrics, adapter=parts["adapter"],
-                    n_clusters=spec.n_clusters, seed=spec.seed, scale=spec.scale)
+                    n_clusters=spec.n_clusters, seed=spec.seed, scale=spec.scale,
+                    starts=spec.starts)
 
 
 def compose_ensemble(spec: EnsembleSpec, top: Any, registry, problems: list[Problem], *,

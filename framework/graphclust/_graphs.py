@@ -345,10 +345,7 @@ class AnchorGraph:
         ``1_cᵀ Z Λ⁻¹ Zᵀ 1_c = Σ_j (Zᵀ 1_c)_j² / λ_j``."""
         codes, k = _cluster_codes(labels, self.n)
         H = sp.csr_array((np.ones(self.n), (np.arange(self.n), codes)), shape=(self.n, k))
-        M = (self.Z.T @ H).tocoo()  # m x k: each anchor's membership mass in each cluster
-        inv = safe_inverse(self.anchor_degrees)
-        within = np.bincount(M.col, weights=M.data ** 2 * inv[M.row], minlength=k)
-        return _modularity(within, np.bincount(codes, weights=self.degrees, minlength=k))
+        return anchor_modularity((self.Z.T @ H).toarray())
 
 
 Graph = AffinityGraph | AnchorGraph
@@ -368,6 +365,19 @@ def _modularity(within: np.ndarray, volume: np.ndarray) -> float:
     if total <= 0.0:
         return 0.0
     return float(np.sum(within / total - (volume / total) ** 2))
+
+
+def anchor_modularity(S: np.ndarray) -> float:
+    """Modularity of a partition on ``W = Z Λ⁻¹ Zᵀ`` from ``S = Zᵀ H`` alone (``m x k``,
+    ``H`` the one-hot labels): ``λ = S 1``, ``w_c = Σ_j S_jc² / λ_j`` and, since the
+    degree of a point is the share of its row on chosen anchors,
+    ``vol(c) = Σ_{j: λ_j > 0} S_jc``. ``S`` is a sum over rows, so the chunked execution
+    adds it up block by block and gets the in-memory value."""
+    S = np.asarray(S, dtype=np.float64)
+    lam = S.sum(axis=1)
+    used = lam > 0
+    within = (S[used] ** 2 / lam[used, None]).sum(axis=0)
+    return _modularity(within, S[used].sum(axis=0))
 
 
 def modularity(graph: Graph, labels: np.ndarray) -> float:

@@ -6,6 +6,8 @@ The ``scale`` stage (see :mod:`graphclust.numerics.scaling`) is fitted on the tr
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import time
 import warnings
 from typing import Any
@@ -57,6 +59,9 @@ class FitResult:
     scaling: Scaling = attrs.field(factory=lambda: Scaling("none"))
     #: how the number of clusters was chosen (:class:`~graphclust.KSelection`)
     k_selection: Any = None
+    #: with ``starts > 1``: each start's modularity on its own graph, and the kept start
+    start_modularity: tuple[float, ...] = ()
+    start: int = 0
 
     @property
     def n_clusters(self) -> int | None:
@@ -109,10 +114,13 @@ class Pipeline:
                  solver: Part | None = None, rounding: Part | None = None,
                  metrics: list[Metric] | None = None, adapter: Adapter | None = None,
                  n_clusters: int | None = None, seed: int | None = None,
-                 scale: str = "none"):
+                 scale: str = "none", starts: int = 1):
         if scale not in SCALE_KINDS:
             raise ValueError(f"scale must be one of {', '.join(SCALE_KINDS)}; got {scale!r}")
+        if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
+            raise ValueError(f"starts must be an integer >= 1; got {starts!r}")
         self.scale = scale
+        self.starts = starts
         self.anchors = anchors
         self.graph = graph
         self.solver = solver
@@ -130,6 +138,8 @@ class Pipeline:
         parts = [f"{k}={getattr(self, k).name!r}" for k in STAGES if getattr(self, k)]
         if self.scale != "none":
             parts.insert(0, f"scale={self.scale!r}")
+        if self.starts != 1:
+            parts.append(f"starts={self.starts}")
         return f"Pipeline({', '.join(parts)})"
 
     def dense_needs(self) -> list[str]:
@@ -175,7 +185,37 @@ class Pipeline:
     def run(self, X: np.ndarray | None, y: np.ndarray | None = None, *,
             n_clusters: int | None, ctx: Context | None = None, graph=None, emit=None,
             k_range: tuple[int, int] | None = None) -> FitResult:
-        """Run every stage on validated data; returns a :class:`FitResult`.
+        """Run every stage on validated data, ``starts`` times; returns a :class:`FitResult`.
+
+        With ``starts = 1`` (the default) this is one run (:meth:`run_once`). With
+        ``starts = R`` the pipeline runs ``R`` times, start 0 with ``ctx`` and start
+        ``r`` with ``ctx.child(f"start{r}")`` (its own seed streams: another draw of
+        anchors, another solver start), and the result kept is the one whose labels have
+        the highest Newman–Girvan modularity on that start's own graph
+        (:func:`graphclust.modularity`; the first on ties). Modularity reads no labels of
+        the data, only the graph the start built, so it compares partitions of the same
+        data by how much of their graph's weight they keep inside clusters beyond chance:
+        a start whose anchors or layout merged two classes and cut another keeps less.
+        The kept result records every start's score (``start_modularity``) and its index
+        (``start``); its timings are the sums over the starts. Parameters as
+        :meth:`run_once`.
+        """
+        ctx = ctx or Context(seed=self.seed or 0)
+        if self.starts == 1:
+            return self.run_once(X, y, n_clusters=n_clusters, ctx=ctx, graph=graph,
+                                 k_range=k_range)
+        best = BestStart()
+        for r, rctx, copy_ in start_copies(self, ctx):
+            with best.warnings_once():
+                res = copy_.run_once(X, y, n_clusters=n_clusters, ctx=rctx, graph=graph,
+                                     k_range=k_range)
+            best.offer(r, res, float(res.graph.modularity(res.labels)), copy_)
+        return best.kept(self)
+
+    def run_once(self, X: np.ndarray | None, y: np.ndarray | None = None, *,
+                 n_clusters: int | None, ctx: Context | None = None, graph=None,
+                 k_range: tuple[int, int] | None = None) -> FitResult:
+        """Run every stage once on validated data; returns a :class:`FitResult`.
 
         Parameters
         ----------
@@ -321,6 +361,59 @@ class Pipeline:
     def predict(self, X_new: np.ndarray, result: FitResult) -> np.ndarray:
         return np.asarray(self.rounding.assign(self.extend(X_new, result)), dtype=np.int64)
 
+
+
+def start_copies(pipe, ctx: Context):
+    """``(r, ctx_r, pipeline)`` for each of ``pipe.starts`` starts: start 0 at ``ctx``,
+    start ``r`` at ``ctx.child(f"start{r}")``, each on its own one-start copy of the parts
+    (parts keep what they fit, e.g. a rounding's centres, for ``predict``)."""
+    for r in range(pipe.starts):
+        copy_ = copy.copy(pipe)
+        for sec in STAGES:
+            setattr(copy_, sec, copy.deepcopy(getattr(pipe, sec)))
+        copy_.starts = 1
+        yield r, ctx if r == 0 else ctx.child(f"start{r}"), copy_
+
+
+@attrs.define
+class BestStart:
+    """The most modular start so far (the first on ties); only it is kept in memory."""
+
+    scores: list[float] = attrs.field(factory=list)
+    timings: dict[str, float] = attrs.field(factory=dict)
+    best: tuple[int, FitResult, Any] | None = None
+    seen: set = attrs.field(factory=set)
+
+    @contextlib.contextmanager
+    def warnings_once(self):
+        """Run one start, re-issuing its warnings except those an earlier start gave
+        (the same cause in every start is one warning, not ``starts`` of them)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for w in caught:
+            key = (w.category, str(w.message))
+            if key not in self.seen:
+                self.seen.add(key)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    def offer(self, r: int, result: FitResult, score: float, pipe) -> None:
+        self.scores.append(score)
+        for key, value in result.timings.items():
+            self.timings[key] = self.timings.get(key, 0.0) + value
+        if self.best is None or score > self.scores[self.best[0]]:
+            self.best = (r, result, pipe)
+
+    def kept(self, pipe) -> FitResult:
+        """The kept start's result, with every start's score, its index and the timings
+        summed over the starts; its fitted parts are moved into ``pipe``."""
+        r, result, fitted = self.best
+        for sec in STAGES:
+            setattr(pipe, sec, getattr(fitted, sec))
+        result.timings = dict(self.timings)
+        result.start_modularity = tuple(self.scores)
+        result.start = r
+        return result
 
 
 def scale_stage(kind: str, X: np.ndarray | None, progress, timings: dict[str, float]

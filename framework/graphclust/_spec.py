@@ -5,6 +5,7 @@ A spec is::
     n_clusters = 10            # optional (the estimator's n_clusters wins)
     seed = 0                   # optional (the estimator's random_state wins)
     scale = "standard"         # optional preprocessing, default "none" (see below)
+    starts = 1                 # optional: whole runs from independent seeds (see below)
     anchors  = { name = "kmeans", n_anchors = 1000 }   # optional section
     graph    = { name = "gaussian-anchor", n_neighbors = 5 }
     adapter  = "anchor-level"  # optional section, see below
@@ -25,6 +26,12 @@ parameters of its own in most cases, it may be given by name alone,
 The optional top-level ``scale`` (``"none"``, the default, ``"center"``, ``"standard"``,
 ``"minmax"`` or ``"l2"``) preprocesses ``X`` before the anchors and the graph; it is
 fitted at ``fit`` and reapplied at ``predict`` (see :mod:`graphclust.numerics.scaling`).
+
+The optional top-level ``starts`` (an integer from 1, the default, to
+:data:`MAX_STARTS`) runs the whole pipeline that many times, start 0 with the run's
+seed and start ``r`` with ``ctx.child("start{r}")``, and keeps the labels whose
+Newman–Girvan modularity on their own graph is the highest
+(:meth:`graphclust._pipeline.Pipeline.run`).
 
 An ensemble spec has an ``ensemble`` section instead of the part sections::
 
@@ -62,7 +69,7 @@ __all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec"
 
 #: A spec's part sections: the pipeline's stages.
 SECTIONS = STAGES
-TOP_KEYS = ("n_clusters", "seed", "scale", "metrics", *SECTIONS, "ensemble")
+TOP_KEYS = ("n_clusters", "seed", "scale", "starts", "metrics", *SECTIONS, "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
 #: Bounds on the members an ensemble spec may ask for, checked before any work: one
@@ -73,6 +80,8 @@ MAX_MEMBER_COUNT = 1000
 #: given (see :func:`graphclust._plan._seed`).
 SEED_LIMIT = 2**32
 MAX_MEMBERS = 1000
+#: Most starts a pipeline spec may ask for (each is a whole run of the pipeline).
+MAX_STARTS = 100
 META_KEYS = ("summary", "paper")
 #: sections that may be given as a bare registered name (``adapter = "<name>"``)
 NAME_SHORTHAND = ("adapter",)
@@ -134,6 +143,8 @@ class PipelineSpec:
     ensemble: EnsembleSpec | None = None
     #: the preprocessing stage, one of :data:`~graphclust.numerics.SCALE_KINDS`
     scale: str = "none"
+    #: whole runs from independent seeds; the most modular labels are kept
+    starts: int = 1
 
 
 def read_spec(source: str | os.PathLike | dict) -> dict:
@@ -297,12 +308,20 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     if nested and scale != "none":
         problems.append(Problem("scale", "a nested pipeline works on its parent's data, "
                                 "already scaled; set 'scale' at the top of the spec"))
+    starts = data.get("starts", 1)
+    if isinstance(starts, bool) or not isinstance(starts, int) or not 1 <= starts <= MAX_STARTS:
+        problems.append(Problem("starts", f"must be an integer in [1, {MAX_STARTS}], got "
+                                f"{starts!r}"))
+        starts = 1
+    elif ensemble is not None and starts != 1:
+        problems.append(Problem("starts", "an ensemble's members are its starts; give a "
+                                "member its own 'starts' instead"))
     spec = PipelineSpec(
         graph=sections["graph"], solver=sections["solver"], rounding=sections["rounding"],
         anchors=sections["anchors"], metrics=tuple(metrics),
         n_clusters=n_clusters if not problems else (n_clusters if isinstance(n_clusters, int) else None),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-        adapter=sections["adapter"], ensemble=ensemble, scale=scale,
+        adapter=sections["adapter"], ensemble=ensemble, scale=scale, starts=starts,
     )
     return spec, problems
 

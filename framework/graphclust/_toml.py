@@ -106,11 +106,13 @@ def spec_to_toml(spec: dict) -> str:
 
 def resolved_spec(pipe, graph, n_clusters: int, seed: int) -> dict:
     """The spec a fit actually ran: every part parameter written out, the run's
-    ``n_clusters``, ``seed`` and ``scale``, and the graph builder's parameters replaced
+    ``n_clusters``, ``seed`` and ``scale`` (and ``starts`` when not 1), and the graph builder's parameters replaced
     by the values it reports having used in ``graph.info`` (a clamped ``n_neighbors``,
     the ``method`` the kNN size rule chose)."""
     out: dict[str, Any] = {"n_clusters": int(n_clusters), "seed": int(seed),
                            "scale": str(getattr(pipe, "scale", "none"))}
+    if getattr(pipe, "starts", 1) != 1:
+        out["starts"] = int(pipe.starts)
     if getattr(pipe, "adapter", None) is not None:
         out["adapter"] = plain_spec(pipe.adapter)
     for sec, part in pipe.named_parts().items():

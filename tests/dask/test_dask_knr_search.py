@@ -29,7 +29,7 @@ def test_one_search_per_chunk(search, digits, as_dask, dask_client, monkeypatch)
         return original(self, Xb, U, k, index)
 
     kw = dict(n_clusters=10, random_state=0, anchors={"n_anchors": 200},
-              graph={"search": search})
+              graph={"search": search}, overrides={"starts": 1})  # one run's searches
     mem = gc.GraphClustering("uspec", **kw).fit(X)
     monkeypatch.setattr(KNRBipartiteGraph, "_search", counting)
     chunked = gc.GraphClustering("uspec", **kw).fit(as_dask(X, 300))

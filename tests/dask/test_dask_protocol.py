@@ -21,6 +21,7 @@ PRESETS = ["ulge", "oulge", "anchor-spectral", "uspec"]
 def _fit(preset, X, k=10, seed=0, **over):
     spec = dict(get_registry().presets.get(preset))
     spec["anchors"] = dict(spec["anchors"], n_anchors=120)
+    spec["starts"] = 1  # the parts of one run, compared with their chunked forms at ctx
     for key, value in over.items():
         spec[key] = {**spec[key], **value}
     pipe = compose(spec)

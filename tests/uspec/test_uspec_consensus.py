@@ -152,6 +152,8 @@ def test_usenc_preset_shape():
                and m.pipeline.rounding.init == "random" and m.pipeline.rounding.normalize_rows
                for m in ens.members)
     assert (ens.consensus.n_init, ens.consensus.max_iter) == (3, 100)
+    # each member is one draw, not the uspec preset's three starts
+    assert all(m.pipeline.starts == 1 for m in ens.members)
 
 
 def test_usenc_end_to_end_small_data():

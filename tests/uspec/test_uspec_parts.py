@@ -38,6 +38,9 @@ def test_registered_and_preset():
     spec = reg.presets.get("uspec")
     assert spec["anchors"]["n_anchors"] == 1000 and spec["graph"]["n_neighbors"] == 5
     assert spec["rounding"]["normalize_rows"] is True
+    # the most modular of three starts; the authors' variant is one run
+    assert graphclust.compose("uspec").starts == 3
+    assert graphclust.compose("uspec-paper").starts == 1
 
 
 def test_hybrid_sizes_and_determinism():

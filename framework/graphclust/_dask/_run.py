@@ -32,6 +32,7 @@ from typing import Any
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
 
 from graphclust import chunks as protocol  # the sample floors, read at call time
 from graphclust.chunks import (
@@ -43,9 +44,10 @@ from graphclust.chunks import (
 from graphclust._dask import _sizeof  # noqa: F401 - sizes the kept rows of Z (see there)
 from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
-from graphclust._graphs import AnchorGraph
+from graphclust._graphs import AnchorGraph, anchor_modularity
 from graphclust._parts import Context
-from graphclust._pipeline import FitResult, given_in_scaled_units, solve_adapted
+from graphclust._pipeline import (BestStart, FitResult, given_in_scaled_units, solve_adapted,
+                                  start_copies)
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import (
@@ -233,6 +235,45 @@ def _n_anchors_asked(selector, n: int) -> int:
 
 def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the pipeline",
                 k_range: tuple[int, int] | None = None) -> FitResult:
+    """Fit an anchor pipeline on a row-chunked dask array, ``pipe.starts`` times (see
+    :func:`fit_chunked_once`); with several starts, as in memory
+    (:meth:`graphclust._pipeline.Pipeline.run`): start ``r > 0`` runs with
+    ``ctx.child(f"start{r}")`` and the kept result is the one whose labels are the most
+    modular on its own graph, ``W = Z Λ⁻¹ Zᵀ`` scored from ``Zᵀ H`` summed over the
+    blocks (:func:`graphclust._graphs.anchor_modularity`), so the same start is kept as
+    in memory."""
+    if getattr(pipe, "starts", 1) == 1:
+        return fit_chunked_once(pipe, X, n_clusters, ctx, who, k_range)[0]
+    best = BestStart()
+    for r, rctx, copy_ in start_copies(pipe, ctx):
+        with best.warnings_once():
+            res, q = fit_chunked_once(copy_, X, n_clusters, rctx, who, k_range, score=True)
+        best.offer(r, res, q, copy_)
+    return best.kept(pipe)
+
+
+def _memberships_block(Z, labels, k):
+    """``Z_bᵀ H_b`` (``m x (k + 1)``, the last column for ``-1`` labels) of one block."""
+    labels = np.asarray(labels)
+    codes = np.where(labels < 0, k, labels)
+    H = sp.csr_array((np.ones(labels.size), (np.arange(labels.size), codes)),
+                     shape=(labels.size, k + 1))
+    return (sp.csr_array(Z).T @ H).toarray()
+
+
+def _modularity_chunked(Z_blocks, labels, k: int) -> float:
+    """Modularity of chunked labels on ``W = Z Λ⁻¹ Zᵀ``: ``Zᵀ H`` summed over the blocks."""
+    import dask
+
+    part = dask.delayed(_memberships_block, pure=True)
+    pieces = [part(zb, lb, k) for zb, lb in zip(Z_blocks, labels.to_delayed().ravel())]
+    S = dask.delayed(sum)(pieces).compute()
+    return anchor_modularity(S)
+
+
+def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
+                     who: str = "the pipeline", k_range: tuple[int, int] | None = None,
+                     score: bool = False) -> tuple[FitResult, float | None]:
     """Fit an anchor pipeline on a row-chunked dask array; returns a :class:`FitResult`
     whose ``labels`` is a persisted dask array chunked like the rows of ``X``, whose
     ``graph`` has zero rows (anchors and fitted state) and whose ``solution`` is the
@@ -391,8 +432,9 @@ def fit_chunked(pipe, X, n_clusters: int | None, ctx: Context, who: str = "the p
                         f"{sample_found} clusters there)")
     timings["rounding"] = time.perf_counter() - t0
     timings["total"] = sum(timings.values())
+    q = _modularity_chunked(Z_blocks, labels, n_clusters) if score else None
     return FitResult(labels, template, solution, anchors, timings, {}, None, scaling,
-                     selection)
+                     selection), q
 
 
 def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: Context,
