@@ -7,7 +7,9 @@ centers=10, random_state=seed)``, seeds 0-4; no generator of this shape exists i
 authors' litekmeans rounding) runs side by side, and ``KMeans(10, n_init=1)`` on the blobs.
 
 Run ``python -m benchmarks.uspec_stability [--presets uspec uspec-paper] [--targets blobs
-pendigits] [--dtypes float32 float64] [--data-dir DIR]`` (default data folder:
+pendigits] [--dtypes float32 float64] [--pendigits-seeds 10-29] [--starts 1 3 5]
+[--data-dir DIR]`` (``--starts`` runs each preset with its spec key ``starts`` set to
+each value, labelled ``uspec starts=3``; default data folder:
 ``$GRAPHCLUST_DATA``). Prints one row per fit (score, wall and CPU seconds of this process)
 and a summary per preset, target and dtype (sd: population standard deviation; sd (n-1):
 the sample one).
@@ -45,17 +47,25 @@ def _fit(what: str, X, y, seed: int) -> tuple[np.ndarray, float, float]:
     else:
         import graphclust
 
-        labels = graphclust.GraphClustering(what, n_clusters=10, random_state=seed).fit(X).labels_
+        preset, _, starts = what.partition(" starts=")
+        over = {"starts": int(starts)} if starts else None
+        labels = graphclust.GraphClustering(preset, n_clusters=10, random_state=seed,
+                                            overrides=over).fit(X).labels_
     return labels, time.perf_counter() - t0, time.process_time() - c0
 
 
-def run(presets, targets, dtypes, data_dir) -> list[dict]:
+def _seed_range(text: str) -> tuple[int, ...]:
+    lo, _, hi = text.partition("-")
+    return tuple(range(int(lo), int(hi or lo) + 1))
+
+
+def run(presets, targets, dtypes, data_dir, pendigits_seeds=PENDIGITS_SEEDS) -> list[dict]:
     from benchmarks.datasets import load
 
     rows = []
     for target in targets:
         metric = "ari" if target == "blobs" else "acc"
-        seeds = BLOBS_SEEDS if target == "blobs" else PENDIGITS_SEEDS
+        seeds = BLOBS_SEEDS if target == "blobs" else pendigits_seeds
         methods = list(presets) + (["kmeans-1"] if target == "blobs" else [])
         for dt in dtypes:
             for seed in seeds:
@@ -95,9 +105,15 @@ def main(argv=None) -> int:
                     choices=["blobs", "pendigits"])
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"],
                     choices=["float32", "float64"])
+    ap.add_argument("--pendigits-seeds", type=_seed_range, default=PENDIGITS_SEEDS,
+                    help="an inclusive range such as 10-29 (default 0-9)")
+    ap.add_argument("--starts", type=int, nargs="+", default=None,
+                    help="run each preset with its spec key starts set to each value")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
-    summary(run(args.presets, args.targets, args.dtypes, args.data_dir))
+    presets = (args.presets if args.starts is None else
+               [f"{p} starts={n}" for p in args.presets for n in args.starts])
+    summary(run(presets, args.targets, args.dtypes, args.data_dir, args.pendigits_seeds))
     return 0
 
 
