@@ -11,7 +11,7 @@ from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_EPOCHS,
     MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
-    MANIFOLD_SAMPLED_EPOCHS,
+    MANIFOLD_SAMPLED_NEGATIVES,
     ANCHORS_PER_CLUSTER,
     EIG_TOL,
     EXACT_BUDGET,
@@ -79,8 +79,9 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
                                         "method": "approx"}
     assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
-                              "init": "pca", "n_epochs": MANIFOLD_EPOCHS if n <= MANIFOLD_SAMPLE
-                              else MANIFOLD_SAMPLED_EPOCHS}
+                              "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
+                              **({} if n <= MANIFOLD_SAMPLE else
+                                 {"negative_sample_rate": MANIFOLD_SAMPLED_NEGATIVES})}
     # k given: the tree's smallest cluster is half an average cluster of the sample
     assert spec["adapter"]["rounding"] == {
         "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
@@ -246,7 +247,7 @@ def test_sparse_high_dimensional_data_get_the_knn_graph_on_their_rows(n, zero_fr
 @pytest.mark.parametrize("chunked,n", [(True, 70_000), (True, 10**7), (False, 630_000)])
 def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_sample(
         chunked, n):
-    from graphclust_plugins.auto.rule_auto import (MANIFOLD_SAMPLE, MANIFOLD_SAMPLED_EPOCHS,
+    from graphclust_plugins.auto.rule_auto import (MANIFOLD_SAMPLE, MANIFOLD_SAMPLED_NEGATIVES,
                                                    MANIFOLD_SAMPLED_STARTS)
 
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
@@ -260,8 +261,8 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert spec["solver"]["name"] == "umap-layout"
     # the sample's layout: a fixed cost beside n rows, so longer and from several starts
     sampled = n > MANIFOLD_SAMPLE
-    assert spec["solver"]["n_epochs"] == (MANIFOLD_SAMPLED_EPOCHS if sampled
-                                          else MANIFOLD_EPOCHS)
+    assert spec["solver"].get("negative_sample_rate") == (
+        MANIFOLD_SAMPLED_NEGATIVES if sampled else None)
     assert spec["adapter"].get("n_starts", 1) == (MANIFOLD_SAMPLED_STARTS if sampled else 1)
     assert (f"the most modular of {MANIFOLD_SAMPLED_STARTS} starts" in spec["summary"]
             ) == sampled

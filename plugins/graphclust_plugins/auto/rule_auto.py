@@ -128,7 +128,7 @@ __all__ = [
     "MANIFOLD_PER_CLUSTER",
     "MANIFOLD_CLUSTER_DIVISOR",
     "MANIFOLD_EPOCHS",
-    "MANIFOLD_SAMPLED_EPOCHS",
+    "MANIFOLD_SAMPLED_NEGATIVES",
     "MANIFOLD_SAMPLED_STARTS",
     "MANIFOLD_MIN_SAMPLES",
     "MANIFOLD_SAMPLE",
@@ -218,10 +218,11 @@ MANIFOLD_SAMPLE = 100_000
 #: Rule 7: epochs of the layout, started from the features' principal components.
 MANIFOLD_EPOCHS = 60
 #: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
-#: the placement of all n rows): layout epochs, and layouts from independent starts of
-#: which the one whose density partition is the most modular on the sample's graph is
-#: kept (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
-MANIFOLD_SAMPLED_EPOCHS = 120
+#: the placement of all n rows): negative samples per edge sample of the layout
+#: (umap-learn's default 5 below), and layouts from independent starts of which the one
+#: whose density partition is the most modular on the sample's graph is kept
+#: (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
+MANIFOLD_SAMPLED_NEGATIVES = 10
 MANIFOLD_SAMPLED_STARTS = 3
 #: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
 #: graph's 15 neighbours; the part's default (min_cluster_size = n/50) costs n²/50 memory.
@@ -380,16 +381,18 @@ def _manifold(p: DataProfile) -> dict:
     ``on-sample`` adapter estimates ``k`` by its rounding's density tree of the sample's
     layout (docs/choosing-k.rst), in memory and on Dask alike.
 
-    Above :data:`MANIFOLD_SAMPLE` rows the sample's layout runs
-    :data:`MANIFOLD_SAMPLED_EPOCHS` epochs from :data:`MANIFOLD_SAMPLED_STARTS` starts,
-    keeping the start whose density partition is the most modular on the sample's graph:
-    there the layout is a fixed cost while placing the rows grows with ``n``, and a
-    60-epoch layout of one start landed in a merged-classes arrangement on about two
-    seeds in three on MNIST-extend (docs/auto.rst, rule 7)."""
+    Above :data:`MANIFOLD_SAMPLE` rows the sample's layout draws
+    :data:`MANIFOLD_SAMPLED_NEGATIVES` negative samples per edge sample and runs from
+    :data:`MANIFOLD_SAMPLED_STARTS` starts, keeping the start whose density partition is
+    the most modular on the sample's graph: there the layout is a fixed cost while
+    placing the rows grows with ``n``, and a layout with umap-learn's 5 negative samples
+    landed in a merged-classes arrangement on about two seeds in three on MNIST-extend
+    (docs/auto.rst, rule 7)."""
     graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
     sampled = p.n > MANIFOLD_SAMPLE  # the layout of a sample: a fixed cost beside n rows
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
-              "n_epochs": MANIFOLD_SAMPLED_EPOCHS if sampled else MANIFOLD_EPOCHS}
+              "n_epochs": MANIFOLD_EPOCHS,
+              **({"negative_sample_rate": MANIFOLD_SAMPLED_NEGATIVES} if sampled else {})}
     # without k: the leaves of the tree at n // k_max (docs/choosing-k.rst)
     density = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf"}
     if _k(p) is not None:  # the tree at half an average cluster (docs/auto.rst, rule 7)
@@ -629,8 +632,10 @@ def auto_rule(p: DataProfile) -> dict:
             "15 nearest sample rows" if "anchors" in spec and p.n > MANIFOLD_SAMPLE
             else "fitted on all rows")
         starts = spec["adapter"].get("n_starts", 1)
-        layout = f"{spec['solver']['n_epochs']} epochs" + (
-            f", the most modular of {starts} starts" if starts > 1 else "")
+        negatives = spec["solver"].get("negative_sample_rate")
+        layout = (f"{spec['solver']['n_epochs']} epochs"
+                  + (f", {negatives} negative samples" if negatives else "")
+                  + (f", the most modular of {starts} starts" if starts > 1 else ""))
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
                f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
                f"by pynndescent, 10-d layout from a PCA start ({layout}), "
@@ -686,9 +691,10 @@ never from labels or per-data-set values:
   every point labelled. It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all
   rows up to that; the others placed by their 15 nearest sample rows), also above
   {SAMPLED_ANCHORS_N} points and on Dask; without k the density tree of the sample's
-  layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout runs
-  {MANIFOLD_SAMPLED_EPOCHS} epochs from {MANIFOLD_SAMPLED_STARTS} starts and keeps the one
-  whose partition is the most modular on the sample's graph.
+  layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout draws
+  {MANIFOLD_SAMPLED_NEGATIVES} negative samples per edge and runs from
+  {MANIFOLD_SAMPLED_STARTS} starts, keeping the one whose partition is the most modular on
+  the sample's graph.
 - d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
   {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
   graph searched exactly on the {PCA_COMPONENTS} leading principal components
