@@ -90,6 +90,7 @@ def test_k_estimated_per_start(data):
     assert est.k_selection_.k == est.n_clusters_
 
 
-def test_n_starts_is_checked():
+@pytest.mark.parametrize("bad", [0, 101])
+def test_n_starts_is_bounded_before_any_work(bad):
     with pytest.raises(graphclust.SpecError, match="n_starts"):
-        graphclust.compose(spec(0))
+        graphclust.compose(spec(bad))

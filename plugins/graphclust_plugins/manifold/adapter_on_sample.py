@@ -15,6 +15,9 @@ from graphclust import Adapted, AnchorGraph, Context, Solution
 DEFAULT_GRAPH = {"name": "fuzzy-knn", "n_neighbors": 15}
 #: The sample's rounding when ``rounding`` is not given.
 DEFAULT_ROUNDING = {"name": "density"}
+#: Most starts a spec may ask of the solver (each is a whole solve of the sample),
+#: bounded before any work as a spec's own ``starts``.
+MAX_STARTS = 100
 
 
 @graphclust.part
@@ -77,9 +80,9 @@ class OnSampleAdapter(graphclust.Adapter):
         None, doc="Rounding part run on the sample's solution; None = density (HDBSCAN tree "
         "cut to k).", check=graphclust.optional(graphclust.part_spec("rounding")))
     n_starts: int = graphclust.param(
-        1, doc="Solver runs from independent starts; the one kept is the one whose sample "
-        "partition has the highest modularity on the sample's graph.",
-        check=graphclust.integer(1))
+        1, doc="Solver runs from independent starts (at most MAX_STARTS, 100); the one "
+        "kept is the one whose sample partition has the highest modularity on the "
+        "sample's graph.", check=graphclust.integer(1, MAX_STARTS))
 
     def _rounding(self):
         return graphclust.resolve_part(
