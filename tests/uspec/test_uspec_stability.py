@@ -21,9 +21,9 @@ import graphclust
 pytestmark = pytest.mark.filterwarnings("ignore::graphclust.GraphClustWarning")
 
 
-def _fit(preset, n, seed, dtype=np.float64):
+def _fit(preset, n, seed, dtype=np.float64, **kw):
     X, y = make_blobs(n, 8, centers=10, random_state=seed)
-    model = graphclust.GraphClustering(preset, n_clusters=10, random_state=seed)
+    model = graphclust.GraphClustering(preset, n_clusters=10, random_state=seed, **kw)
     return model.fit(X.astype(dtype)), y
 
 
@@ -46,11 +46,11 @@ def test_uspec_finds_ten_blobs_on_every_seed(dtype):
 def test_litekmeans_rounding_variant_is_the_lottery_the_default_avoids():
     """``uspec-paper`` keeps the authors' rounding: on some seed it merges blobs (the
     default's test above would fail with it), and its labels differ from ``uspec`` only
-    through the rounding (same embedding)."""
+    through the rounding (same embedding of the same draw: one start of ``uspec``)."""
     aris = []
     for seed in (1, 2, 6):
         paper, y = _fit("uspec-paper", 5000, seed)
-        default, _ = _fit("uspec", 5000, seed)
+        default, _ = _fit("uspec", 5000, seed, overrides={"starts": 1})
         np.testing.assert_array_equal(paper.embedding_, default.embedding_)
         aris.append(adjusted_rand_score(y, paper.labels_))
     assert min(aris) < 0.95
