@@ -25,9 +25,12 @@ import time
 import numpy as np
 
 from benchmarks.uspec_stability import _seed_range
-
-EPOCHS = 60
-MIN_SAMPLES = 15
+from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_CLUSTER_DIVISOR,
+    MANIFOLD_EPOCHS,
+    MANIFOLD_MIN_SAMPLES,
+    MANIFOLD_SAMPLE,
+)
 
 
 def run(dataset, sample, seeds, negatives, starts, k, data_dir=None) -> list[dict]:
@@ -39,8 +42,9 @@ def run(dataset, sample, seeds, negatives, starts, k, data_dir=None) -> list[dic
     X, y = load(dataset, data_dir)
     X = np.asarray(X, dtype=np.float32) / np.float32(max(float(np.max(X)), 1e-12))
     acc = get_registry().metrics.get("acc")()
-    size = max(15, min(sample, X.shape[0]) // (2 * k))  # rule 7: half an average cluster
-    tree = {"name": "density", "min_samples": MIN_SAMPLES, "estimate": "leaf",
+    # rule 7: the tree's smallest cluster is half an average cluster of the sample
+    size = max(15, min(sample, X.shape[0]) // (MANIFOLD_CLUSTER_DIVISOR * k))
+    tree = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf",
             "min_cluster_size": size}
     rows = []
     for seed in seeds:
@@ -51,7 +55,7 @@ def run(dataset, sample, seeds, negatives, starts, k, data_dir=None) -> list[dic
                              "graph").build(U, None, Context(seed))
         for neg in negatives:
             layout = resolve_part({"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
-                                   "init": "pca", "n_epochs": EPOCHS,
+                                   "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
                                    "negative_sample_rate": neg}, "solver")
             for r in range(starts):
                 ctx = Context(seed) if r == 0 else Context(seed).child(f"start{r}")
@@ -87,7 +91,7 @@ def summary(rows: list[dict], good: float) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="mnist-extend@630000")
-    ap.add_argument("--sample", type=int, default=100_000)
+    ap.add_argument("--sample", type=int, default=MANIFOLD_SAMPLE)
     ap.add_argument("--seeds", type=_seed_range, default=tuple(range(5)),
                     help="an inclusive range such as 0-4")
     ap.add_argument("--negatives", type=int, nargs="+", default=[10, 20])

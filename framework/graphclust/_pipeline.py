@@ -85,9 +85,9 @@ def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context,
                   k_range: tuple[int, int] | None = None):
     """The solver on an adapter's problem (through the adapter's ``solve``), then the
     adapter's ``lift`` back to ``graph`` (in memory and in the chunked run, where
-    ``graph`` is the zero-row template); returns the lifted solution, the lift's wall time and the :class:`KSelection` of the
-    adapter's ``estimate_k`` on the solver's solution when ``k_range`` is given (the
-    adapter estimates ``k``), else ``None``."""
+    ``graph`` is the zero-row template); returns the lifted solution, the lift's wall
+    time and the :class:`KSelection` of the adapter's ``estimate_k`` on the solver's
+    solution when ``k_range`` is given (the adapter estimates ``k``), else ``None``."""
     if solver.needs_features and adapted.X is None:
         raise InputError(f"solver {solver.name!r} needs features, but adapter "
                          f"{adapter.name!r} had none to hand it for this graph")
