@@ -1,6 +1,7 @@
-"""Neighbour search of the manifold family: exact brute force or NNDescent, optionally on
-leading principal components, with one NNDescent index of a sample shared by its two
-users (the sample's fuzzy graph and the placement of the other rows).
+"""Neighbour search of the manifold family: exact brute force or graphclust's NN-descent
+(:mod:`._nndescent`), optionally on leading principal components; and one pynndescent
+``NNDescent`` index of a sample (it answers queries) shared by its two users (the
+sample's fuzzy graph and the placement of the other rows).
 
 The searches return the ``k`` nearest *other* points of every point with their metric
 distances (Euclidean, or cosine distance ``1 − cos``) in the searched space, never an
@@ -16,12 +17,14 @@ import numpy as np
 
 from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, normalize_rows
 
+from ._nndescent import nn_descent
+
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
            "exact_neighbors", "project", "sample_index", "shared_index"]
 
 #: ``method="auto"`` searches exactly while ``n² · d`` stays at or below this (about
 #: 50 s of brute force on the 2-core reference machine by
-#: :func:`graphclust.numerics.exact_knn_seconds`), and with NNDescent above it.
+#: :func:`graphclust.numerics.exact_knn_seconds`), and with NN-descent above it.
 EXACT_MAX_WORK = 1e12
 
 
@@ -33,7 +36,7 @@ def choose_method(n: int, d: int, method: str) -> tuple[str, str]:
     if work <= EXACT_MAX_WORK:
         return "exact", f"auto: n²·d = {work:.3g} <= {EXACT_MAX_WORK:.0e}"
     return "approx", (f"auto: n²·d = {work:.3g} > {EXACT_MAX_WORK:.0e} (exact search ≈ "
-                      f"{exact_knn_seconds(n, d):.0f} s): pynndescent NNDescent")
+                      f"{exact_knn_seconds(n, d):.0f} s): NN-descent")
 
 
 def project(X: np.ndarray, pca_components: int | None) -> tuple[np.ndarray, Projection | None]:
@@ -85,10 +88,15 @@ def _nndescent(X: np.ndarray, n_neighbors: int, metric: str, seed: int):
 
 def approx_neighbors(X: np.ndarray, k: int, metric: str,
                      seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Approximate ``k`` nearest other points from pynndescent's ``NNDescent`` (seeded,
-    hence single-threaded and reproducible), self removed (:func:`_without_self`)."""
-    idx, dist = _nndescent(X, k + 1, metric, seed).neighbor_graph
-    return _without_self(idx, dist, k)
+    """Approximate ``k`` nearest other points by graphclust's NN-descent
+    (:func:`graphclust_plugins.manifold._nndescent.nn_descent`: on all threads, the same
+    lists for any thread count). Cosine: the Euclidean search of the unit-length rows, as
+    :func:`exact_neighbors`."""
+    if metric == "cosine":
+        idx, sq = nn_descent(np.asarray(normalize_rows(X), dtype=np.float32), k, seed)
+        return idx, np.asarray(sq, dtype=np.float64) * 0.5
+    idx, sq = nn_descent(X, k, seed)
+    return idx, np.sqrt(np.asarray(sq, dtype=np.float64))
 
 
 @attrs.frozen(eq=False)

@@ -47,26 +47,28 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
     tiny inputs (``graph.info["n_neighbors"]``).
 
     Neighbours: ``method="exact"`` is blocked brute force through BLAS
-    (:func:`graphclust.numerics.knn`); ``"approx"`` is pynndescent's NNDescent, seeded
-    from the run (single-threaded, reproducible; it pays a one-off numba compilation
-    of about 30 s per process); ``"auto"`` is exact while ``n²·d <= 1e12`` (about 50 s
-    of brute force on a 2-core machine) and NNDescent above. The choice and its reason
+    (:func:`graphclust.numerics.knn`); ``"approx"`` is NN-descent (Dong, Charikar & Li
+    2011) from a random-projection forest, seeded from the run, on all threads and with
+    the same lists for any thread count (:mod:`graphclust_plugins.manifold._nndescent`;
+    its numba kernels compile once and are cached); ``"auto"`` is exact while
+    ``n²·d <= 1e12`` (about 50 s of brute force on a 2-core machine) and NN-descent
+    above. The choice and its reason
     are in ``graph.info["method"]`` / ``["method_rule"]`` (the estimator's
     ``resolved_spec_`` shows the method). ``metric="cosine"`` uses ``1 − cos``
     (exact: on unit-length rows).
 
     ``pca_components``: search (and measure ``d_ij``) on the leading principal components
     of the rows (:func:`graphclust.numerics.fit_pca`) instead of all ``d`` features when
-    that is fewer than ``d``; NNDescent's cost is linear in the dimension (MNIST-70k,
+    that is fewer than ``d``; NN-descent's cost is linear in the dimension (MNIST-70k,
     784 → 50: the search about 3 x faster, see ``docs/auto.rst``, rule 7). Inside
     ``on-sample`` with a ``sample-knn`` placement that already indexed the same sample
-    rows with NNDescent (same metric, projection and at least ``n_neighbors``), the
+    rows with pynndescent (same metric, projection and at least ``n_neighbors``), the
     graph is read off that index's own neighbour lists instead of building a second
     index (``graph.info["shared_index"]``).
 
     Costs: no ``n x n`` array is ever formed. Memory ``O(n·(d + k))``: the data, the
     ``n x k`` neighbour lists and a graph of at most ``2nk`` entries; the exact search
-    works in row blocks (``O(n²·d)`` time), NNDescent in about ``O(n^1.14·k·d)``.
+    works in row blocks (``O(n²·d)`` time), NN-descent in about ``O(n^1.14·k·d)``.
     """
 
     name = "fuzzy-knn"
@@ -80,7 +82,7 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
     metric: str = graphclust.param("euclidean", doc="Distance d_ij: euclidean or cosine "
                                    "(1 − cos).", check=graphclust.one_of("euclidean", "cosine"))
     method: str = graphclust.param(
-        "auto", doc="Neighbour search: exact brute force, approx (pynndescent NNDescent), "
+        "auto", doc="Neighbour search: exact brute force, approx (NN-descent), "
         "or auto (exact up to n²·d = 1e12).",
         check=graphclust.one_of("auto", "exact", "approx"))
     pca_components: int | None = graphclust.param(

@@ -1,0 +1,132 @@
+"""graphclust's NN-descent: valid lists, near-exact recall against brute force, exact on
+one leaf, and the same bits on any thread count."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphclust_plugins.manifold._nndescent import nn_descent
+
+
+def _brute(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    X64 = X.astype(np.float64)
+    D = ((X64[:, None, :] - X64[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    idx = np.argsort(D, axis=1, kind="stable")[:, :k]
+    return idx, np.take_along_axis(D, idx, axis=1)
+
+
+def _blobs(n: int, d: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=6.0, size=(8, d))
+    return (centres[rng.integers(0, 8, n)] + rng.normal(size=(n, d))).astype(np.float32)
+
+
+def _check_lists(X, idx, sq, k):
+    n = X.shape[0]
+    assert idx.shape == (n, k) and sq.shape == (n, k)
+    assert idx.dtype == np.int64 and sq.dtype == np.float32
+    assert ((idx >= 0) & (idx < n)).all()
+    assert (idx != np.arange(n)[:, None]).all(), "a row is its own neighbour"
+    assert all(len(set(row)) == k for row in idx), "a neighbour listed twice"
+    assert (np.diff(sq, axis=1) >= 0).all(), "not nearest first"
+    true = ((X[:, None, :].astype(np.float64) - X[idx].astype(np.float64)) ** 2).sum(-1)
+    np.testing.assert_allclose(sq, true, rtol=1e-4, atol=1e-4)
+
+
+def test_recall_against_brute_force():
+    X = _blobs(3000, 12, 0)
+    k = 10
+    idx, sq = nn_descent(X, k, seed=0)
+    _check_lists(X, idx, sq, k)
+    ref, _ = _brute(X, k)
+    recall = np.mean([len(set(a) & set(b)) / k for a, b in zip(idx, ref)])
+    assert recall >= 0.97, recall
+
+
+def test_one_leaf_is_exact():
+    # n <= max(10, k): every pair shares the tree's only leaf, so the lists are exact
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 5)).astype(np.float32)
+    idx, sq = nn_descent(X, 11, seed=5)
+    ref, ref_sq = _brute(X, 11)
+    np.testing.assert_array_equal(idx, ref)
+    np.testing.assert_allclose(sq, ref_sq, rtol=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 80), d=st.integers(1, 9), k=st.integers(1, 12),
+       seed=st.integers(0, 2**31 - 1), data_seed=st.integers(0, 1000))
+def test_lists_are_valid_for_any_input(n, d, k, seed, data_seed):
+    k = min(k, n - 1)
+    X = np.random.default_rng(data_seed).normal(size=(n, d)).astype(np.float32)
+    idx, sq = nn_descent(X, k, seed=seed)
+    _check_lists(X, idx, sq, k)
+    # the same seed gives the same lists
+    idx2, sq2 = nn_descent(X, k, seed=seed)
+    np.testing.assert_array_equal(idx, idx2)
+    np.testing.assert_array_equal(sq, sq2)
+
+
+def test_duplicate_rows_terminate_with_valid_lists():
+    X = np.zeros((300, 4), dtype=np.float32)
+    X[150:] = 1.0
+    idx, sq = nn_descent(X, 7, seed=1)
+    _check_lists(X, idx, sq, 7)
+    assert (sq == 0).all()  # every row has 149 copies of itself
+
+
+def test_rejects_k_out_of_range():
+    X = np.zeros((5, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="k must be"):
+        nn_descent(X, 5, seed=0)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+def test_same_bits_on_one_thread_and_many():
+    X = _blobs(20000, 16, 1)  # several blocks of rows and many leaves
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = nn_descent(X, 15, seed=7)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = nn_descent(X, 15, seed=7)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one[0], many[0])
+    np.testing.assert_array_equal(one[1], many[1])
+
+
+_SCRIPT = """
+import sys, numpy as np
+from graphclust_plugins.manifold._nndescent import nn_descent
+rng = np.random.default_rng(11)
+X = (rng.normal(scale=5.0, size=(6, 40))[rng.integers(0, 6, 4000)]
+     + rng.normal(size=(4000, 40))).astype(np.float32)
+idx, sq = nn_descent(X, 12, seed=3)
+np.savez(sys.argv[1], idx=idx, sq=sq)
+"""
+
+
+@pytest.mark.slow
+def test_fresh_and_cached_kernels_give_the_same_bits(tmp_path):
+    """The distance kernels may add in vector lanes: the lanes must be the same whether
+    numba compiles them afresh or loads them from its cache."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    outs = []
+    for run in ("fresh", "cached"):
+        out = tmp_path / f"{run}.npz"
+        subprocess.run([sys.executable, "-c", _SCRIPT, str(out)], env=env, check=True,
+                       timeout=600)
+        outs.append(np.load(out))
+    assert any((tmp_path / "cache").rglob("*.nbi")), "numba wrote no cache"
+    np.testing.assert_array_equal(outs[0]["idx"], outs[1]["idx"])
+    np.testing.assert_array_equal(outs[0]["sq"], outs[1]["sq"])
