@@ -49,7 +49,7 @@ The rules, argued in ``docs/auto.rst``:
    cut, k-means (unless rule 7 holds: the manifold family runs on a sample there too).
 7. **Manifold family** (``auto`` v2). Dense ``d > HIGH_DIM`` with at least
    :data:`MANIFOLD_PER_CLUSTER` points per asked cluster: UMAP+HDBSCAN (the ``manifold``
-   preset: fuzzy 15-NN graph searched by pynndescent, 10-d layout, condensed tree cut to
+   preset: fuzzy 15-NN graph searched by NN-descent, 10-d layout, condensed tree cut to
    exactly ``k`` clusters, every point labelled). The layout pulls each class of a
    high-dimensional manifold (digits) into a dense lump that the density tree cuts
    cleanly, where a spectral embedding of ``k`` vectors leaves classes touching; the
@@ -362,8 +362,9 @@ def _features(rounding: dict) -> dict:
 
 
 def _manifold(p: DataProfile) -> dict:
-    """Rule 7: the ``manifold`` family, neighbours from pynndescent (a base dependency;
-    seeded, one thread) so that no extra changes the graph.
+    """Rule 7: the ``manifold`` family, neighbours from graphclust's NN-descent (seeded;
+    the same lists on any thread count) and, above the sample, a pynndescent index of the
+    sample (a base dependency; seeded, one thread), so that no extra changes the graph.
 
     The neighbours are searched on the features (a search on 50 principal components was
     3x faster but merged two MNIST digits on 4 of 5 layouts measured); the layout starts
@@ -631,6 +632,8 @@ def auto_rule(p: DataProfile) -> dict:
             f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
             "15 nearest sample rows" if "anchors" in spec and p.n > MANIFOLD_SAMPLE
             else "fitted on all rows")
+        search = ("pynndescent's index of the sample" if p.n > MANIFOLD_SAMPLE
+                  else "NN-descent")
         starts = spec["adapter"].get("n_starts", 1)
         negatives = spec["solver"].get("negative_sample_rate")
         layout = (f"{spec['solver']['n_epochs']} epochs"
@@ -638,7 +641,7 @@ def auto_rule(p: DataProfile) -> dict:
                   + (f", the most modular of {starts} starts" if starts > 1 else ""))
         why = (f"d = {p.d} > {HIGH_DIM}, dense, n/k = {_per_cluster(p):.0f} >= "
                f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
-               f"by pynndescent, 10-d layout from a PCA start ({layout}), "
+               f"by {search}, 10-d layout from a PCA start ({layout}), "
                f"density tree cut to k; {where})")
     elif low[0] is not None:  # rule 8, at every size and on Dask
         spec, why = low
@@ -685,7 +688,7 @@ never from labels or per-data-set values:
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
 - but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster:
-  the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph (pynndescent), 10-d UMAP
+  the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph (NN-descent), 10-d UMAP
   layout ({MANIFOLD_EPOCHS} epochs from the features' principal components), HDBSCAN
   condensed tree ({MANIFOLD_MIN_SAMPLES} core neighbours) cut to exactly k clusters,
   every point labelled. It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all
