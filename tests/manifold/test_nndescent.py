@@ -70,6 +70,8 @@ def test_lists_are_valid_for_any_input(n, d, k, seed, data_seed):
     idx2, sq2 = nn_descent(X, k, seed=seed)
     np.testing.assert_array_equal(idx, idx2)
     np.testing.assert_array_equal(sq, sq2)
+    # one tree and no round: the lists are filled from the leaves and the fill alone
+    _check_lists(X, *nn_descent(X, k, seed=seed, n_trees=1, n_iters=0), k)
 
 
 def test_duplicate_rows_terminate_with_valid_lists():

@@ -125,7 +125,9 @@ def _tree(X, seed, tree, leaf_size, perm, bounds):
     for i in range(n):
         perm[i] = i
     normal = np.empty(d, dtype=np.float32)
-    stack_lo = np.empty(2 * n // max(1, leaf_size) + 64, dtype=np.int64)
+    # a split pushes both halves and the left is taken next, so the stack holds at most
+    # one pending node per level of the current path: fewer than n + 2
+    stack_lo = np.empty(n + 2, dtype=np.int64)
     stack_hi = np.empty_like(stack_lo)
     top = 0
     stack_lo[0] = 0
@@ -251,7 +253,8 @@ def _apply(P, Q, D, dist, idx, flag):
 
 @numba.njit(parallel=True, cache=True)
 def _fill_random(dist, idx, flag, X, seed):
-    """Rows whose list is not full take random rows (hash-keyed) until it is."""
+    """Rows whose list is not full take random rows (hash-keyed) until it is, and, should
+    ``8k`` draws not fill it, the rows that follow them (so every list is full: ``k < n``)."""
     n, k = idx.shape
     for r in numba.prange(n):
         tries = 0
@@ -260,6 +263,11 @@ def _fill_random(dist, idx, flag, X, seed):
             tries += 1
             if c != r:
                 _push(dist[r], idx[r], flag[r], _sqdist(X[r], X[c]), c, 1)
+        step = np.int64(0)
+        while idx[r, 0] < 0:
+            step += 1
+            nxt = (np.int64(r) + step) % np.int64(n)
+            _push(dist[r], idx[r], flag[r], _sqdist(X[r], X[nxt]), nxt, 1)
 
 
 @numba.njit(parallel=True, cache=True)
