@@ -82,6 +82,17 @@ def test_duplicate_rows_terminate_with_valid_lists():
     assert (sq == 0).all()  # every row has 149 copies of itself
 
 
+def test_overflowing_distances_still_fill_every_list():
+    # squared distances beyond float32's range are infinite: the lists must still fill
+    X = np.random.default_rng(2).normal(size=(60, 3)).astype(np.float32)
+    X[:5] *= np.float32(1e25)
+    idx, sq = nn_descent(X, 8, seed=0, n_trees=1, n_iters=2)
+    n = X.shape[0]
+    assert ((idx >= 0) & (idx < n)).all() and (idx != np.arange(n)[:, None]).all()
+    assert all(len(set(row)) == 8 for row in idx)
+    assert np.isinf(sq[:5]).all() and np.isfinite(sq[5:]).all()
+
+
 def test_rejects_k_out_of_range():
     X = np.zeros((5, 2), dtype=np.float32)
     with pytest.raises(ValueError, match="k must be"):

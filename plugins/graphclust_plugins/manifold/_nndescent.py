@@ -34,7 +34,7 @@ import numpy as np
 
 from ._layout import _mix
 
-__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "nn_descent"]
+__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "SKETCH_DIMS", "nn_descent", "tree_rows"]
 
 #: Rows whose local joins are collected before their offers are applied (a constant: the
 #: result must not depend on the thread count; it bounds the offers held at once).
@@ -44,6 +44,9 @@ BLOCK_ROWS = 8192
 #: 8 trees reach a recall of .988 against .989 with 21, in 3.4 s against 4.6 s on two
 #: threads (benchmarks/RESULTS.md, "A thread-count-free NN-descent").
 N_TREES = 8
+#: The trees split a ``SKETCH_DIMS``-column Gaussian sketch of rows with more features
+#: (:func:`tree_rows`); the lists are always measured on the rows themselves.
+SKETCH_DIMS = 32
 #: A round whose offers changed at most ``DELTA · k · n`` list entries ends the descent
 #: (pynndescent's ``delta``).
 DELTA = 0.001
@@ -75,19 +78,28 @@ def _key(seed, a, b, c):
 
 
 @numba.njit(inline="always", cache=True)
+def _above(p1, i1, p2, i2):
+    """Whether heap entry ``(p1, i1)`` ranks above ``(p2, i2)``: by priority, then by
+    index, an empty slot (index −1) above every entry."""
+    if p1 != p2:
+        return p1 > p2
+    if i1 < 0 or i2 < 0:
+        return i1 < 0 and i2 >= 0
+    return i1 > i2
+
+
+@numba.njit(inline="always", cache=True)
 def _sift_down(pri, ind, flag, size):
-    """Restore the max-heap order of ``pri`` (ties: larger index on top) after its root
-    was replaced; ``ind`` and ``flag`` move with it."""
+    """Restore the max-heap order (:func:`_above`) after the root was replaced; ``ind``
+    and ``flag`` move with ``pri``."""
     i = 0
     while True:
         left = 2 * i + 1
         right = left + 1
         top = i
-        if left < size and (pri[left] > pri[top]
-                            or (pri[left] == pri[top] and ind[left] > ind[top])):
+        if left < size and _above(pri[left], ind[left], pri[top], ind[top]):
             top = left
-        if right < size and (pri[right] > pri[top]
-                             or (pri[right] == pri[top] and ind[right] > ind[top])):
+        if right < size and _above(pri[right], ind[right], pri[top], ind[top]):
             top = right
         if top == i:
             return
@@ -100,10 +112,14 @@ def _sift_down(pri, ind, flag, size):
 @numba.njit(inline="always", cache=True)
 def _push(pri, ind, flag, p, c, f):
     """Offer ``c`` at priority ``p`` to a bounded max-heap holding the smallest
-    priorities: refused (0) when not below the largest held, or when already held;
-    otherwise it replaces the largest (1)."""
+    priorities: refused (0) when it does not rank below the top (:func:`_above`; an
+    empty slot, index −1, takes any offer, even at an infinite priority — a distance that
+    overflowed — so every list fills), or when ``c`` is already held; otherwise it
+    replaces the top (1). NaN counts as infinite."""
     size = pri.shape[0]
-    if p > pri[0] or (p == pri[0] and c >= ind[0]):
+    if p != p:
+        p = np.inf
+    if not _above(pri[0], ind[0], p, c):
         return 0
     for t in range(size):
         if ind[t] == c:
@@ -180,6 +196,35 @@ def _tree(X, seed, tree, leaf_size, perm, bounds):
         top += 2
     bounds[leaves] = n
     return leaves
+
+
+@numba.njit(parallel=True, cache=True)
+def _sketch(X, R):
+    """``X @ R`` in float32, each row's sum taken over the features in order (zeros
+    skipped): a row's result does not depend on the threads."""
+    n, d = X.shape
+    s = R.shape[1]
+    out = np.zeros((n, s), dtype=np.float32)
+    for i in numba.prange(n):
+        for j in range(d):
+            x = X[i, j]
+            if x != 0:
+                for t in range(s):
+                    out[i, t] += x * R[j, t]
+    return out
+
+
+def tree_rows(X: np.ndarray, seed: int, dims: int | None = None) -> np.ndarray:
+    """The rows the trees split: ``X`` itself when it has at most ``dims`` (default
+    :data:`SKETCH_DIMS`) features, else its product with a seeded ``d x dims`` Gaussian
+    matrix (a Johnson–Lindenstrauss sketch: nearby rows stay nearby, so they still share
+    leaves, and a split reads ``dims`` numbers per row instead of ``d``)."""
+    dims = SKETCH_DIMS if dims is None else int(dims)
+    if X.shape[1] <= dims:
+        return X
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFFFFFFFFFF, 0x736B65746368])
+    R = rng.standard_normal((X.shape[1], dims)).astype(np.float32)
+    return _sketch(X, R)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -426,7 +471,7 @@ def nn_descent(X: np.ndarray, k: int, seed: int, *, n_trees: int | None = None,
     dist = np.full((n, k), np.inf, dtype=np.float32)
     idx = np.full((n, k), -1, dtype=np.int32)
     flag = np.zeros((n, k), dtype=np.uint8)
-    perms, bounds, n_leaves = _forest(X, seed64, trees, max(10, k))
+    perms, bounds, n_leaves = _forest(tree_rows(X, seed), seed64, trees, max(10, k))
     for t in range(trees):
         _apply(*_leaf_offers(X, perms[t], bounds[t], n_leaves[t]), dist, idx, flag)
     del perms, bounds
