@@ -295,3 +295,15 @@ def test_an_all_zero_given_graph_is_a_clean_error(preset):
         warnings.simplefilter("ignore")
         with pytest.raises(InputError):
             model.fit(X_SMALL)
+
+
+@pytest.mark.parametrize("which", [0, 3])
+def test_a_vanishing_nystrom_bandwidth_is_not_nan(which):
+    """Found by the slow spec fuzz: ``bandwidth = 1e-300`` underflowed ``2σ²`` to zero,
+    the landmark kernel became NaN (``exp(-0/0)``) and ``eigh`` raised LinAlgError or a
+    bare ValueError. The kernel now keeps 1 on coinciding pairs and 0 elsewhere."""
+    spec = {"anchors": {"name": "random", "n_anchors": 500},
+            "graph": {"name": "nystrom-landmarks", "n_neighbors": 5, "bandwidth": 1e-300},
+            "solver": {"name": "nystrom"},
+            "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True}}
+    _compose_then_fit(spec, which)

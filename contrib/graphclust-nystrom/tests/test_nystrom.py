@@ -201,3 +201,21 @@ def test_digits_accuracy_near_the_reference():
                              "rounding": {"name": "kmeans", "normalize_rows": True}},
                             n_clusters=10, random_state=0, anchors=X[idx])
     assert _acc(y, model.fit_predict(X)) > 0.72
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 5e-324, 1e200])
+def test_kernel_at_extreme_bandwidths_is_finite(sigma):
+    """``2σ²`` under- or overflowing: the kernel stays finite, in [0, 1] (no NaN from
+    ``0/0``); distinct points get 0 at a vanishing σ (a coinciding pair keeps 1 unless
+    its computed squared distance is a round-off above zero)."""
+    rng = np.random.default_rng(0)
+    L = rng.normal(size=(6, 3))
+    X = np.vstack([L[:2], rng.normal(size=(4, 3))])
+    K = gaussian_kernel(X, L, sigma)
+    assert np.isfinite(K).all() and ((K >= 0) & (K <= 1)).all()
+    zero = np.zeros((1, 3))
+    assert gaussian_kernel(zero, zero, sigma)[0, 0] == 1.0  # exactly coinciding
+    if sigma < 1:
+        assert K[2:].max() == 0.0
+    else:
+        np.testing.assert_allclose(K, 1.0)
