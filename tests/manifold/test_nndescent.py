@@ -38,8 +38,12 @@ def _check_lists(X, idx, sq, k):
     np.testing.assert_allclose(sq, true, rtol=1e-4, atol=1e-4)
 
 
-def test_recall_against_brute_force():
+@pytest.mark.parametrize("d", [12, 100])  # 100 > SKETCH_DIMS: the trees split a sketch
+def test_recall_against_brute_force(d):
     X = _blobs(3000, 12, 0)
+    if d > 12:  # the same 12-d blobs turned into d columns (distances unchanged)
+        Q, _ = np.linalg.qr(np.random.default_rng(4).normal(size=(d, 12)))
+        X = (X.astype(np.float64) @ Q.T).astype(np.float32)
     k = 10
     idx, sq = nn_descent(X, k, seed=0)
     _check_lists(X, idx, sq, k)
@@ -101,7 +105,10 @@ def test_rejects_k_out_of_range():
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
 def test_same_bits_on_one_thread_and_many():
-    X = _blobs(20000, 16, 1)  # several blocks of rows and many leaves
+    from graphclust_plugins.manifold._nndescent import SKETCH_DIMS
+
+    assert 80 > SKETCH_DIMS
+    X = _blobs(20000, 80, 1)  # several blocks of rows, many leaves, a sketched forest
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -118,8 +125,8 @@ _SCRIPT = """
 import sys, numpy as np
 from graphclust_plugins.manifold._nndescent import nn_descent
 rng = np.random.default_rng(11)
-X = (rng.normal(scale=5.0, size=(6, 40))[rng.integers(0, 6, 4000)]
-     + rng.normal(size=(4000, 40))).astype(np.float32)
+X = (rng.normal(scale=5.0, size=(6, 100))[rng.integers(0, 6, 4000)]
+     + rng.normal(size=(4000, 100))).astype(np.float32)
 idx, sq = nn_descent(X, 12, seed=3)
 np.savez(sys.argv[1], idx=idx, sq=sq)
 """
