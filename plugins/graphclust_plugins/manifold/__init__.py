@@ -5,7 +5,9 @@ Parts
 graph ``fuzzy-knn``
     UMAP's fuzzy kNN graph (McInnes, Healy, Melville 2018, Sec. 3.1): local
     memberships ``exp(−max(0, d − ρ_i)/σ_i)``, fuzzy union; exact or NN-descent
-    neighbours (:mod:`graphclust_plugins.manifold._nndescent`). Maths in :mod:`graphclust_plugins.manifold._fuzzy`.
+    neighbours (:mod:`graphclust_plugins.manifold._nndescent`, its forest in
+    :mod:`graphclust_plugins.manifold._rptrees`). Maths in
+    :mod:`graphclust_plugins.manifold._fuzzy`.
 solver ``umap-layout``
     UMAP layout of any affinity graph (Sec. 3.2), a nonlinear node embedding.
 rounding ``density``
