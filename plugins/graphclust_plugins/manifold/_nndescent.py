@@ -38,11 +38,15 @@ import numpy as np
 
 from ._rptrees import SKETCH_DIMS, _key, _sqdist, forest, leaf_offers, tree_rows
 
-__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "SKETCH_DIMS", "nn_descent"]
+__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "OFFER_BUFFER_BYTES", "SKETCH_DIMS", "nn_descent"]
 
 #: Rows whose local joins are collected before their offers are applied (a constant: the
-#: result must not depend on the thread count; it bounds the offers held at once).
+#: result must not depend on the thread count; it bounds the offers held at once) ...
 BLOCK_ROWS = 8192
+#: ... but fewer when a block's offer buffers (12 bytes for each of the ``m(m−1)/2 + m²``
+#: pairs a row can offer, ``m`` the candidates per row) would pass this many bytes: with
+#: 15 neighbours the buffers take 37 MB, with 60 candidates they stay at 64 MiB, not 528 MB.
+OFFER_BUFFER_BYTES = 64 * 2**20
 #: Random-projection trees of the start. pynndescent's rule (``5 + round(n^(1/4))``, 21 at
 #: 70 000 rows) builds more; on MNIST-70k (15-NN, 2 000 rows checked against brute force)
 #: 8 trees reach a recall of .988 against .989 with 21, in 3.4 s against 4.6 s on two
@@ -323,14 +327,15 @@ def nn_descent(X: np.ndarray, k: int, seed: int, *, n_trees: int | None = None,
     del perms, bounds
     _fill_random(dist, idx, flag, X, seed64)
     width = m * (m - 1) // 2 + m * m
-    P = np.empty(BLOCK_ROWS * width, dtype=np.int32)
+    block = int(min(BLOCK_ROWS, max(256, OFFER_BUFFER_BYTES // (12 * width))))
+    P = np.empty(block * width, dtype=np.int32)
     Q = np.empty_like(P)
     D = np.empty(P.shape[0], dtype=np.float32)
     for rnd in range(rounds):
         new_c, old_c = _candidates(idx, flag, m, seed64, rnd)
         changed = 0
-        for lo in range(0, n, BLOCK_ROWS):
-            hi = min(n, lo + BLOCK_ROWS)
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
             count = np.zeros(hi - lo, dtype=np.int64)
             used = (hi - lo) * width
             _join(X, new_c, old_c, dist[:, 0].copy(), lo, hi, P[:used], Q[:used], D[:used],
