@@ -40,12 +40,11 @@ def _exact(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
 def _pynndescent(X, k, seed, threads):
     from pynndescent import NNDescent
 
-    idx, _ = NNDescent(X, n_neighbors=k + 1, random_state=seed, n_jobs=threads,
-                       low_memory=True).neighbor_graph
-    keep = idx != np.arange(X.shape[0])[:, None]
-    keep[keep.all(axis=1), -1] = False
-    order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
-    return np.take_along_axis(idx, order, axis=1)
+    from graphclust_plugins.manifold._neighbors import _without_self
+
+    idx, dist = NNDescent(X, n_neighbors=k + 1, random_state=seed, n_jobs=threads,
+                          low_memory=True).neighbor_graph
+    return _without_self(idx, dist, k)[0]
 
 
 def run(dataset: str, k: int, trees, repeats: int, check: int, seed: int = 0,

@@ -20,7 +20,7 @@ from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, nor
 from ._nndescent import nn_descent
 
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
-           "exact_neighbors", "project", "sample_index", "shared_index"]
+           "exact_neighbors", "metric_distances", "project", "sample_index", "shared_index"]
 
 #: ``method="auto"`` searches exactly while ``n² · d`` stays at or below this (about
 #: 50 s of brute force on the 2-core reference machine by
@@ -58,9 +58,17 @@ def exact_neighbors(X: np.ndarray, k: int, metric: str) -> tuple[np.ndarray, np.
     every unit row)."""
     if metric == "cosine":
         idx, dsq = knn(normalize_rows(X), k, method="exact")
-        return idx, np.maximum(np.asarray(dsq, dtype=np.float64), 0.0) * 0.5
-    idx, dsq = knn(X, k, method="exact")
-    return idx, np.sqrt(np.maximum(np.asarray(dsq, dtype=np.float64), 0.0))
+    else:
+        idx, dsq = knn(X, k, method="exact")
+    return idx, metric_distances(dsq, metric)
+
+
+def metric_distances(dsq: np.ndarray, metric: str) -> np.ndarray:
+    """Squared Euclidean distances (of unit rows, for cosine) as the metric's distances,
+    float64: ``sqrt`` for Euclidean, ``1 − cos = ‖u − v‖² / 2`` for cosine (negative
+    round-off clipped to 0)."""
+    dsq = np.maximum(np.asarray(dsq, dtype=np.float64), 0.0)
+    return dsq * 0.5 if metric == "cosine" else np.sqrt(dsq)
 
 
 def _without_self(idx: np.ndarray, dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -92,11 +100,9 @@ def approx_neighbors(X: np.ndarray, k: int, metric: str,
     (:func:`graphclust_plugins.manifold._nndescent.nn_descent`: on all threads, the same
     lists for any thread count). Cosine: the Euclidean search of the unit-length rows, as
     :func:`exact_neighbors`."""
-    if metric == "cosine":
-        idx, sq = nn_descent(np.asarray(normalize_rows(X), dtype=np.float32), k, seed)
-        return idx, np.asarray(sq, dtype=np.float64) * 0.5
-    idx, sq = nn_descent(X, k, seed)
-    return idx, np.sqrt(np.asarray(sq, dtype=np.float64))
+    rows = np.asarray(normalize_rows(X), dtype=np.float32) if metric == "cosine" else X
+    idx, sq = nn_descent(rows, k, seed)
+    return idx, metric_distances(sq, metric)
 
 
 @attrs.frozen(eq=False)

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from graphclust.numerics import nearest_anchors, normalize_rows
 from graphclust_plugins.manifold._fuzzy import membership_weights, smooth_distances
+from graphclust_plugins.manifold._neighbors import metric_distances
 
 __all__ = ["HASH_WORDS_SEED", "exact_search", "index_search", "match_rows", "memberships",
            "row_keys"]
@@ -74,9 +75,9 @@ def exact_search(X: np.ndarray, U: np.ndarray, k: int, metric: str
     memory."""
     if metric == "cosine":
         idx, dsq = nearest_anchors(normalize_rows(X), normalize_rows(U), k)
-        return idx, np.maximum(np.asarray(dsq, dtype=np.float64), 0.0) * 0.5
-    idx, dsq = nearest_anchors(X, U, k)
-    return idx, np.sqrt(np.maximum(np.asarray(dsq, dtype=np.float64), 0.0))
+    else:
+        idx, dsq = nearest_anchors(X, U, k)
+    return idx, metric_distances(dsq, metric)
 
 
 def index_search(X: np.ndarray, index, k: int) -> tuple[np.ndarray, np.ndarray]:
