@@ -637,6 +637,21 @@ def test_l2_rows_of_tiny_entries_have_unit_length():
     assert nx.normalize_rows(np.array([[1.59e-162]]))[0, 0] == 1.0
 
 
+@pytest.mark.parametrize("row, dtype", [([5e-324, 5e-324], np.float64),
+                                        ([1e-310, -3e-310, 0.0], np.float64),
+                                        ([1.7e308, 1.7e308], np.float64),
+                                        ([1e-44, 1e-44], np.float32)])
+def test_l2_rows_of_subnormal_or_huge_length_have_unit_length(row, dtype):
+    """Found by the scaling property: [5e-324, 5e-324] has a length that rounds to
+    5e-324 itself, and dividing by it gave [1, 1]; a length past float64's largest
+    value gave zeros. Both now go through the largest entry."""
+    unit = nx.normalize_rows(np.array([row], dtype=dtype))
+    assert unit.dtype == dtype
+    np.testing.assert_allclose(np.sqrt((unit.astype(np.float64) ** 2).sum()), 1.0,
+                               rtol=1e-6)
+    np.testing.assert_allclose(nx.normalize_rows(unit), unit, rtol=1e-6)
+
+
 def test_fit_rows_draws_max_fit_sorted_rows_or_none():
     from graphclust.numerics import fit_rows, sample_rows
 

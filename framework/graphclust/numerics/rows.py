@@ -33,7 +33,8 @@ def row_norms(E: ArrayLike) -> np.ndarray:
         top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(redo.size)
         ok = (top > 0) & np.isfinite(top)
         R = R[ok] / top[ok, None]
-        out[redo[ok]] = top[ok] * np.sqrt(np.einsum("ij,ij->i", R, R))
+        with np.errstate(over="ignore"):  # a length past float64's largest is inf
+            out[redo[ok]] = top[ok] * np.sqrt(np.einsum("ij,ij->i", R, R))
     return out
 
 
@@ -63,7 +64,19 @@ def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
     else:
         raise ValueError(f"norm must be 'l2' or 'l1', got {norm!r}")
     scale = np.where(scale > 0, scale, 1.0).astype(E.dtype, copy=False)
-    return E / scale[:, None]
+    out = E / scale[:, None]
+    if norm == "l2":
+        # a length within the dtype's last digits of underflow (or past its largest
+        # value) has lost its precision: divide by the largest entry first
+        info = np.finfo(E.dtype)
+        redo = np.flatnonzero((scale < info.tiny / info.eps) | ~np.isfinite(scale))
+        if redo.size:
+            R = np.asarray(E[redo], dtype=np.float64)
+            top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(redo.size)
+            ok = (top > 0) & np.isfinite(top)
+            R = R[ok] / top[ok, None]
+            out[redo[ok]] = R / np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
+    return out
 
 
 def safe_inverse(values: ArrayLike, power: float = 1.0) -> np.ndarray:
