@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CondensedTree", "label_points", "select_k"]
+__all__ = ["CondensedTree", "excess_of_mass", "label_points", "select_k"]
 
 
 class CondensedTree:
@@ -27,7 +27,8 @@ class CondensedTree:
     Parameters
     ----------
     tree : structured ndarray with fields parent, child, lambda_val, child_size
-        ``hdbscan``'s ``condensed_tree_.to_numpy()``.
+        :func:`graphclust_plugins.manifold._linkage.condense_tree`'s rows (the format
+        of ``hdbscan``'s ``condensed_tree_.to_numpy()``).
     n : int
         Number of points.
     """
@@ -138,6 +139,31 @@ def select_k(tree: CondensedTree, k: int) -> list[int]:
             j_kid = int(choice[c][i][rest])
             todo.append((kids[i], j_kid))
             rest -= j_kid
+    return sorted(selected)
+
+
+def excess_of_mass(tree: CondensedTree) -> list[int]:
+    """HDBSCAN's own selection (Campello et al. 2013, Sec. 4; the root excluded): bottom
+    up, a cluster is kept when its stability is at least the best total of its
+    children's selections (it wins a tie), else it passes that total up. Returns the
+    kept clusters (node ids, sorted); ``[]`` when the root never splits."""
+    total = tree.stability.astype(np.float64).copy()
+    keep = np.zeros(tree.n_nodes, dtype=bool)
+    for c in reversed(tree.order):  # children before parents
+        if c == 0:
+            continue
+        below = sum(total[k] for k in tree.children[c])
+        if tree.children[c] and below > total[c]:
+            total[c] = below
+        else:
+            keep[c] = True
+    selected, todo = [], list(tree.children[0])
+    while todo:
+        c = todo.pop()
+        if keep[c]:
+            selected.append(c)
+        else:
+            todo.extend(tree.children[c])
     return sorted(selected)
 
 

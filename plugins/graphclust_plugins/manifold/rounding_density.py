@@ -8,7 +8,10 @@ import numpy as np
 
 import graphclust
 from graphclust.numerics import as_float, fit_rows, nearest_anchors
-from graphclust_plugins.manifold._condensed import CondensedTree, label_points, select_k
+from graphclust_plugins.manifold._boruvka import mutual_reachability_mst
+from graphclust_plugins.manifold._condensed import (CondensedTree, excess_of_mass, label_points,
+                                                    select_k)
+from graphclust_plugins.manifold._linkage import condense_tree, single_linkage
 
 
 #: Default ``min_cluster_size``: ``max(15, n // DEFAULT_SIZE_DIVISOR)`` (2 % of the points).
@@ -24,9 +27,13 @@ class DensityRounding(graphclust.Rounding):
     """HDBSCAN condensed tree of the embedding, cut to exactly ``n_clusters`` clusters.
 
     Campello, Moulavi & Sander (2013), *Density-Based Clustering Based on Hierarchical
-    Density Estimates*, PAKDD: the ``hdbscan`` package builds the mutual-reachability
-    minimum spanning tree of the embedding rows (``min_samples`` neighbours for the core
-    distances) and condenses its single-linkage tree: a split whose sides both hold at
+    Density Estimates*, PAKDD: the exact mutual-reachability minimum spanning tree of
+    the embedding rows (Def. 3; ``min_samples`` other rows for the core distances, as
+    the ``hdbscan`` package counts them) by Borůvka's rounds over a k-d tree
+    (:mod:`~graphclust_plugins.manifold._boruvka`, on all threads, the same tree for
+    any thread count), and its single-linkage tree condensed
+    (:mod:`~graphclust_plugins.manifold._linkage`, row for row the ``hdbscan``
+    package's condensed tree of the same spanning tree): a split whose sides both hold at
     least ``min_cluster_size`` points makes two clusters, smaller pieces are points
     falling out. The default ``min_cluster_size`` is ``max(15, n // 50)`` (2 % of the
     points, at least HDBSCAN's usual 15): on UMAP layouts a fixed 15 splits every
@@ -68,9 +75,9 @@ class DensityRounding(graphclust.Rounding):
     ``anchors_`` / ``anchor_labels_``; with ``noise=True`` a row nearest to a noise row
     is noise too).
 
-    Costs: the ``hdbscan`` package's Borůvka k-d tree, about ``O(n log n)`` for low
-    dimensions (the 10 of ``umap-layout``, the few features of ``auto``'s rule 9);
-    memory ``O(n · p)``, ``n`` the rows fitted on; :meth:`assign` ``O(n · max_fit · p)``.
+    Costs: Borůvka's at most ``log2 n`` rounds of k-d tree searches, about
+    ``O(n log n)`` each for low dimensions (the 10 of ``umap-layout``, the few features
+    of ``auto``'s rule 9); memory ``O(n · (p + 16))``, ``n`` the rows fitted on; :meth:`assign` ``O(n · max_fit · p)``.
     Deterministic (no random step beyond the sample).
     """
 
@@ -227,6 +234,7 @@ class DensityRounding(graphclust.Rounding):
             return self._trivial(E, k)
         size = int(min(self._size(n), n))
         found = None
+        memo = {}
         if kept is not None and kept[0] is solution.embedding and kept[2].max_clusters >= k:
             size = kept[1]  # the tree estimate_k built on this solution, cut to its k
         while True:
@@ -235,7 +243,7 @@ class DensityRounding(graphclust.Rounding):
                 self.condensed_tree_ = kept[2].raw
                 kept = None
             else:
-                tree, eom = self._tree(E, size, ctx)
+                tree, eom = self._tree(E, size, ctx, memo=memo)
             if found is None:
                 found = eom
             if tree.max_clusters >= k or size <= 2:
@@ -263,26 +271,25 @@ class DensityRounding(graphclust.Rounding):
             return int(self.min_cluster_size)
         return int(max(15, n // DEFAULT_SIZE_DIVISOR))
 
-    def _tree(self, E, size, ctx, samples=None):
-        import hdbscan
-
+    def _tree(self, E, size, ctx, samples=None, memo=None):
+        """The condensed tree of ``E`` at ``min_cluster_size = size`` and the number of
+        clusters excess of mass selects; ``memo`` keeps minimum spanning trees by
+        ``min_samples`` (the halving loop changes only the condensation)."""
         n = E.shape[0]
         if samples is None:
             samples = size if self.min_samples is None else int(self.min_samples)
             if size < self._size(n):  # halved: min_samples no larger than the size
                 samples = min(samples, size)
         samples = int(max(1, min(samples, n - 1)))
-        model = hdbscan.HDBSCAN(min_cluster_size=size, min_samples=samples,
-                                core_dist_n_jobs=1, approx_min_span_tree=False)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=FutureWarning)
-            model.fit(E)
-        raw = model.condensed_tree_.to_numpy()
+        memo = {} if memo is None else memo
+        if samples not in memo:
+            memo[samples] = mutual_reachability_mst(E, samples)[0]
+        mst = memo[samples]
+        raw = condense_tree(single_linkage(mst, n), size)
         self.condensed_tree_ = raw
-        found = int(np.unique(model.labels_[model.labels_ >= 0]).size)
         tree = CondensedTree(raw, n)
         tree.raw = raw
-        return tree, max(found, 1)
+        return tree, max(len(excess_of_mass(tree)), 1)
 
     def _trivial(self, E, k):
         n = E.shape[0]

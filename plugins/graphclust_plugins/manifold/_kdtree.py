@@ -1,0 +1,185 @@
+"""A k-d tree for the density tree's exact searches: build once, query in parallel.
+
+Bentley (1975), *Multidimensional binary search trees used for associative searching*,
+CACM 18(9): every node holds a range of a permutation of the rows and their bounding
+box; a node is split at the median of its widest coordinate, so the tree is balanced and
+stored as a heap (node ``i`` has children ``2i + 1`` and ``2i + 2``), down to leaves of
+at most ``leaf_size`` rows. Queries descend the nearer child first and skip a node whose
+box lies farther than the current bound.
+
+Every query is one thread's work on read-only arrays, so the answers do not depend on
+the thread count. Distances are squared Euclidean in float64.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["KDTree", "box_sqdist", "build", "core_sqdist"]
+
+#: Rows per leaf at most (small: the density tree's searches prune by component).
+LEAF_SIZE = 16
+
+
+class KDTree:
+    """The arrays of a built tree (:func:`build`).
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The rows (C-contiguous).
+    perm : ndarray of int64, shape (n,)
+        Row indices in tree order; node ``i`` holds ``perm[start[i]:stop[i]]``.
+    start, stop : ndarray of int64, shape (n_nodes,)
+    lo, hi : ndarray of float64, shape (n_nodes, d)
+        Bounding box of each node's rows.
+    first_leaf : int
+        Index of the first leaf (leaves are ``first_leaf .. n_nodes - 1``).
+    """
+
+    def __init__(self, X, perm, start, stop, lo, hi, first_leaf):
+        self.X, self.perm, self.start, self.stop = X, perm, start, stop
+        self.lo, self.hi, self.first_leaf = lo, hi, first_leaf
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.start.size)
+
+
+@numba.njit(cache=True)
+def _build(X, perm, start, stop, lo, hi, first_leaf):
+    n_nodes = start.size
+    d = X.shape[1]
+    start[0], stop[0] = 0, X.shape[0]
+    for node in range(n_nodes):
+        s, e = start[node], stop[node]
+        for k in range(d):
+            lo[node, k] = np.inf
+            hi[node, k] = -np.inf
+        for t in range(s, e):
+            for k in range(d):
+                v = X[perm[t], k]
+                lo[node, k] = min(lo[node, k], v)
+                hi[node, k] = max(hi[node, k], v)
+        if node >= first_leaf:
+            continue
+        wide = 0
+        for k in range(1, d):
+            if hi[node, k] - lo[node, k] > hi[node, wide] - lo[node, wide]:
+                wide = k
+        seg = perm[s:e].copy()
+        order = np.argsort(X[seg, wide], kind="mergesort")  # stable: ties by tree order
+        perm[s:e] = seg[order]
+        mid = (s + e) // 2
+        start[2 * node + 1], stop[2 * node + 1] = s, mid
+        start[2 * node + 2], stop[2 * node + 2] = mid, e
+
+
+def build(X: np.ndarray, leaf_size: int = LEAF_SIZE) -> KDTree:
+    """Build the tree of the rows of ``X`` (float64, shape ``(n, d)``, ``n >= 1``)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, d = X.shape
+    levels = 0
+    while n > leaf_size * (1 << levels):
+        levels += 1
+    n_nodes = (1 << (levels + 1)) - 1
+    first_leaf = (1 << levels) - 1
+    perm = np.arange(n, dtype=np.int64)
+    start = np.zeros(n_nodes, dtype=np.int64)
+    stop = np.zeros(n_nodes, dtype=np.int64)
+    lo = np.empty((n_nodes, max(d, 1)))
+    hi = np.empty((n_nodes, max(d, 1)))
+    _build(X, perm, start, stop, lo[:, :d], hi[:, :d], first_leaf)
+    return KDTree(X, perm, start, stop, lo[:, :d], hi[:, :d], first_leaf)
+
+
+@numba.njit(inline="always", cache=True)
+def box_sqdist(x, lo, hi, node):
+    """Squared distance from ``x`` to the box of ``node`` (0 inside)."""
+    s = 0.0
+    for k in range(x.size):
+        v = x[k]
+        if v < lo[node, k]:
+            t = lo[node, k] - v
+            s += t * t
+        elif v > hi[node, k]:
+            t = v - hi[node, k]
+            s += t * t
+    return s
+
+
+@numba.njit(cache=True)
+def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
+    """The ``k = dist.size`` nearest rows of row ``p`` (itself included), nearest first
+    (ties: the smaller index first)."""
+    k = dist.size
+    for t in range(k):
+        dist[t] = np.inf
+        idx[t] = -1
+    x = X[p]
+    top = 0
+    stack[0] = 0
+    while top >= 0:
+        node = stack[top]
+        top -= 1
+        if box_sqdist(x, lo, hi, node) > dist[k - 1]:
+            continue
+        if node >= first_leaf:
+            for t in range(start[node], stop[node]):
+                q = perm[t]
+                s = 0.0
+                for c in range(x.size):
+                    u = x[c] - X[q, c]
+                    s += u * u
+                if s > dist[k - 1] or (s == dist[k - 1] and q > idx[k - 1] >= 0):
+                    continue
+                j = k - 1  # insertion into the sorted list of k
+                while j > 0 and (dist[j - 1] > s or (dist[j - 1] == s and idx[j - 1] > q)):
+                    dist[j] = dist[j - 1]
+                    idx[j] = idx[j - 1]
+                    j -= 1
+                dist[j] = s
+                idx[j] = q
+            continue
+        a, b = 2 * node + 1, 2 * node + 2
+        if box_sqdist(x, lo, hi, a) <= box_sqdist(x, lo, hi, b):
+            a, b = b, a  # push the farther first: the nearer is popped first
+        stack[top + 1] = a
+        stack[top + 2] = b
+        top += 2
+
+
+@numba.njit(parallel=True, cache=True)
+def _knn_all(X, perm, start, stop, lo, hi, first_leaf, k, dist, idx, kth, depth):
+    n = X.shape[0]
+    keep = dist.shape[1]
+    for t in numba.prange(n):
+        p = perm[t]  # tree order: consecutive queries touch the same nodes
+        stack = np.empty(2 * depth + 2, dtype=np.int64)
+        d = np.empty(k)
+        i = np.empty(k, dtype=np.int64)
+        _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, d, i, stack)
+        dist[p] = d[:keep]
+        idx[p] = i[:keep]
+        kth[p] = d[k - 1]
+
+
+def core_sqdist(tree: KDTree, k: int, keep: int = 16
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every row's ``k`` nearest rows (itself counted; ``k`` clipped to ``[1, n]``).
+
+    Returns the squared distances and indices of the first ``min(keep, k)`` of them,
+    nearest first, shape ``(n, min(keep, k))``, and the ``k``-th squared distance,
+    shape ``(n,)``. Memory ``O(n · keep)`` beyond the tree, whatever ``k``.
+    """
+    n = tree.X.shape[0]
+    k = int(min(max(k, 1), n))
+    keep = int(min(max(keep, 1), k))
+    dist = np.empty((n, keep))
+    idx = np.empty((n, keep), dtype=np.int64)
+    kth = np.empty(n)
+    depth = int(np.log2(tree.n_nodes + 1)) + 1
+    _knn_all(tree.X, tree.perm, tree.start, tree.stop, tree.lo, tree.hi, tree.first_leaf,
+             k, dist, idx, kth, depth)
+    return dist, idx, kth
