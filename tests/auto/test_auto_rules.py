@@ -86,8 +86,17 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     assert spec["adapter"]["rounding"] == {
         "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
         "min_cluster_size": max(15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))}
+    # three starts, the most modular kept, where layouts are cheap or a sample's fixed cost
+    from graphclust_plugins.auto.rule_auto import (MANIFOLD_MULTISTART_MAX_N,
+                                                   MANIFOLD_SAMPLED_STARTS)
+    starts = MANIFOLD_SAMPLED_STARTS if (n <= MANIFOLD_MULTISTART_MAX_N
+                                         or n > MANIFOLD_SAMPLE) else 1
+    assert spec["adapter"].get("n_starts", 1) == starts
+    assert (f"the most modular of {MANIFOLD_SAMPLED_STARTS} starts" in spec["summary"]
+            ) == (starts > 1)
     # without k: the same sample-aware spec, the tree's size left to the estimate (n // k_max)
     no_k = auto_rule(profile(n, d, k=None))
+    assert no_k["adapter"].get("n_starts", 1) == starts
     assert {key: no_k[key] for key in ("anchors", "graph", "solver", "rounding")
             } == {key: spec[key] for key in ("anchors", "graph", "solver", "rounding")}
     assert no_k["adapter"]["rounding"] == {"name": "density", "estimate": "leaf",

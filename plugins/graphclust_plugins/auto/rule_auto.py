@@ -130,6 +130,7 @@ __all__ = [
     "MANIFOLD_EPOCHS",
     "MANIFOLD_SAMPLED_NEGATIVES",
     "MANIFOLD_SAMPLED_STARTS",
+    "MANIFOLD_MULTISTART_MAX_N",
     "MANIFOLD_MIN_SAMPLES",
     "MANIFOLD_SAMPLE",
     "MIXTURE_GAIN",
@@ -224,6 +225,10 @@ MANIFOLD_EPOCHS = 60
 #: (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
 MANIFOLD_SAMPLED_NEGATIVES = 20
 MANIFOLD_SAMPLED_STARTS = 3
+#: Rule 7 at or below this many rows: the layout from MANIFOLD_SAMPLED_STARTS starts as
+#: well, where three layouts cost seconds (one start merged two MNIST-test digits on 4 of
+#: 10 seeds, three starts on none; docs/auto.rst, rule 7).
+MANIFOLD_MULTISTART_MAX_N = 30_000
 #: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
 #: graph's 15 neighbours; the part's default (min_cluster_size = n/50) costs n²/50 memory.
 MANIFOLD_MIN_SAMPLES = 15
@@ -388,9 +393,13 @@ def _manifold(p: DataProfile) -> dict:
     the most modular on the sample's graph: there the layout is a fixed cost while
     placing the rows grows with ``n``, and a layout with umap-learn's 5 negative samples
     landed in a merged-classes arrangement on about two seeds in three on MNIST-extend;
-    with 10, every start of some samples still did (docs/auto.rst, rule 7)."""
+    with 10, every start of some samples still did (docs/auto.rst, rule 7). At or below
+    :data:`MANIFOLD_MULTISTART_MAX_N` rows the layout runs from
+    :data:`MANIFOLD_SAMPLED_STARTS` starts too (5 negative samples): there a layout costs
+    about a second, and one start merged two classes on 4 of 10 seeds of MNIST-test."""
     graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
     sampled = p.n > MANIFOLD_SAMPLE  # the layout of a sample: a fixed cost beside n rows
+    starts = sampled or p.n <= MANIFOLD_MULTISTART_MAX_N  # layouts cheap beside the rest
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
               "n_epochs": MANIFOLD_EPOCHS,
               **({"negative_sample_rate": MANIFOLD_SAMPLED_NEGATIVES} if sampled else {})}
@@ -402,7 +411,7 @@ def _manifold(p: DataProfile) -> dict:
     return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
             "graph": {"name": "sample-knn", "n_neighbors": 15},
             "adapter": {"name": "on-sample", "graph": graph, "rounding": density,
-                        **({"n_starts": MANIFOLD_SAMPLED_STARTS} if sampled else {})},
+                        **({"n_starts": MANIFOLD_SAMPLED_STARTS} if starts else {})},
             "solver": solver,
             "rounding": {"name": "argmax"}}
 
@@ -697,7 +706,8 @@ never from labels or per-data-set values:
   layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout draws
   {MANIFOLD_SAMPLED_NEGATIVES} negative samples per edge and runs from
   {MANIFOLD_SAMPLED_STARTS} starts, keeping the one whose partition is the most modular on
-  the sample's graph.
+  the sample's graph; at or below {MANIFOLD_MULTISTART_MAX_N} rows it also runs from
+  {MANIFOLD_SAMPLED_STARTS} starts (where a layout costs about a second).
 - d > {HIGH_DIM} dense with fewer points per cluster, while an exact search on
   {PCA_COMPONENTS} components fits the budget: instead of both spectral recipes, the kNN
   graph searched exactly on the {PCA_COMPONENTS} leading principal components
