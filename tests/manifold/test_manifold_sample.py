@@ -83,6 +83,23 @@ def test_match_rows_finds_the_first_equal_row_and_only_equal_rows():
         assert got[i] == (eq[0] if eq.size else -1)
 
 
+def test_match_rows_checks_the_rows_behind_an_equal_key():
+    """A key match is only a candidate: rows behind one key (one or several candidates)
+    are compared, so a key shared by unequal rows never matches."""
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=(300, 4))
+    U[7] = U[3]  # two candidates behind one key
+    keys = row_keys(U)
+    V = U.copy()
+    V[10] += 1.0  # the key of the old row 10 now stands for a different row
+    V[3] += 1.0  # of the two candidates, the first no longer equal: the second wins
+    got = match_rows(U, V, keys, np.argsort(keys, kind="stable"))
+    expect = np.arange(300)
+    expect[10] = -1
+    expect[3] = 7
+    np.testing.assert_array_equal(got, expect)
+
+
 def test_row_keys_are_fixed_numbers():
     """Keys agree across processes (no salted hash): a fixed row has a fixed key."""
     a = row_keys(np.array([[1.0, 2.0, 3.0]]))
