@@ -62,7 +62,7 @@ def test_mst_is_kruskals_tree_under_the_strict_order(X, min_samples):
 
 
 @settings(max_examples=60, deadline=None)
-@given(points, st.integers(1, 12), st.integers(1, 5))
+@given(points, st.integers(1, 80), st.integers(1, 5))
 def test_core_sqdist_is_the_sorted_distance_row(X, k, keep):
     tree = build(X, leaf_size=3)
     dist, idx, kth = core_sqdist(tree, k, keep)

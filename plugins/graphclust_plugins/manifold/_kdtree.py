@@ -109,21 +109,46 @@ def box_sqdist(x, lo, hi, node):
     return s
 
 
+@numba.njit(inline="always", cache=True)
+def _after(d1, i1, d2, i2):
+    """``(d1, i1)`` after ``(d2, i2)``: farther, or as far with the larger index."""
+    return d1 > d2 or (d1 == d2 and i1 > i2)
+
+
+@numba.njit(cache=True)
+def _sift_down(dist, idx, size):
+    """Restore the max-heap (by :func:`_after`) of ``dist[:size]`` from its root."""
+    i = 0
+    while True:
+        top, a, b = i, 2 * i + 1, 2 * i + 2
+        if a < size and _after(dist[a], idx[a], dist[top], idx[top]):
+            top = a
+        if b < size and _after(dist[b], idx[b], dist[top], idx[top]):
+            top = b
+        if top == i:
+            return
+        dist[i], dist[top] = dist[top], dist[i]
+        idx[i], idx[top] = idx[top], idx[i]
+        i = top
+
+
 @numba.njit(cache=True)
 def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
-    """The ``k = dist.size`` nearest rows of row ``p`` (itself included), nearest first
-    (ties: the smaller index first)."""
+    """The ``k = dist.size`` nearest rows of row ``p`` (itself included), nearest first,
+    ties by the smaller index: the ``k`` smallest ``(distance, index)`` pairs, kept in a
+    max-heap while the tree is searched (``O(log k)`` per candidate), sorted at the end."""
     k = dist.size
+    sentinel = X.shape[0]  # an index after every row: any row replaces it
     for t in range(k):
         dist[t] = np.inf
-        idx[t] = -1
+        idx[t] = sentinel
     x = X[p]
     top = 0
     stack[0] = 0
     while top >= 0:
         node = stack[top]
         top -= 1
-        if box_sqdist(x, lo, hi, node) > dist[k - 1]:
+        if box_sqdist(x, lo, hi, node) > dist[0]:
             continue
         if node >= first_leaf:
             for t in range(start[node], stop[node]):
@@ -132,15 +157,9 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
                 for c in range(x.size):
                     u = x[c] - X[q, c]
                     s += u * u
-                if s > dist[k - 1] or (s == dist[k - 1] and q > idx[k - 1] >= 0):
-                    continue
-                j = k - 1  # insertion into the sorted list of k
-                while j > 0 and (dist[j - 1] > s or (dist[j - 1] == s and idx[j - 1] > q)):
-                    dist[j] = dist[j - 1]
-                    idx[j] = idx[j - 1]
-                    j -= 1
-                dist[j] = s
-                idx[j] = q
+                if _after(dist[0], idx[0], s, q):  # nearer than the farthest kept
+                    dist[0], idx[0] = s, q
+                    _sift_down(dist, idx, k)
             continue
         a, b = 2 * node + 1, 2 * node + 2
         if box_sqdist(x, lo, hi, a) <= box_sqdist(x, lo, hi, b):
@@ -148,6 +167,10 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
         stack[top + 1] = a
         stack[top + 2] = b
         top += 2
+    for size in range(k - 1, 0, -1):  # heap sort: the largest to the end
+        dist[0], dist[size] = dist[size], dist[0]
+        idx[0], idx[size] = idx[size], idx[0]
+        _sift_down(dist, idx, size)
 
 
 @numba.njit(parallel=True, cache=True)
