@@ -17,14 +17,19 @@ outgoing edge, until one is left (at most ``log2 n`` rounds). Each round here:
    rows all belong to its component and nodes whose lower bound
    ``max(core(p), min core in the node, distance to the node's box)`` exceeds the bound;
    the bound is lowered as rows find edges;
-3. each component keeps its lightest edge, ties broken by the smaller pair of row
-   indices, and the edges are joined in component order.
+3. each component keeps its first outgoing edge in the order below, and the edges are
+   joined in component order.
 
-Edges are compared by ``(w², min(p, q), max(p, q))``, a strict order, so the tree is the
-unique minimum spanning tree under that order: the same for any thread count and any
-order in which rows lower the bounds (a row's search returns its lightest edge among
-those no heavier than the bound, and the bound never drops below its component's
-lightest edge). Rows are searched in parallel in tree order.
+Edges are compared by ``(w², ‖x_p − x_q‖², min(p, q), max(p, q))``, a strict order, so
+the tree is the unique minimum spanning tree under that order, the same for any thread
+count and any order in which rows lower the bounds (a row's search returns its first
+edge among those no heavier than the bound, and the bound never drops below its
+component's lightest edge). Ties in ``w`` are common: on every edge inside a core
+neighbourhood ``w = max(core(p), core(q))``. The distance breaks them, so a row equally
+reachable from two clusters joins through its nearer neighbour (the ``hdbscan`` package
+leaves such ties to its traversal order), and the returned edges are in this order, the
+order in which the single-linkage tree merges them. Rows are searched in parallel in
+tree order.
 """
 
 from __future__ import annotations
@@ -67,20 +72,26 @@ def _node_components(comp, perm, start, stop, first_leaf, out):
 
 
 @numba.njit(inline="always", cache=True)
-def _better(w, a, b, w0, a0, b0):
-    """Edge ``(w, a, b)`` before edge ``(w0, a0, b0)`` (``a < b``; ``a0 = -1``: none)."""
-    return a0 < 0 or w < w0 or (w == w0 and (a < a0 or (a == a0 and b < b0)))
+def _better(w, d, a, b, w0, d0, a0, b0):
+    """Edge ``(w, d, a, b)`` before edge ``(w0, d0, a0, b0)`` (``a < b``; ``a0 = -1``:
+    none)."""
+    if a0 < 0 or w < w0:
+        return True
+    if w > w0:
+        return False
+    return d < d0 or (d == d0 and (a < a0 or (a == a0 and b < b0)))
 
 
 @numba.njit(cache=True)
 def _search(p, X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp,
             node_core2, bound, stack):
-    """Row ``p``'s lightest edge out of its component no heavier than ``bound[comp[p]]``
-    (lowering it): ``(w², q)``, ``q = -1`` if none."""
+    """Row ``p``'s first edge out of its component, in the order of the module's
+    docstring, among those no heavier than ``bound[comp[p]]`` (lowering it):
+    ``(w², d², q)``, ``q = -1`` if none."""
     cp = comp[p]
     x = X[p]
     c2 = core2[p]
-    mw, mq = np.inf, -1  # the lightest edge found
+    mw, md, mq = np.inf, np.inf, -1  # the first edge found
     lim = bound[cp]  # prune above it (other rows may lower it meanwhile)
     top = 0
     stack[0] = 0
@@ -105,8 +116,8 @@ def _search(p, X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp,
                     u = x[k] - X[q, k]
                     s += u * u
                 w = max(w, s)
-                if w <= lim and (w < mw or (w == mw and q < mq)):
-                    mw, mq = w, q
+                if w <= lim and (w < mw or (w == mw and (s < md or (s == md and q < mq)))):
+                    mw, md, mq = w, s, q
                     lim = w
             if mq >= 0 and mw < bound[cp]:
                 bound[cp] = mw
@@ -117,12 +128,12 @@ def _search(p, X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp,
         stack[top + 1] = a
         stack[top + 2] = b
         top += 2
-    return mw, mq
+    return mw, md, mq
 
 
 @numba.njit(parallel=True, cache=True)
 def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, node_core2,
-           knn_d2, knn_idx, bound, best_w, best_q, depth):
+           knn_d2, knn_idx, bound, best_w, best_d, best_q, depth):
     n = X.shape[0]
     # 1. bounds from the nearest rows
     for p in numba.prange(n):
@@ -131,9 +142,8 @@ def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, nod
         for j in range(knn_idx.shape[1]):
             q = knn_idx[p, j]
             if comp[q] != cp:
-                w = max(core2[p], core2[q], knn_d2[p, j])
-                if w < w0 or (w == w0 and q < q0):
-                    w0, q0 = w, q
+                w0 = min(w0, max(core2[p], core2[q], knn_d2[p, j]))
+                q0 = q
         best_w[p], best_q[p] = w0, q0
     for c in range(n):
         bound[c] = np.inf
@@ -147,8 +157,9 @@ def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, nod
             best_q[p] = -1
             continue
         stack = np.empty(2 * depth + 2, dtype=np.int64)
-        best_w[p], best_q[p] = _search(p, X, core2, comp, perm, start, stop, lo, hi,
-                                       first_leaf, node_comp, node_core2, bound, stack)
+        best_w[p], best_d[p], best_q[p] = _search(p, X, core2, comp, perm, start, stop, lo,
+                                                  hi, first_leaf, node_comp, node_core2,
+                                                  bound, stack)
 
 
 @numba.njit(cache=True)
@@ -162,11 +173,12 @@ def _find(parent, i):
 
 
 @numba.njit(cache=True)
-def _join(comp, parent, best_w, best_q, edges, n_edges):
+def _join(comp, parent, best_w, best_d, best_q, edges, n_edges):
     """3. Each component's lightest edge, joined in component order; ``comp`` relabelled
     (a component's label is its root row). Returns the new edge count."""
     n = comp.size
     ew = np.full(n, np.inf)
+    ed = np.full(n, np.inf)
     ea = np.full(n, -1, dtype=np.int64)
     eb = np.full(n, -1, dtype=np.int64)
     for p in range(n):
@@ -175,8 +187,8 @@ def _join(comp, parent, best_w, best_q, edges, n_edges):
             continue
         c = comp[p]
         a, b = min(p, q), max(p, q)
-        if _better(best_w[p], a, b, ew[c], ea[c], eb[c]):
-            ew[c], ea[c], eb[c] = best_w[p], a, b
+        if _better(best_w[p], best_d[p], a, b, ew[c], ed[c], ea[c], eb[c]):
+            ew[c], ed[c], ea[c], eb[c] = best_w[p], best_d[p], a, b
     for c in range(n):
         if ea[c] < 0:
             continue
@@ -187,6 +199,7 @@ def _join(comp, parent, best_w, best_q, edges, n_edges):
         edges[n_edges, 0] = ea[c]
         edges[n_edges, 1] = eb[c]
         edges[n_edges, 2] = np.sqrt(ew[c])
+        edges[n_edges, 3] = ed[c]
         n_edges += 1
     for p in range(n):
         comp[p] = _find(parent, p)
@@ -207,7 +220,8 @@ def mutual_reachability_mst(X: np.ndarray, min_samples: int) -> tuple[np.ndarray
     Returns
     -------
     mst : ndarray of float64, shape (n - 1, 3)
-        Edges ``(p, q, w)`` with ``p < q``, sorted by ``w`` and then by ``(p, q)``.
+        Edges ``(p, q, w)`` with ``p < q``, in the order of the module's docstring (the
+        single-linkage tree merges them in this order).
     core : ndarray of float64, shape (n,)
         The core distances.
     """
@@ -222,18 +236,19 @@ def mutual_reachability_mst(X: np.ndarray, min_samples: int) -> tuple[np.ndarray
     node_comp = np.empty(tree.n_nodes, dtype=np.int64)
     bound = np.empty(n)
     best_w = np.empty(n)
+    best_d = np.empty(n)
     best_q = np.empty(n, dtype=np.int64)
-    edges = np.empty((max(n - 1, 0), 3))
+    edges = np.empty((max(n - 1, 0), 4))  # p, q, w, squared distance
     n_edges = 0
     depth = int(np.log2(tree.n_nodes + 1)) + 1
     while n_edges < n - 1:
         _node_components(comp, tree.perm, tree.start, tree.stop, tree.first_leaf, node_comp)
         _round(X, core2, comp, tree.perm, tree.start, tree.stop, tree.lo, tree.hi,
                tree.first_leaf, node_comp, node_core2, knn_d2, knn_idx, bound, best_w,
-               best_q, depth)
+               best_d, best_q, depth)
         before = n_edges
-        n_edges = _join(comp, parent, best_w, best_q, edges, n_edges)
+        n_edges = _join(comp, parent, best_w, best_d, best_q, edges, n_edges)
         if n_edges == before:  # pragma: no cover - every component has an outgoing edge
             raise RuntimeError("Borůvka's round joined no components")
-    order = np.lexsort((edges[:, 1], edges[:, 0], edges[:, 2]))
-    return edges[order], np.sqrt(core2)
+    order = np.lexsort((edges[:, 1], edges[:, 0], edges[:, 3], edges[:, 2]))
+    return np.ascontiguousarray(edges[order, :3]), np.sqrt(core2)
