@@ -59,13 +59,7 @@ def match_rows(X: np.ndarray, U: np.ndarray, keys: np.ndarray, order: np.ndarray
     lo = np.searchsorted(sk, q, side="left")
     hi = np.searchsorted(sk, q, side="right")
     out = np.full(X.shape[0], -1, dtype=np.int64)
-    one = np.flatnonzero(hi - lo == 1)  # one candidate (the usual case): compared in blocks
-    for b in range(0, one.size, 8192):
-        i = one[b:b + 8192]
-        j = order[lo[i]]
-        same = (Xc[i] == U[j]).all(axis=1)
-        out[i[same]] = j[same]
-    for i in np.flatnonzero(hi - lo > 1):  # candidates in U's order: the first equal wins
+    for i in np.flatnonzero(hi > lo):  # candidates in U's order: the first equal wins
         for j in order[lo[i]:hi[i]]:
             if np.array_equal(Xc[i], U[j]):
                 out[i] = j
