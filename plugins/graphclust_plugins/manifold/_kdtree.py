@@ -16,6 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._heap import above, sift_down
+
 __all__ = ["KDTree", "box_sqdist", "build", "core_sqdist"]
 
 #: Rows per leaf at most (small: the density tree's searches prune by component).
@@ -109,39 +111,17 @@ def box_sqdist(x, lo, hi, node):
     return s
 
 
-@numba.njit(inline="always", cache=True)
-def _after(d1, i1, d2, i2):
-    """``(d1, i1)`` after ``(d2, i2)``: farther, or as far with the larger index."""
-    return d1 > d2 or (d1 == d2 and i1 > i2)
-
-
-@numba.njit(cache=True)
-def _sift_down(dist, idx, size):
-    """Restore the max-heap (by :func:`_after`) of ``dist[:size]`` from its root."""
-    i = 0
-    while True:
-        top, a, b = i, 2 * i + 1, 2 * i + 2
-        if a < size and _after(dist[a], idx[a], dist[top], idx[top]):
-            top = a
-        if b < size and _after(dist[b], idx[b], dist[top], idx[top]):
-            top = b
-        if top == i:
-            return
-        dist[i], dist[top] = dist[top], dist[i]
-        idx[i], idx[top] = idx[top], idx[i]
-        i = top
-
-
 @numba.njit(cache=True)
 def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
     """The ``k = dist.size`` nearest rows of row ``p`` (itself included), nearest first,
     ties by the smaller index: the ``k`` smallest ``(distance, index)`` pairs, kept in a
-    max-heap while the tree is searched (``O(log k)`` per candidate), sorted at the end."""
+    max-heap while the tree is searched (:mod:`._heap`, ``O(log k)`` per candidate),
+    sorted at the end."""
     k = dist.size
-    sentinel = X.shape[0]  # an index after every row: any row replaces it
     for t in range(k):
         dist[t] = np.inf
-        idx[t] = sentinel
+        idx[t] = -1  # an empty slot: any row replaces it
+    flag = np.zeros(k, dtype=np.bool_)  # unused (NN-descent's heaps carry one)
     x = X[p]
     top = 0
     stack[0] = 0
@@ -157,9 +137,9 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
                 for c in range(x.size):
                     u = x[c] - X[q, c]
                     s += u * u
-                if _after(dist[0], idx[0], s, q):  # nearer than the farthest kept
+                if above(dist[0], idx[0], s, q):  # nearer than the farthest kept
                     dist[0], idx[0] = s, q
-                    _sift_down(dist, idx, k)
+                    sift_down(dist, idx, flag, k)
             continue
         a, b = 2 * node + 1, 2 * node + 2
         if box_sqdist(x, lo, hi, a) <= box_sqdist(x, lo, hi, b):
@@ -170,7 +150,7 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
     for size in range(k - 1, 0, -1):  # heap sort: the largest to the end
         dist[0], dist[size] = dist[size], dist[0]
         idx[0], idx[size] = idx[size], idx[0]
-        _sift_down(dist, idx, size)
+        sift_down(dist, idx, flag, size)
 
 
 @numba.njit(parallel=True, cache=True)

@@ -36,6 +36,7 @@ import math
 import numba
 import numpy as np
 
+from ._heap import above, sift_down
 from ._rptrees import SKETCH_DIMS, _key, _sqdist, forest, leaf_offers, tree_rows
 
 __all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "OFFER_BUFFER_BYTES", "SKETCH_DIMS", "nn_descent"]
@@ -59,48 +60,16 @@ DELTA = 0.001
 
 
 @numba.njit(inline="always", cache=True)
-def _above(p1, i1, p2, i2):
-    """Whether heap entry ``(p1, i1)`` ranks above ``(p2, i2)``: by priority, then by
-    index, an empty slot (index −1) above every entry."""
-    if p1 != p2:
-        return p1 > p2
-    if i1 < 0 or i2 < 0:
-        return i1 < 0 and i2 >= 0
-    return i1 > i2
-
-
-@numba.njit(inline="always", cache=True)
-def _sift_down(pri, ind, flag, size):
-    """Restore the max-heap order (:func:`_above`) after the root was replaced; ``ind``
-    and ``flag`` move with ``pri``."""
-    i = 0
-    while True:
-        left = 2 * i + 1
-        right = left + 1
-        top = i
-        if left < size and _above(pri[left], ind[left], pri[top], ind[top]):
-            top = left
-        if right < size and _above(pri[right], ind[right], pri[top], ind[top]):
-            top = right
-        if top == i:
-            return
-        pri[i], pri[top] = pri[top], pri[i]
-        ind[i], ind[top] = ind[top], ind[i]
-        flag[i], flag[top] = flag[top], flag[i]
-        i = top
-
-
-@numba.njit(inline="always", cache=True)
 def _push(pri, ind, flag, p, c, f):
     """Offer ``c`` at priority ``p`` to a bounded max-heap holding the smallest
-    priorities: refused (0) when it does not rank below the top (:func:`_above`; an
+    priorities: refused (0) when it does not rank below the top (:func:`._heap.above`; an
     empty slot, index −1, takes any offer, even at an infinite priority — a distance that
     overflowed — so every list fills), or when ``c`` is already held; otherwise it
     replaces the top (1). NaN counts as infinite."""
     size = pri.shape[0]
     if p != p:
         p = np.inf
-    if not _above(pri[0], ind[0], p, c):
+    if not above(pri[0], ind[0], p, c):
         return 0
     for t in range(size):
         if ind[t] == c:
@@ -108,7 +77,7 @@ def _push(pri, ind, flag, p, c, f):
     pri[0] = p
     ind[0] = c
     flag[0] = f
-    _sift_down(pri, ind, flag, size)
+    sift_down(pri, ind, flag, size)
     return 1
 
 
