@@ -115,6 +115,7 @@ def _check_after_close(fitted, X, elsewhere: bool) -> dict:
     return seen
 
 
+@pytest.mark.slow  # 5 s (the quick tier keeps test_a_cluster_lost_mid_fit)
 def test_fitted_attributes_after_the_cluster_closed_or_unpickled():
     """labels_, embedding_ (computed from X for uspec, kept on the workers for ongr-k)
     and members_[j].labels (an ensemble) after closing an in-process cluster, and after
