@@ -429,6 +429,7 @@ def ragged_csv(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.mark.slow  # 6 s: every example of the page run
 def test_bad_input_page_matches_the_code():
     text = render()
     if os.environ.get("GRAPHCLUST_WRITE_DOCS") == "1" or not DOC.exists():

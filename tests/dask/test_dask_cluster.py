@@ -10,7 +10,8 @@ from graphclust import SpecError
 pytest.importorskip("dask.array", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
 pytest.importorskip("distributed", reason="needs the [dask] extra: pip install 'graphclust[dask]'")
 
-PRESETS = ["ulge", "anchor-spectral", "uspec"]
+PRESETS = ["ulge", "anchor-spectral",
+           pytest.param("uspec", marks=pytest.mark.slow)]  # uspec: 3 s, slow tier
 SMALL = {"anchors": {"n_anchors": 200}}
 
 
@@ -84,7 +85,8 @@ def test_dataframe_with_text_column_is_refused(digits, dask_client):
         gc.GraphClustering("ulge", n_clusters=3).fit(dd.from_pandas(df, npartitions=2))
 
 
-@pytest.mark.parametrize("preset", ["anchor-spectral", "uspec"])
+@pytest.mark.parametrize("preset", ["anchor-spectral",
+                                    pytest.param("uspec", marks=pytest.mark.slow)])
 def test_predict_and_transform_on_dask_input(preset, digits, as_dask, dask_client):
     """predict/transform on a dask array: one task per block, equal to the in-memory
     predict of the same model and, for the training points, to its labels."""

@@ -58,6 +58,7 @@ def ks0(model):
     return model.result_.member_n_clusters[0]
 
 
+@pytest.mark.slow  # 5 s
 def test_scaled_ensemble_chunked_equals_in_memory(digits, as_dask, dask_client):
     """The ensemble's scale is fitted once over the chunks and handed to every member."""
     X, _ = digits

@@ -79,6 +79,7 @@ def own_client():
         yield client
 
 
+@pytest.mark.slow  # 6 s; the quick tier keeps the local schedulers and other LocalCluster tests
 def test_uspec_labels_equal_in_memory_on_a_distributed_client(digits, own_client):
     X, _ = digits
     want = _memory("uspec", X)

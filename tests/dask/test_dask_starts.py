@@ -14,6 +14,7 @@ SPEC = {"anchors": {"name": "hybrid", "n_anchors": 150, "candidate_factor": 10},
         "starts": 3}
 
 
+@pytest.mark.slow  # 4 s; the quick tier keeps test_dask_sampled's density-3-starts
 def test_distributed_starts_equal_in_memory_for_two_chunkings(dask_client, as_dask):
     X, _ = make_blobs(3000, 6, centers=8, cluster_std=2.0, random_state=2)
     ref = graphclust.GraphClustering(SPEC, n_clusters=8, random_state=4).fit(X)
