@@ -29,13 +29,20 @@ def row_norms(E: ArrayLike) -> np.ndarray:
     lo, hi = _SAFE_SQUARES
     redo = np.flatnonzero(~((sq >= lo) & (sq <= hi)))
     if redo.size:
-        R = np.asarray(E[redo], dtype=np.float64)
-        top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(redo.size)
-        ok = (top > 0) & np.isfinite(top)
-        R = R[ok] / top[ok, None]
+        rows, top, R = _by_largest_entry(E, redo)
         with np.errstate(over="ignore"):  # a length past float64's largest is inf
-            out[redo[ok]] = top[ok] * np.sqrt(np.einsum("ij,ij->i", R, R))
+            out[rows] = top * np.sqrt(np.einsum("ij,ij->i", R, R))
     return out
+
+
+def _by_largest_entry(E: np.ndarray, rows: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``rows`` with a positive finite largest entry, that entry, and those
+    rows divided by it (float64): the scaling that keeps a length's digits."""
+    R = np.asarray(E[rows], dtype=np.float64)
+    top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(rows.size)
+    ok = (top > 0) & np.isfinite(top)
+    return rows[ok], top[ok], R[ok] / top[ok, None]
 
 
 def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
@@ -71,11 +78,8 @@ def normalize_rows(E: ArrayLike, norm: str = "l2") -> np.ndarray:
         info = np.finfo(E.dtype)
         redo = np.flatnonzero((scale < info.tiny / info.eps) | ~np.isfinite(scale))
         if redo.size:
-            R = np.asarray(E[redo], dtype=np.float64)
-            top = np.abs(R).max(axis=1) if R.shape[1] else np.zeros(redo.size)
-            ok = (top > 0) & np.isfinite(top)
-            R = R[ok] / top[ok, None]
-            out[redo[ok]] = R / np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
+            rows, _, R = _by_largest_entry(E, redo)
+            out[rows] = R / np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
     return out
 
 

@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 from graphclust_plugins.manifold._kdtree import box_sqdist, build, core_sqdist
+from graphclust_plugins.manifold._linkage import _find
 
 __all__ = ["mutual_reachability_mst"]
 
@@ -163,16 +164,6 @@ def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, nod
 
 
 @numba.njit(cache=True)
-def _find(parent, i):
-    root = i
-    while parent[root] != root:
-        root = parent[root]
-    while parent[i] != root:
-        parent[i], i = root, parent[i]
-    return root
-
-
-@numba.njit(cache=True)
 def _join(comp, parent, best_w, best_d, best_q, edges, n_edges):
     """3. Each component's lightest edge, joined in component order; ``comp`` relabelled
     (a component's label is its root row). Returns the new edge count."""
@@ -232,7 +223,7 @@ def mutual_reachability_mst(X: np.ndarray, min_samples: int) -> tuple[np.ndarray
     node_core2 = np.empty(tree.n_nodes)
     _node_minimum(core2, tree.perm, tree.start, tree.stop, tree.first_leaf, node_core2)
     comp = np.arange(n, dtype=np.int64)
-    parent = np.arange(n, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)  # union-find: -1 at a root (_linkage._find)
     node_comp = np.empty(tree.n_nodes, dtype=np.int64)
     bound = np.empty(n)
     best_w = np.empty(n)
