@@ -74,14 +74,23 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # pynndescent (a base dependency), never faiss: the result does not depend on extras
     assert spec["anchors"]["name"] == "sample"
     assert ("all rows" in spec["summary"]) == (n <= MANIFOLD_SAMPLE)
-    # the search on the features (50 principal components merged two MNIST digits)
-    assert spec["adapter"]["graph"] == {"name": "fuzzy-knn", "n_neighbors": 15,
-                                        "method": "approx"}
+    # NN-descent on the leading components where d is large, the candidates measured on
+    # the features (distances on 50 components merged two MNIST digits); all of d else
+    from graphclust_plugins.auto.rule_auto import (MANIFOLD_NEGATIVES,
+                                                   MANIFOLD_SEARCH_COMPONENTS)
+    on_components = n <= MANIFOLD_SAMPLE and d > 2 * MANIFOLD_SEARCH_COMPONENTS
+    assert spec["adapter"]["graph"] == {
+        "name": "fuzzy-knn", "n_neighbors": 15, "method": "approx",
+        **({"pca_components": MANIFOLD_SEARCH_COMPONENTS, "distances": "features"}
+           if on_components else {})}
+    assert (f"on {MANIFOLD_SEARCH_COMPONENTS} principal components" in spec["summary"]
+            ) == on_components
     assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
                               "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
-                              **({} if n <= MANIFOLD_SAMPLE else
-                                 {"negative_sample_rate": MANIFOLD_SAMPLED_NEGATIVES})}
+                              "negative_sample_rate": (MANIFOLD_NEGATIVES
+                                                       if n <= MANIFOLD_SAMPLE else
+                                                       MANIFOLD_SAMPLED_NEGATIVES)}
     # k given: the tree's smallest cluster is half an average cluster of the sample
     assert spec["adapter"]["rounding"] == {
         "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
@@ -264,14 +273,16 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
     assert spec["adapter"]["rounding"]["min_cluster_size"] == max(
         15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))
-    # one search space for the placement and the sample's graph (one shared index)
-    assert spec["graph"].get("pca_components") == spec["adapter"]["graph"].get(
-        "pca_components")
+    # a sample: one search space for the placement and the sample's graph (one shared
+    # index); every row the sample: no placement search, the graph's own on components
+    sampled = n > MANIFOLD_SAMPLE
+    assert (spec["graph"].get("pca_components") == spec["adapter"]["graph"].get(
+        "pca_components")) == sampled
     assert spec["solver"]["name"] == "umap-layout"
     # the sample's layout: a fixed cost beside n rows, so longer and from several starts
-    sampled = n > MANIFOLD_SAMPLE
+    from graphclust_plugins.auto.rule_auto import MANIFOLD_NEGATIVES
     assert spec["solver"].get("negative_sample_rate") == (
-        MANIFOLD_SAMPLED_NEGATIVES if sampled else None)
+        MANIFOLD_SAMPLED_NEGATIVES if sampled else MANIFOLD_NEGATIVES)
     assert spec["adapter"].get("n_starts", 1) == (MANIFOLD_SAMPLED_STARTS if sampled else 1)
     assert (f"the most modular of {MANIFOLD_SAMPLED_STARTS} starts" in spec["summary"]
             ) == sampled

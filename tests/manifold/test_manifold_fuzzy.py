@@ -14,8 +14,10 @@ from graphclust_plugins.manifold._neighbors import EXACT_MAX_WORK, choose_method
 from graphclust_plugins.manifold.graph_fuzzy_knn import FuzzyKNNGraph
 
 
-def dense_reference(X, n_neighbors, metric="euclidean"):
-    """Every pairwise distance, each row's σ by a root finder, W and its fuzzy union."""
+def dense_reference(X, n_neighbors, metric="euclidean", search=None):
+    """Every pairwise distance, each row's σ by a root finder, W and its fuzzy union.
+    ``search``: other rows (a projection of ``X``) on which the neighbours are chosen;
+    their distances are still those of ``X``."""
     n = X.shape[0]
     if metric == "cosine":
         U = X / np.linalg.norm(X, axis=1, keepdims=True)
@@ -23,10 +25,14 @@ def dense_reference(X, n_neighbors, metric="euclidean"):
     else:
         D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
     np.fill_diagonal(D, np.inf)
+    C = D
+    if search is not None:
+        C = np.sqrt(((search[:, None, :] - search[None, :, :]) ** 2).sum(-1))
+        np.fill_diagonal(C, np.inf)
     W = np.zeros((n, n))
     target = math.log2(n_neighbors)
     for i in range(n):
-        nb = np.argsort(D[i], kind="stable")[: n_neighbors - 1]
+        nb = np.argsort(C[i], kind="stable")[: n_neighbors - 1]
         d = D[i, nb]
         rho = d[d > 0].min()
 
@@ -148,3 +154,32 @@ def test_pca_components_is_the_graph_of_the_projected_rows():
     # more components than features: the features themselves
     same = FuzzyKNNGraph(n_neighbors=8, method="exact", pca_components=40).build(X, None, ctx)
     assert same.info["searched_dims"] == 16
+
+
+@pytest.mark.parametrize("method", ["exact", "approx"])
+def test_features_distances_weigh_the_projected_neighbours_by_the_features(method):
+    """distances="features": the neighbours are those of the principal-component scores,
+    their memberships those of the features' distances (dense reference on both)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(150, 16)) * np.linspace(4.0, 0.2, 16)
+    mu = X.mean(axis=0)
+    _, _, vt = np.linalg.svd(X - mu, full_matrices=False)
+    P = (X - mu) @ vt[:5].T
+    ctx = graphclust.Context(seed=0)
+    got = FuzzyKNNGraph(n_neighbors=8, method=method, pca_components=5,
+                        distances="features").build(X, None, ctx)
+    assert got.info["searched_dims"] == 5 and got.info["measured_dims"] == 16
+    ref = dense_reference(X, 8, search=P)
+    on_scores = dense_reference(P, 8)
+    if method == "exact":
+        assert ((got.adjacency.toarray() > 0) == (ref > 0)).all()
+        np.testing.assert_allclose(got.adjacency.toarray(), ref, atol=2e-5)
+    else:  # NN-descent on 150 rows finds (nearly) every neighbour of the scores
+        agree = ((got.adjacency.toarray() > 0) & (ref > 0)).sum() / (ref > 0).sum()
+        assert agree > 0.97
+    assert np.abs(ref - on_scores).max() > 0.1  # the features' distances do matter here
+    # no projection (pca_components >= d): the option changes nothing
+    a = FuzzyKNNGraph(n_neighbors=8, method="exact", pca_components=40,
+                      distances="features").build(X, None, ctx)
+    b = FuzzyKNNGraph(n_neighbors=8, method="exact").build(X, None, ctx)
+    assert a.info["measured_dims"] == 16 and (a.adjacency != b.adjacency).nnz == 0

@@ -72,10 +72,15 @@ def test_sample_knn_rows_equal_the_dense_reference():
     np.testing.assert_array_equal(G.Z.toarray()[idx], np.eye(40))
 
 
-def test_match_rows_finds_the_first_equal_row_and_only_equal_rows():
+@pytest.mark.parametrize("rows", ["others", "the sample itself"])
+def test_match_rows_finds_the_first_equal_row_and_only_equal_rows(rows):
+    """Against a brute-force scan; "the sample itself": X equal to U (its shortcut: a row
+    whose key no other row shares is its own match), duplicates included."""
     rng = np.random.default_rng(0)
     U = rng.integers(0, 3, size=(50, 3)).astype(np.float64)  # many duplicates
-    X = np.vstack([U[::-1], rng.integers(0, 4, size=(30, 3)).astype(np.float64) + 0.5])
+    U[:20] = rng.normal(size=(20, 3))  # and rows of their own
+    X = (U.copy() if rows == "the sample itself" else
+         np.vstack([U[::-1], rng.integers(0, 4, size=(30, 3)).astype(np.float64) + 0.5]))
     keys = row_keys(U)
     got = match_rows(X, U, keys, np.argsort(keys, kind="stable"))
     for i, x in enumerate(X):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphclust_plugins.manifold._neighbors import feature_distances
 from graphclust_plugins.manifold._nndescent import nn_descent
 
 
@@ -152,6 +153,7 @@ def test_same_bits_on_one_thread_and_many():
 
 _SCRIPT = """
 import sys, numpy as np
+from graphclust_plugins.manifold._neighbors import feature_distances
 from graphclust_plugins.manifold._nndescent import nn_descent
 rng = np.random.default_rng(11)
 X = (rng.normal(scale=5.0, size=(6, 100))[rng.integers(0, 6, 4000)]
@@ -179,3 +181,29 @@ def test_fresh_and_cached_kernels_give_the_same_bits(tmp_path):
     assert any((tmp_path / "cache").rglob("*.nbi")), "numba wrote no cache"
     np.testing.assert_array_equal(outs[0]["idx"], outs[1]["idx"])
     np.testing.assert_array_equal(outs[0]["sq"], outs[1]["sq"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 40), st.integers(1, 9), st.booleans())
+def test_feature_distances_sort_the_candidates_as_the_plain_reference(seed, n, k, cosine):
+    """``feature_distances``: each row's candidates measured on the features and sorted by
+    (distance, index), ``-1`` (none found) last at ``inf``: against numpy on integer grids
+    (exact in float32, so ties are real ties; the cosine rows' order is checked by
+    distance)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(n, 3)).astype(np.float64)
+    if cosine:
+        X[np.abs(X).sum(axis=1) == 0, 0] = 1.0  # unit rows need a length
+    idx = rng.integers(-1, n, size=(n, k))
+    got_i, got_d = feature_distances(X, idx, "cosine" if cosine else "euclidean")
+    R = X / np.linalg.norm(X, axis=1, keepdims=True) if cosine else X
+    for i in range(n):
+        d2 = np.where(idx[i] >= 0, ((R[i] - R[idx[i]]) ** 2).sum(axis=1), np.inf)
+        order = np.lexsort((np.where(idx[i] >= 0, idx[i], n), d2))
+        if not cosine:  # unit rows are rounded: their ties need not be exact
+            assert got_i[i].tolist() == idx[i][order].tolist()
+        else:
+            assert sorted(got_i[i].tolist()) == sorted(idx[i].tolist())
+        want = np.where(np.isinf(d2[order]), np.inf,
+                        d2[order] / 2 if cosine else np.sqrt(d2[order]))
+        np.testing.assert_allclose(got_d[i], want, rtol=1e-6, atol=1e-6)

@@ -128,8 +128,10 @@ __all__ = [
     "MANIFOLD_PER_CLUSTER",
     "MANIFOLD_CLUSTER_DIVISOR",
     "MANIFOLD_EPOCHS",
+    "MANIFOLD_NEGATIVES",
     "MANIFOLD_SAMPLED_NEGATIVES",
     "MANIFOLD_SAMPLED_STARTS",
+    "MANIFOLD_SEARCH_COMPONENTS",
     "MANIFOLD_MULTISTART_MAX_N",
     "MANIFOLD_MIN_SAMPLES",
     "MANIFOLD_SAMPLE",
@@ -225,6 +227,15 @@ MANIFOLD_EPOCHS = 60
 #: (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
 MANIFOLD_SAMPLED_NEGATIVES = 20
 MANIFOLD_SAMPLED_STARTS = 3
+#: Rule 7 up to MANIFOLD_SAMPLE rows (the layout of every row): negative samples per edge
+#: sample. A layout's cost is about proportional to ``1 +`` this; 2 instead of umap-learn's
+#: 5 halves it, with the same ARI on the rule's image sets (docs/auto.rst, rule 7).
+MANIFOLD_NEGATIVES = 2
+#: Rule 7 up to MANIFOLD_SAMPLE rows with ``d > 2 ·`` this: NN-descent searches the
+#: rows' leading principal components and the candidates it finds are measured on the
+#: features (``fuzzy-knn``'s ``distances="features"``): the search's distances cost
+#: ``d / MANIFOLD_SEARCH_COMPONENTS`` times less (docs/auto.rst, rule 7).
+MANIFOLD_SEARCH_COMPONENTS = 64
 #: Rule 7 at or below this many rows: the layout from MANIFOLD_SAMPLED_STARTS starts as
 #: well, where three layouts cost seconds (one start merged two MNIST-test digits on 4 of
 #: 10 seeds, three starts on none; docs/auto.rst, rule 7).
@@ -371,11 +382,15 @@ def _manifold(p: DataProfile) -> dict:
     the same lists on any thread count) and, above the sample, a pynndescent index of the
     sample (a base dependency; seeded, one thread), so that no extra changes the graph.
 
-    The neighbours are searched on the features (a search on 50 principal components was
-    3x faster but merged two MNIST digits on 4 of 5 layouts measured); the layout starts
-    from the features' principal components and runs :data:`MANIFOLD_EPOCHS` epochs; the
-    density tree's core distances use :data:`MANIFOLD_MIN_SAMPLES` neighbours
-    (docs/auto.rst, rule 7, for the measured effect of each).
+    Up to :data:`MANIFOLD_SAMPLE` rows with ``d > 2 ·`` :data:`MANIFOLD_SEARCH_COMPONENTS`,
+    NN-descent searches the rows' leading :data:`MANIFOLD_SEARCH_COMPONENTS` principal
+    components and the candidates it finds are measured and re-sorted on the features
+    (a search *and* distances on 50 components merged two MNIST digits on 4 of 5 layouts
+    measured; with the features' distances the image sets keep their ARI); the layout
+    starts from the features' principal components, runs :data:`MANIFOLD_EPOCHS` epochs
+    with :data:`MANIFOLD_NEGATIVES` negative samples per edge sample; the density tree's
+    core distances use :data:`MANIFOLD_MIN_SAMPLES` neighbours (docs/auto.rst, rule 7,
+    for the measured effect of each).
 
     With ``k`` given it is the sample-aware pipeline of the ``manifold`` preset: the
     graph, layout and density tree fitted on at most :data:`MANIFOLD_SAMPLE` rows drawn
@@ -395,14 +410,17 @@ def _manifold(p: DataProfile) -> dict:
     landed in a merged-classes arrangement on about two seeds in three on MNIST-extend;
     with 10, every start of some samples still did (docs/auto.rst, rule 7). At or below
     :data:`MANIFOLD_MULTISTART_MAX_N` rows the layout runs from
-    :data:`MANIFOLD_SAMPLED_STARTS` starts too (5 negative samples): there a layout costs
-    about a second, and one start merged two classes on 4 of 10 seeds of MNIST-test."""
+    :data:`MANIFOLD_SAMPLED_STARTS` starts too: there a layout costs about a second, and
+    one start merged two classes on 4 of 10 seeds of MNIST-test."""
     graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
     sampled = p.n > MANIFOLD_SAMPLE  # the layout of a sample: a fixed cost beside n rows
     starts = sampled or p.n <= MANIFOLD_MULTISTART_MAX_N  # layouts cheap beside the rest
+    if not sampled and p.d > 2 * MANIFOLD_SEARCH_COMPONENTS:  # the search on components
+        graph.update(pca_components=MANIFOLD_SEARCH_COMPONENTS, distances="features")
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
               "n_epochs": MANIFOLD_EPOCHS,
-              **({"negative_sample_rate": MANIFOLD_SAMPLED_NEGATIVES} if sampled else {})}
+              "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
+                                       else MANIFOLD_NEGATIVES)}
     # without k: the leaves of the tree at n // k_max (docs/choosing-k.rst)
     density = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf"}
     if _k(p) is not None:  # the tree at half an average cluster (docs/auto.rst, rule 7)
@@ -641,8 +659,10 @@ def auto_rule(p: DataProfile) -> dict:
             f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
             "15 nearest sample rows" if "anchors" in spec and p.n > MANIFOLD_SAMPLE
             else "fitted on all rows")
+        comps = spec["adapter"]["graph"].get("pca_components")
         search = ("pynndescent's index of the sample" if p.n > MANIFOLD_SAMPLE
-                  else "NN-descent")
+                  else "NN-descent" + (f" on {comps} principal components, distances "
+                                       "on the features" if comps else ""))
         starts = spec["adapter"].get("n_starts", 1)
         negatives = spec["solver"].get("negative_sample_rate")
         layout = (f"{spec['solver']['n_epochs']} epochs"

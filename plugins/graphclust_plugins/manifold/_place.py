@@ -52,13 +52,22 @@ def row_keys(X: np.ndarray) -> np.ndarray:
 
 def match_rows(X: np.ndarray, U: np.ndarray, keys: np.ndarray, order: np.ndarray) -> np.ndarray:
     """For every row of ``X``, the first row of ``U`` (in ``U``'s order) equal to it,
-    ``-1`` when there is none. ``keys = row_keys(U)``, ``order`` its stable argsort."""
+    ``-1`` when there is none. ``keys = row_keys(U)``, ``order`` its stable argsort.
+
+    When ``X`` equals ``U`` (the fit's rows are the whole sample, in its order), row
+    ``i``'s key is ``keys[i]`` and, where no other row shares it, its first equal row is
+    ``i`` itself: only the rows of shared keys are compared."""
     Xc = np.ascontiguousarray(X, dtype=U.dtype)
-    q = row_keys(Xc)
+    itself = Xc.shape == U.shape and np.array_equal(Xc, U)
+    q = keys if itself else row_keys(Xc)
     sk = keys[order]
     lo = np.searchsorted(sk, q, side="left")
     hi = np.searchsorted(sk, q, side="right")
     out = np.full(X.shape[0], -1, dtype=np.int64)
+    if itself:
+        alone = hi - lo == 1
+        out[alone] = np.flatnonzero(alone)
+        hi = np.where(alone, lo, hi)  # done: not compared below
     for i in np.flatnonzero(hi > lo):  # candidates in U's order: the first equal wins
         for j in order[lo[i]:hi[i]]:
             if np.array_equal(Xc[i], U[j]):

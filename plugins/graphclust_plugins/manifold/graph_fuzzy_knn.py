@@ -19,6 +19,7 @@ from graphclust_plugins.manifold._neighbors import (
     approx_neighbors,
     choose_method,
     exact_neighbors,
+    feature_distances,
     project,
     shared_index,
 )
@@ -60,7 +61,11 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
     ``pca_components``: search (and measure ``d_ij``) on the leading principal components
     of the rows (:func:`graphclust.numerics.fit_pca`) instead of all ``d`` features when
     that is fewer than ``d``; NN-descent's cost is linear in the dimension (MNIST-70k,
-    784 → 50: the search about 3 x faster, see ``docs/auto.rst``, rule 7). Inside
+    784 → 50: the search about 3 x faster, see ``docs/auto.rst``, rule 7). With
+    ``distances="features"`` the components only *find* each row's ``k − 1`` candidates:
+    their ``d_ij`` are then measured on all ``d`` features and the list re-sorted
+    (``O(n·k·d)`` more), so the memberships see the features' distances, not the
+    smaller ones of a projection that dropped variance. Inside
     ``on-sample`` with a ``sample-knn`` placement that already indexed the same sample
     rows with pynndescent (same metric, projection and at least ``n_neighbors``), the
     graph is read off that index's own neighbour lists instead of building a second
@@ -89,6 +94,10 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
         None, doc="Search on this many leading principal components (fit on the rows) "
         "instead of all d features; None = all.",
         check=graphclust.optional(graphclust.integer(1)))
+    distances: str = graphclust.param(
+        "searched", doc="With pca_components: d_ij measured on the components searched "
+        "(searched) or on the features, the candidates re-sorted (features).",
+        check=graphclust.one_of("searched", "features"))
 
     def build(self, X, anchors, ctx):
         X = as_dense_float(X)
@@ -113,10 +122,15 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
                                              ctx.seed_for("graph.fuzzy-knn"))
             else:
                 idx, dist = exact_neighbors(V, k, self.metric)
+        measured = searched
+        if self.distances == "features" and searched < d:
+            idx, dist = feature_distances(X, idx, self.metric)
+            measured = d
         rho, sigma, floored = smooth_distances(dist, math.log2(size))
         W = directed_graph(idx, membership_weights(dist, rho, sigma), n)
         info = {"n_neighbors": size, "metric": self.metric, "method": method,
                 "method_rule": rule, "searched_dims": int(searched),
+                "measured_dims": int(measured),
                 "shared_index": shared is not None, "sigma_median": float(np.median(sigma)),
                 "rho_median": float(np.median(rho)), "sigma_floored": int(floored.sum())}
         return graphclust.AffinityGraph(fuzzy_union(W), info=info)
