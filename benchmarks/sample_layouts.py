@@ -27,9 +27,9 @@ import numpy as np
 from benchmarks.uspec_stability import _seed_range
 from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_CLUSTER_DIVISOR,
+    MANIFOLD_EPOCHS,
     MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
-    MANIFOLD_SAMPLED_EPOCHS,
 )
 
 
@@ -55,7 +55,7 @@ def run(dataset, sample, seeds, negatives, starts, k, data_dir=None) -> list[dic
                              "graph").build(U, None, Context(seed))
         for neg in negatives:
             layout = resolve_part({"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
-                                   "init": "pca", "n_epochs": MANIFOLD_SAMPLED_EPOCHS,
+                                   "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
                                    "negative_sample_rate": neg}, "solver")
             for r in range(starts):
                 ctx = Context(seed) if r == 0 else Context(seed).child(f"start{r}")

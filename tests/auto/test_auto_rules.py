@@ -77,7 +77,6 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # NN-descent on the leading components where d is large, the candidates measured on
     # the features (distances on 50 components merged two MNIST digits); all of d else
     from graphclust_plugins.auto.rule_auto import (MANIFOLD_NEGATIVES,
-                                                   MANIFOLD_SAMPLED_EPOCHS,
                                                    MANIFOLD_SEARCH_COMPONENTS)
     on_components = n <= MANIFOLD_SAMPLE and d > 2 * MANIFOLD_SEARCH_COMPONENTS
     assert spec["adapter"]["graph"] == {
@@ -88,9 +87,7 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
             ) == on_components
     assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
-                              "init": "pca",
-                              "n_epochs": (MANIFOLD_EPOCHS if n <= MANIFOLD_SAMPLE
-                                           else MANIFOLD_SAMPLED_EPOCHS),
+                              "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
                               "negative_sample_rate": (MANIFOLD_NEGATIVES
                                                        if n <= MANIFOLD_SAMPLE else
                                                        MANIFOLD_SAMPLED_NEGATIVES)}

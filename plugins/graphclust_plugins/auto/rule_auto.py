@@ -129,7 +129,6 @@ __all__ = [
     "MANIFOLD_CLUSTER_DIVISOR",
     "MANIFOLD_EPOCHS",
     "MANIFOLD_NEGATIVES",
-    "MANIFOLD_SAMPLED_EPOCHS",
     "MANIFOLD_SAMPLED_NEGATIVES",
     "MANIFOLD_SAMPLED_STARTS",
     "MANIFOLD_SEARCH_COMPONENTS",
@@ -219,13 +218,8 @@ MANIFOLD_PER_CLUSTER = 500
 #: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
 #: S; beyond it rows are placed through their sample neighbours, docs/dask.rst).
 MANIFOLD_SAMPLE = 100_000
-#: Rule 7: epochs of the layout of every row (up to MANIFOLD_SAMPLE rows), started from
-#: the features' principal components: 50 gave the image sets 60's ARI; 45 lumped two
-#: classes on two seeds of sixteen (docs/auto.rst, rule 7).
-MANIFOLD_EPOCHS = 50
-#: Rule 7 above MANIFOLD_SAMPLE rows: epochs of the sample's layout (a fixed cost beside
-#: the placement of all n rows).
-MANIFOLD_SAMPLED_EPOCHS = 60
+#: Rule 7: epochs of the layout, started from the features' principal components.
+MANIFOLD_EPOCHS = 60
 #: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
 #: the placement of all n rows): negative samples per edge sample of the layout
 #: (umap-learn's default 5 below), and layouts from independent starts of which the one
@@ -394,8 +388,7 @@ def _manifold(p: DataProfile) -> dict:
     (a search *and* distances on 50 components merged two MNIST digits on 4 of 5 layouts
     measured; with the features' distances the image sets keep their ARI); the layout
     starts from the features' principal components, runs :data:`MANIFOLD_EPOCHS` epochs
-    with :data:`MANIFOLD_NEGATIVES` negative samples per edge sample (above the sample,
-    :data:`MANIFOLD_SAMPLED_EPOCHS`); the density tree's
+    with :data:`MANIFOLD_NEGATIVES` negative samples per edge sample; the density tree's
     core distances use :data:`MANIFOLD_MIN_SAMPLES` neighbours (docs/auto.rst, rule 7,
     for the measured effect of each).
 
@@ -425,7 +418,7 @@ def _manifold(p: DataProfile) -> dict:
     if not sampled and p.d > 2 * MANIFOLD_SEARCH_COMPONENTS:  # the search on components
         graph.update(pca_components=MANIFOLD_SEARCH_COMPONENTS, distances="features")
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
-              "n_epochs": MANIFOLD_SAMPLED_EPOCHS if sampled else MANIFOLD_EPOCHS,
+              "n_epochs": MANIFOLD_EPOCHS,
               "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
                                        else MANIFOLD_NEGATIVES)}
     # without k: the leaves of the tree at n // k_max (docs/choosing-k.rst)
@@ -724,17 +717,14 @@ never from labels or per-data-set values:
   (m x m Gram matrix; the trivial vector dropped only when the anchors form one
   component), k-means. Row-local; memory O(n·(d + s + k)).
 - but d > {HIGH_DIM} dense features and at least {MANIFOLD_PER_CLUSTER} points per cluster:
-  the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph (NN-descent; with d >
-  {2 * MANIFOLD_SEARCH_COMPONENTS} on {MANIFOLD_SEARCH_COMPONENTS} principal components, the
-  distances on the features), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs, {MANIFOLD_NEGATIVES}
-  negative samples, from the features' principal components), HDBSCAN
+  the manifold family, UMAP+HDBSCAN — fuzzy 15-NN graph (NN-descent), 10-d UMAP
+  layout ({MANIFOLD_EPOCHS} epochs from the features' principal components), HDBSCAN
   condensed tree ({MANIFOLD_MIN_SAMPLES} core neighbours) cut to exactly k clusters,
   every point labelled. It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all
   rows up to that; the others placed by their 15 nearest sample rows), also above
   {SAMPLED_ANCHORS_N} points and on Dask; without k the density tree of the sample's
-  layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout runs
-  {MANIFOLD_SAMPLED_EPOCHS} epochs, draws {MANIFOLD_SAMPLED_NEGATIVES} negative samples per
-  edge (on the features) and runs from
+  layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout draws
+  {MANIFOLD_SAMPLED_NEGATIVES} negative samples per edge and runs from
   {MANIFOLD_SAMPLED_STARTS} starts, keeping the one whose partition is the most modular on
   the sample's graph; at or below {MANIFOLD_MULTISTART_MAX_N} rows it also runs from
   {MANIFOLD_SAMPLED_STARTS} starts (where a layout costs about a second).
