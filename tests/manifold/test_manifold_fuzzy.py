@@ -137,14 +137,19 @@ def test_nndescent_neighbours(metric):
     assert abs(a - e).max() < 0.05 or overlap > 0.99
 
 
-def test_pca_components_is_the_graph_of_the_projected_rows():
-    """pca_components: the graph equals the graph of the rows' scores on their leading
-    principal axes (plain SVD reference; the signs of the axes do not matter)."""
-    rng = np.random.default_rng(6)
-    X = rng.normal(size=(120, 16)) * np.linspace(4.0, 0.2, 16)
+def _rows_and_scores(seed, n, p=5):
+    """16 Gaussian columns of falling spread, and their scores on the ``p`` leading
+    principal axes by a plain SVD (the signs of the axes do not matter here)."""
+    X = np.random.default_rng(seed).normal(size=(n, 16)) * np.linspace(4.0, 0.2, 16)
     mu = X.mean(axis=0)
     _, _, vt = np.linalg.svd(X - mu, full_matrices=False)
-    P = (X - mu) @ vt[:5].T
+    return X, (X - mu) @ vt[:p].T
+
+
+def test_pca_components_is_the_graph_of_the_projected_rows():
+    """pca_components: the graph equals the graph of the rows' scores on their leading
+    principal axes."""
+    X, P = _rows_and_scores(6, 120)
     ctx = graphclust.Context(seed=0)
     got = FuzzyKNNGraph(n_neighbors=8, method="exact", pca_components=5).build(X, None, ctx)
     ref = FuzzyKNNGraph(n_neighbors=8, method="exact").build(P, None, ctx)
@@ -160,11 +165,7 @@ def test_pca_components_is_the_graph_of_the_projected_rows():
 def test_features_distances_weigh_the_projected_neighbours_by_the_features(method):
     """distances="features": the neighbours are those of the principal-component scores,
     their memberships those of the features' distances (dense reference on both)."""
-    rng = np.random.default_rng(7)
-    X = rng.normal(size=(150, 16)) * np.linspace(4.0, 0.2, 16)
-    mu = X.mean(axis=0)
-    _, _, vt = np.linalg.svd(X - mu, full_matrices=False)
-    P = (X - mu) @ vt[:5].T
+    X, P = _rows_and_scores(7, 150)
     ctx = graphclust.Context(seed=0)
     got = FuzzyKNNGraph(n_neighbors=8, method=method, pca_components=5,
                         distances="features").build(X, None, ctx)

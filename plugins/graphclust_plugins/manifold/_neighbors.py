@@ -18,7 +18,7 @@ import numpy as np
 
 from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, normalize_rows
 
-from ._nndescent import nn_descent
+from ._nndescent import _sorted_lists, nn_descent
 from ._rptrees import _sqdist
 
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
@@ -87,29 +87,20 @@ def feature_distances(X: np.ndarray, idx: np.ndarray, metric: str
     rows = normalize_rows(X) if metric == "cosine" else X
     rows = np.ascontiguousarray(rows, dtype=np.float32)
     idx = np.ascontiguousarray(idx, dtype=np.int64)
-    out_i, out_d = _measure_and_sort(rows, idx)
+    out_i, out_d = _sorted_lists(_measure(rows, idx), idx)  # -1 (at inf) sorts last
     return out_i, metric_distances(out_d, metric)
 
 
 @numba.njit(parallel=True, cache=True)
-def _measure_and_sort(X, idx):
+def _measure(X, idx):
+    """``‖X[i] − X[idx[i, a]]‖²`` in float32 (``inf`` where ``idx < 0``)."""
     n, k = idx.shape
-    out_i = np.empty((n, k), dtype=np.int64)
-    out_d = np.empty((n, k), dtype=np.float32)
+    out = np.empty((n, k), dtype=np.float32)
     for i in numba.prange(n):
-        for a in range(k):  # insertion sort by (distance, index); -1 at inf, last
+        for a in range(k):
             j = idx[i, a]
-            dj = _sqdist(X[i], X[j]) if j >= 0 else np.float32(np.inf)
-            b = a
-            while b > 0 and (out_d[i, b - 1] > dj or (
-                    out_d[i, b - 1] == dj and (j >= 0 and (out_i[i, b - 1] < 0
-                                                           or out_i[i, b - 1] > j)))):
-                out_i[i, b] = out_i[i, b - 1]
-                out_d[i, b] = out_d[i, b - 1]
-                b -= 1
-            out_i[i, b] = j
-            out_d[i, b] = dj
-    return out_i, out_d
+            out[i, a] = _sqdist(X[i], X[j]) if j >= 0 else np.float32(np.inf)
+    return out
 
 
 def _without_self(idx: np.ndarray, dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
