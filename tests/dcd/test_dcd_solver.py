@@ -154,6 +154,7 @@ def test_anchor_level_adapter_as_a_table_is_the_same_run(blobs):
     assert a.pipeline_.adapter.name == b.pipeline_.adapter.name == "anchor-level"
 
 
+@pytest.mark.slow  # 3 s: BKHK and DCD on all of digits, twice
 def test_bkhk_dcd_on_digits_equals_the_hand_run_anchor_level_path():
     """The adapter part reproduces, label for label, DCD run by hand on ZᵀZ of the same
     BKHK anchor graph (with the anchors as features and min(k, m) clusters) and lifted
