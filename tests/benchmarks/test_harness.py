@@ -156,6 +156,7 @@ def test_a_crash_is_an_error_and_the_other_cells_still_run():
     assert recs[1]["status"] == "ok" and len(seen) == 2
 
 
+@pytest.mark.slow  # 2 s; CI's smoke run goes through the same command line
 def test_cli_quick_run_and_report(tmp_path):
     out = tmp_path / "out"
     rc = cli.main(["run", "--quick", "--datasets", "digits", "--methods", "ncut,sk-kmeans",

@@ -58,6 +58,7 @@ def test_dask_series_is_refused(blobs, dask_client):
         _model().fit(s)
 
 
+@pytest.mark.slow  # 3 s
 def test_reordered_dataframe_columns_are_refused_at_predict(blobs, dask_client):
     import dask.dataframe as dd
     import pandas as pd
@@ -76,7 +77,7 @@ def test_reordered_dataframe_columns_are_refused_at_predict(blobs, dask_client):
     assert not hasattr(_model().fit(da.from_array(blobs, chunks=300)), "feature_names_in_")
 
 
-@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("chunked", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_more_clusters_than_distinct_rows_warns_with_both_counts(blobs, dask_client, chunked):
     import dask.array as da
 

@@ -98,7 +98,8 @@ def test_dask_state_api_equals_in_memory(dask_client):
     np.testing.assert_allclose(k1[0], k0[0])
 
 
-@pytest.mark.parametrize("preset", ["ongr-k", "ongr-r"])
+@pytest.mark.parametrize("preset", [pytest.param("ongr-k", marks=pytest.mark.slow),  # 2.5 s
+                                    "ongr-r"])
 def test_ongr_preset_on_a_cluster_equals_in_memory(preset, digits, as_dask, dask_client):
     """The ONGR presets on a 2-worker cluster: labels equal to the in-memory fit's (the
     argmax of G, kept on the workers), the training embedding is F, and predict places

@@ -30,7 +30,8 @@ def blobs():
 
 
 @pytest.mark.parametrize("rounding, n_starts",
-                         [({"name": "density"}, 1), ({"name": "density"}, 3),
+                         [({"name": "density"}, 1),
+                          pytest.param({"name": "density"}, 3, marks=pytest.mark.slow),
                           pytest.param({"name": "genie"}, 1, marks=pytest.mark.slow)],
                          ids=["density", "density-3-starts", "genie"])
 def test_distributed_labels_equal_in_memory_for_two_chunkings(blobs, dask_client, as_dask,

@@ -58,8 +58,9 @@ def _scheduler(name, pool):
             else dask.config.set(scheduler=name))
 
 
-@pytest.mark.parametrize("scheduler, cut", [("threads", "300-rows-2-column-chunks"),
-                                            ("sync", "700-rows")])
+@pytest.mark.parametrize("scheduler, cut", [  # threads: 3 s, the slow tier's
+    pytest.param("threads", "300-rows-2-column-chunks", marks=pytest.mark.slow),
+    ("sync", "700-rows")])
 def test_uspec_labels_equal_in_memory_on_local_schedulers(digits, scheduler, cut):
     X, _ = digits
     want = _memory("uspec", X)

@@ -29,6 +29,7 @@ def test_no_client_runs_on_threads(digits):
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
 
 
+@pytest.mark.slow  # 2 s
 def test_ensemble_and_scale_on_threads(digits):
     """A scaled 2-member usenc-like ensemble on the threaded scheduler gives the in-memory
     consensus labels (each member's uspec graph searched once per chunk)."""
