@@ -721,8 +721,8 @@ never from labels or per-data-set values:
   {2 * MANIFOLD_SEARCH_COMPONENTS}, on the {MANIFOLD_SEARCH_COMPONENTS} leading principal
   components, the distances on the features), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs,
   {MANIFOLD_NEGATIVES} negative samples per edge, from the features' principal
-  components), HDBSCAN condensed tree ({MANIFOLD_MIN_SAMPLES} core neighbours) cut to exactly k clusters,
-  every point labelled. It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all
+  components), HDBSCAN condensed tree ({MANIFOLD_MIN_SAMPLES} core neighbours) cut to
+  exactly k clusters, every point labelled. It is fitted on a sample of at most {MANIFOLD_SAMPLE} rows (all
   rows up to that; the others placed by their 15 nearest sample rows), also above
   {SAMPLED_ANCHORS_N} points and on Dask; without k the density tree of the sample's
   layout estimates it. Above {MANIFOLD_SAMPLE} rows the sample's layout draws
