@@ -1,4 +1,6 @@
-"""The README's test command is the quick tier: it must never select a slow test."""
+"""The README is the contract: its set-up and test commands are what CI runs first
+(``.ci/run`` reads them with ``.ci/readme_commands.py``), its test command is the quick tier
+and never selects a slow test, and the quick tier collects without the optional extras."""
 
 from __future__ import annotations
 
@@ -13,11 +15,62 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _setup_commands() -> list[str]:
+    sys.path.insert(0, str(ROOT / ".ci"))
+    try:
+        from readme_commands import setup_commands
+    finally:
+        sys.path.remove(str(ROOT / ".ci"))
+    return setup_commands((ROOT / "README.md").read_text())
+
+
 def _readme_test_command() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    commands = re.findall(r"python -m pytest[^\n`&|]*", text)
-    assert commands, "README.md names no pytest command"
-    return shlex.split(commands[0])[3:]  # the arguments after "python -m pytest"
+    commands = [c for c in _setup_commands() if "python -m pytest" in c]
+    assert commands, "README.md's Set up section names no pytest command"
+    tail = commands[0].split("python -m pytest", 1)[1]
+    return shlex.split(tail.split("&&")[0])  # the arguments after "python -m pytest"
+
+
+def test_readme_setup_section_holds_the_install_and_test_commands():
+    """What ``.ci/run`` runs first: the base install with a first run, then the test extra
+    with the quick tier, and nothing that installs an optional extra the tier needs."""
+    install, tests = _setup_commands()
+    assert install.startswith("pip install -e . ") and "graphclust run" in install
+    assert '".[test]"' in tests and "python -m pytest -q tests contrib" in tests
+    assert not re.search(r"dask|docs|plot", tests.split("&&")[0]), tests
+
+
+def test_ci_runs_the_readme_commands_before_the_extras():
+    script = (ROOT / ".ci" / "run").read_text()
+    readme_step = script.index("readme_commands.py")
+    extras_step = script.index('pip install --quiet -e ".[test,plot,docs,dask]"')
+    assert readme_step < extras_step
+    assert "--run-slow tests contrib" in script[extras_step:]
+
+
+#: Modules of the optional extras, hidden from the subprocess of the test below.
+_EXTRAS = ("dask", "distributed", "dask_ml", "zarr", "pyarrow", "sphinx", "numpydoc")
+_HIDE = f"""
+import importlib.abc, sys
+class Hide(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {_EXTRAS!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (hidden by the test)")
+sys.meta_path.insert(0, Hide())
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow  # one collection of the whole suite, ~10 s
+def test_quick_tier_collects_without_the_optional_extras():
+    """The README installs only ``[test]``: with dask, distributed, zarr, pyarrow and Sphinx
+    hidden, every test module still collects (those that need an extra skip with a reason)."""
+    out = subprocess.run([sys.executable, "-c", _HIDE, "--collect-only", "-q",
+                          "-p", "no:cacheprovider", *_readme_test_command()], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert " error" not in out.stdout.splitlines()[-1], out.stdout[-3000:]
 
 
 def _collect(*args: str) -> set[str]:
