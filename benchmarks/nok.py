@@ -5,7 +5,7 @@
 battery's data sets and the low-dimensional shapes of ``datasets.SHAPES`` (raw
 features, as the battery), records the estimated
 ``n_clusters_``, the true ``k``, the estimator's method and the scores, and writes
-``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/RESULTS.md``'s
+``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/HISTORY.md``'s
 "without k" section) into ``DIR``. Summary per method: the share of data sets with the
 exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
 (the first 600 rows of the big sets; the generated families and shapes at n = 1 000).
