@@ -1,6 +1,7 @@
 """graphclust's NN-descent against pynndescent, side by side: time, recall, thread counts.
 
-The ``fuzzy-knn`` graph's ``"approx"`` search (``graphclust_plugins.manifold._nndescent``)
+The ``fuzzy-knn`` graph's ``"approx"`` search
+(:func:`graphclust_plugins.manifold.graph_fuzzy_knn.nn_descent`, public)
 runs on all threads and gives the same lists for any thread count; pynndescent gives
 different lists on one thread and on two, so graphclust used to run it on one. This
 script times, in one process and after a warm-up of every kernel:
@@ -37,14 +38,20 @@ def _exact(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(D, axis=1, kind="stable")[:, :k]
 
 
+def _without_self(idx: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` nearest *other* rows from lists of ``k + 1`` that should open with the
+    row itself: its own index removed (the farthest entry when it is missing)."""
+    keep = idx != np.arange(idx.shape[0])[:, None]
+    keep[keep.all(axis=1), -1] = False
+    return np.asarray(idx[keep].reshape(idx.shape[0], -1)[:, :k], dtype=np.int64)
+
+
 def _pynndescent(X, k, seed, threads):
     from pynndescent import NNDescent
 
-    from graphclust_plugins.manifold._neighbors import _without_self
-
-    idx, dist = NNDescent(X, n_neighbors=k + 1, random_state=seed, n_jobs=threads,
-                          low_memory=True).neighbor_graph
-    return _without_self(idx, dist, k)[0]
+    idx, _ = NNDescent(X, n_neighbors=k + 1, random_state=seed, n_jobs=threads,
+                       low_memory=True).neighbor_graph
+    return _without_self(idx, k)
 
 
 def run(dataset: str, k: int, trees, repeats: int, check: int, seed: int = 0,
@@ -52,7 +59,7 @@ def run(dataset: str, k: int, trees, repeats: int, check: int, seed: int = 0,
     """One row per (search, repeat): seconds, recall on the checked rows, label agreement
     of the neighbours, and (graphclust) whether one thread gave the same lists as all."""
     from benchmarks.datasets import load
-    from graphclust_plugins.manifold._nndescent import nn_descent
+    from graphclust_plugins.manifold.graph_fuzzy_knn import nn_descent
 
     X, y = load(dataset, data_dir)
     X = np.ascontiguousarray(X / np.float32(np.abs(X).max() or 1.0), dtype=np.float32)

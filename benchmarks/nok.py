@@ -5,7 +5,7 @@
 battery's data sets and the low-dimensional shapes of ``datasets.SHAPES`` (raw
 features, as the battery), records the estimated
 ``n_clusters_``, the true ``k``, the estimator's method and the scores, and writes
-``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/RESULTS.md``'s
+``nok-results.json`` and ``nok-table.md`` (the table of ``benchmarks/HISTORY.md``'s
 "without k" section) into ``DIR``. Summary per method: the share of data sets with the
 exact ``k``, within ±1, and the mean ARI. ``--quick`` uses the battery's quick stand-ins
 (the first 600 rows of the big sets; the generated families and shapes at n = 1 000).
@@ -40,26 +40,22 @@ NOK_SETS = ("iris", "wine", "breast_cancer", "digits", "usps", "pendigits", "mni
 
 
 def able_presets() -> list[str]:
-    """Registered presets (and rule presets) that can estimate ``k``: composed without
-    data, a pipeline with a part declaring ``estimates_k`` (rule presets: always)."""
+    """Registered presets (and rule presets) that can estimate ``k``: rule presets always
+    (their spec is decided by the data), any other preset when its composed pipeline or
+    ensemble has a part able to (:meth:`graphclust.Pipeline.estimating_stage`)."""
     import graphclust
-    from graphclust._composer import needs_data
-    from graphclust._ensemble import Ensemble
-    from graphclust._kselect import estimating_stage
 
     reg = graphclust.get_registry()
     out = []
     for name in reg.preset_names():
-        if needs_data(name):
+        if name in reg.rules:
             out.append(name)
             continue
         try:
             pipe = graphclust.compose(name)
         except Exception:  # noqa: BLE001 - a preset that cannot compose is not listed
             continue
-        able = (getattr(pipe.consensus, "estimates_k", None) if isinstance(pipe, Ensemble)
-                else estimating_stage(pipe) is not None)
-        if able:
+        if pipe.estimating_stage() is not None:
             out.append(name)
     return out
 

@@ -1,15 +1,21 @@
-"""Tables from result files: ``RESULTS.md`` and the reproduction tables of the docs.
+"""Tables from result files: a run's full report, the reproduction tables, summary records.
 
 Nothing here runs a clustering. :func:`write_report` gathers every ``results-*.json`` of
 an output folder, merges the files of one suite (a later file replaces the same cell of
 an earlier one, so partial runs add up), aggregates over seeds, applies each method's
 ``select`` rule, evaluates the suite's targets, and writes
 
-- ``RESULTS.md``: per suite the reproduction targets, for a battery suite the battery
+- the full report (``--results``, by default ``RESULTS.md`` in the output folder): per
+  suite its runs, the reproduction targets, for a battery suite the battery
   table (:func:`battery_markdown`), then one table per data set
   (metrics, fit time and its ratio to ``KMeans`` in the same run, memory, paper numbers);
 - ``reproduction-tables.rst`` (in the output folder): the targets of every suite as the
-  reStructuredText tables of ``docs/reproduction.rst`` (target, ours, status).
+  reStructuredText tables of ``docs/reproduction.rst`` (target, ours, status);
+- ``today-<suite>.json`` (in the output folder): each suite's summary record, its targets
+  and battery as printed (:mod:`benchmarks.today`), which ``benchmarks/RESULTS.md`` is
+  generated from once copied to ``benchmarks/records/``.
+
+The full report goes into ``benchmarks/HISTORY.md``, the chronological log.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from benchmarks.datasets import size_of
 from benchmarks.ranking import battery_rows, finite as _ok
 from benchmarks.runner import FIT_STAGES, METRICS, STAGES
 from benchmarks.suite import Suite, Target, load_suites
+from benchmarks.today import record_from_report
 
-__all__ = ["aggregate", "battery_markdown", "evaluate", "loglog_slope", "machine_info",
-           "suite_markdown", "targets_rst", "write_report"]
+__all__ = ["aggregate", "battery_markdown", "battery_table", "evaluate", "loglog_slope",
+           "machine_info", "run_line", "suite_markdown", "targets_rst", "write_report"]
 
 _REF_PEER = "sk-kmeans"
 #: The metrics' column heads (``ACC %``, ..., ``purity %``).
@@ -250,10 +257,11 @@ def _dataset_table(rows: list[dict], dataset: str) -> str:
                                    "fit +MB", "seeds ok", "setting"], body)
 
 
-def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
-    """The battery table: per method mean / median ``metric``, mean AMI and ACC, mean rank
-    by ``metric`` over data sets (ties averaged, failures last) and wins–losses against
-    each peer (:mod:`benchmarks.ranking`); best mean rank first."""
+def battery_table(rows: list[dict], metric: str = "ari") -> tuple[str, list[str], list[list]]:
+    """``(caption, header, body)`` of the battery table: per method mean / median
+    ``metric``, mean AMI and ACC, mean rank by ``metric`` over data sets (ties averaged,
+    failures last) and wins–losses against each peer (:mod:`benchmarks.ranking`); best
+    mean rank first."""
     peers = sorted({r["method"] for r in rows if r.get("kind") == "peer"})
     body = []
     for b in battery_rows(rows, peers, metric):
@@ -262,30 +270,52 @@ def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
                      _pct(b[f"mean_{metric}"]), _pct(b[f"median_{metric}"]),
                      _pct(b["mean_ami"]), _pct(b["mean_acc"]), f"{b['mean_rank']:.2f}", *wl])
     m = metric.upper()
-    return (f"Battery ({len({r['dataset'] for r in rows})} data sets; rank by {m} per data "
-            "set, 1 = best, ties averaged, a failed cell ranked last; W–L: data sets with a "
-            f"higher–lower {m} than the peer):\n\n" + _table(
-                ["method", "kind", "scored", f"mean {m} %", f"median {m} %", "mean AMI %",
-                 "mean ACC %", "mean rank", *(f"vs {p} W–L" for p in peers)], body))
+    caption = (f"Battery ({len({r['dataset'] for r in rows})} data sets; rank by {m} per data "
+               "set, 1 = best, ties averaged, a failed cell ranked last; W–L: data sets with a "
+               f"higher–lower {m} than the peer)")
+    return caption, ["method", "kind", "scored", f"mean {m} %", f"median {m} %",
+                     "mean AMI %", "mean ACC %", "mean rank",
+                     *(f"vs {p} W–L" for p in peers)], body
+
+
+def battery_markdown(rows: list[dict], metric: str = "ari") -> str:
+    """The battery table (:func:`battery_table`) in Markdown, under its caption."""
+    caption, header, body = battery_table(rows, metric)
+    return f"{caption}:\n\n" + _table(header, body)
+
+
+_TARGET_HEAD = ["measurement", "target", "ours", "status"]
+
+
+def run_line(meta: dict) -> str:
+    """One run of a suite as its report lists it: command, start, duration, seeds, cap,
+    machine and commit."""
+    mc = meta.get("machine", {})
+    return (f"`{meta['command']}` — {meta['started']}, {meta['duration_s']:.0f} s, "
+            f"{meta['seeds']} seed(s), cap {meta['time_cap']:g} s; {mc.get('cores')} cores, "
+            f"load {mc.get('load_avg')}, graphclust {mc.get('graphclust')} @ "
+            f"{mc.get('git_commit')}" + (" (interrupted)" if meta.get("interrupted") else ""))
+
+
+def _summary_tables(suite: Suite | None, rows: list[dict]) -> list[tuple[str, list, list]]:
+    """The tables a suite's summary shows: its evaluated targets, its battery."""
+    out = []
+    if suite and suite.targets:
+        out.append(("Reproduction targets", _TARGET_HEAD,
+                    [[e["label"], e["target"], e["ours"], e["status"]]
+                     for e in (evaluate(t, rows) for t in suite.targets)]))
+    if suite and suite.battery and rows:
+        out.append(battery_table(rows))
+    return out
 
 
 def suite_markdown(suite: Suite | None, name: str, metas: list[dict], rows: list[dict]) -> str:
     """The section of one suite in ``RESULTS.md``."""
     title = suite.title if suite else name
     out = [f"## {title} (`{name}`)", ""]
-    for m in metas:
-        mc = m.get("machine", {})
-        out.append(f"- `{m['command']}` — {m['started']}, {m['duration_s']:.0f} s, "
-                   f"{m['seeds']} seed(s), cap {m['time_cap']:g} s; {mc.get('cores')} cores, "
-                   f"load {mc.get('load_avg')}, graphclust {mc.get('graphclust')} @ "
-                   f"{mc.get('git_commit')}" + (" (interrupted)" if m.get("interrupted") else ""))
-    if suite and suite.targets:
-        out += ["", "Reproduction targets:", "", _table(
-            ["measurement", "target", "ours", "status"],
-            [[e["label"], e["target"], e["ours"], e["status"]]
-             for e in (evaluate(t, rows) for t in suite.targets)])]
-    if suite and suite.battery and rows:
-        out += ["", battery_markdown(rows)]
+    out += [f"- {run_line(m)}" for m in metas]
+    for caption, header, body in _summary_tables(suite, rows):
+        out += ["", f"{caption}:", "", _table(header, body)]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         out += ["", _dataset_table(rows, ds)]
         out += ["\n" + _members_table(r) for r in rows
@@ -371,6 +401,11 @@ def write_report(out_dir: str | Path, results_md: str | Path, command: str,
         parts.append("")
         if suite and suite.targets:
             rst_entries.append((suite.title, [evaluate(t, rows) for t in suite.targets]))
+        title = suite.title if suite else name
+        record = record_from_report(name, title, f"{title} (`{name}`)",
+                                    [run_line(m) for m in metas], _summary_tables(suite, rows))
+        (out_dir / f"today-{name}.json").write_text(
+            json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     results_md.write_text("\n".join(parts).rstrip() + "\n")
     rst = out_dir / "reproduction-tables.rst"
     rst.write_text(targets_rst(rst_entries))

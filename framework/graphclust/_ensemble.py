@@ -350,6 +350,14 @@ class Ensemble:
             warnings.warn(f"{message} (in {count} of {len(self.members)} ensemble members)",
                           category, stacklevel=5)
 
+    def estimating_stage(self) -> tuple[str, Consensus] | None:
+        """``("consensus", part)`` when the consensus estimates ``k`` for a run without
+        ``n_clusters`` (a member without a ``k`` of its own is estimated by its own
+        pipeline's :meth:`Pipeline.estimating_stage`), else ``None``."""
+        from graphclust._kselect import _can
+
+        return ("consensus", self.consensus) if _can(self.consensus) else None
+
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:
         """Whether every member can label new points and the consensus can assign them."""

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from graphclust._composer import compose
 from graphclust._ensemble import Ensemble
 from graphclust._errors import Problem, SpecError
-from graphclust._executors import executor_for
+from graphclust._executors import executor_for, held
 from graphclust._parts import Part
 from graphclust._pipeline import Pipeline
 from graphclust._plan import SECTION_PARAMS, FitPlan, estimator_spec, make_plan
@@ -255,11 +255,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             labels = self.__dict__["_labels"]
         except KeyError:
             raise AttributeError("'GraphClustering' object has no attribute 'labels_'") from None
-        if hasattr(labels, "__dask_graph__"):  # a chunked fit's, held by its cluster
-            from graphclust._dask._chunks import check_held
-
-            check_held(labels)
-        return labels
+        return held(labels, "labels_")  # a chunked fit's: still held by its cluster?
 
     @labels_.setter
     def labels_(self, value):
@@ -275,11 +271,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         except KeyError:
             raise AttributeError("'GraphClustering' object has no attribute "
                                  "'embedding_'") from None
-        if hasattr(embedding, "__dask_graph__"):
-            from graphclust._dask._chunks import check_held
-
-            check_held(embedding, "embedding_")
-        return embedding
+        return held(embedding, "embedding_")
 
     @embedding_.setter
     def embedding_(self, value):

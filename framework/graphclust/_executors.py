@@ -7,7 +7,9 @@ memory), validates their shape and dtype without a pass over the values, and pro
 for a rule preset; ``executor.fit(plan)`` then admits the spec (the chunked executor
 refuses one that cannot run chunk-wise, before any pass over the data), checks the
 values (finite; a precomputed graph's rows) and runs. New points are placed by
-:meth:`predict` and :meth:`transform` of :func:`executor_for`'s executor.
+:meth:`predict` and :meth:`transform` of :func:`executor_for`'s executor, and a fitted
+n-sized attribute is read through :func:`held` (the chunked executor checks that the
+cluster holding it is still there), so the estimator never reaches into the Dask layer.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from graphclust._fitwarnings import one_warning_per_cause
 from graphclust._given import GivenGraph
 from graphclust._input import check_input, validate_rows
 
-__all__ = ["InMemory", "Chunked", "executor_for", "is_dask_input", "open_data"]
+__all__ = ["InMemory", "Chunked", "executor_for", "held", "is_dask_input", "open_data"]
 
 
 def check_values(pipe, n_clusters: int, ranges, n: int, dtype, n_distinct: int) -> None:
@@ -117,6 +119,10 @@ class InMemory:
     def embedding(self, plan, result):
         """The training rows' solution (``embedding_``)."""
         return _solution_rows(result.solution)
+
+    def held(self, value, what: str):
+        """``value`` itself: an in-memory result lives in this process."""
+        return value
 
     def _new_rows(self, estimator, X):
         return _dense_if_needed(check_input(validate_rows(estimator, X, reset=False)),
@@ -232,6 +238,15 @@ class Chunked:
         return with_row_chunks(training_embedding(plan.pipeline, result, plan.X),
                                self.row_chunks)
 
+    def held(self, value, what: str):
+        """``value``, a chunked fit's n-sized result kept lazily on the cluster that ran it,
+        after checking that cluster still holds it: :class:`~graphclust.ClusterLostError`
+        naming ``what`` (its client closed, or the model was unpickled elsewhere)."""
+        from graphclust._dask._chunks import check_held
+
+        check_held(value, what)
+        return value
+
     def _new_rows(self, estimator, X):
         from graphclust._dask._input import as_row_chunked, feature_names, without_empty_chunks
 
@@ -276,6 +291,15 @@ def is_dask_input(X: Any) -> bool:
 def executor_for(X: Any) -> InMemory | Chunked:
     """The executor for data ``X``: chunked for a Dask collection, else in memory."""
     return Chunked() if is_dask_input(X) else InMemory()
+
+
+def held(value: Any, what: str):
+    """A fitted n-sized attribute ``what`` (``labels_``, ``embedding_``, an ensemble
+    member's labels), read through the executor of its container: a chunked fit's dask
+    collection is checked to be still held by its cluster (:meth:`Chunked.held`); an
+    in-memory value is returned as it is."""
+    executor = Chunked() if hasattr(value, "__dask_graph__") else InMemory()
+    return executor.held(value, what)
 
 
 def open_data(estimator, X: Any, profile_k: tuple[int | None, int] | None):

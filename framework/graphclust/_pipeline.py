@@ -70,11 +70,9 @@ class FitResult:
 
     @property
     def labels(self) -> np.ndarray:
-        if hasattr(self._labels, "__dask_graph__"):  # a chunked run's, held by its cluster
-            from graphclust._dask._chunks import check_held
+        from graphclust._executors import held  # the executors import this module
 
-            check_held(self._labels, "members_[j].labels")
-        return self._labels
+        return held(self._labels, "members_[j].labels")
 
     @labels.setter
     def labels(self, value) -> None:
@@ -156,6 +154,14 @@ class Pipeline:
     def named_parts(self) -> dict[str, Part]:
         """The parts in data-flow order, keyed by section (``adapter`` when there is one)."""
         return {k: getattr(self, k) for k in STAGES if getattr(self, k) is not None}
+
+    def estimating_stage(self) -> tuple[str, Part] | None:
+        """``(stage, part)`` of the part that estimates ``k`` when no ``n_clusters`` is
+        given (the latest stage that can, :doc:`/choosing-k`), or ``None`` when no part
+        can (a run without ``n_clusters`` is then refused before any work)."""
+        from graphclust._kselect import estimating_stage
+
+        return estimating_stage(self)
 
     # -- stages --------------------------------------------------------------------
     def _solve(self, graph, X, n_clusters, ctx, stage=None, k_range=None):

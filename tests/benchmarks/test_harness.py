@@ -270,3 +270,12 @@ def test_report_from_a_fake_result_set(tmp_path):
     tables = rst.read_text()
     assert "purity, same binary 10-NN graph, pendigits: DCD ≥ Ncut" in tables
     assert "not run" in tables and tables.count("=====") >= 3
+    # the suite's summary record: what benchmarks/RESULTS.md is generated from
+    from benchmarks import today
+
+    (record,) = today.load_records(tmp_path, "today-*.json")
+    assert record["suite"] == "dcd" and record["history"] == f"{record['title']} (`dcd`)"
+    assert record["runs"][0].startswith("`python -m benchmarks run --suite dcd` — 2026-01-01")
+    page = today.summary_markdown([record])
+    assert "| bkhk-dcd vs dcd, MNIST | ≥ 10× | 15.70× | met |" in page
+    assert f"- {record['runs'][0]}" in text  # the same run line as the full report

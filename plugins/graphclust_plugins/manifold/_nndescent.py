@@ -51,7 +51,7 @@ OFFER_BUFFER_BYTES = 64 * 2**20
 #: Random-projection trees of the start. pynndescent's rule (``5 + round(n^(1/4))``, 21 at
 #: 70 000 rows) builds more; on MNIST-70k (15-NN, 2 000 rows checked against brute force)
 #: 8 trees reach a recall of .988 against .989 with 21, in 3.4 s against 4.6 s on two
-#: threads, trees on the full rows (benchmarks/RESULTS.md, "A thread-count-free
+#: threads, trees on the full rows (benchmarks/HISTORY.md, "A thread-count-free
 #: NN-descent"); on the sketch 8, 12 and 16 trees all take about 2.9 s.
 N_TREES = 8
 #: A round whose offers changed at most ``DELTA · k · n`` list entries ends the descent

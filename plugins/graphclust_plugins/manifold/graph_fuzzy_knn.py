@@ -23,6 +23,11 @@ from graphclust_plugins.manifold._neighbors import (
     project,
     shared_index,
 )
+from graphclust_plugins.manifold._nndescent import N_TREES, nn_descent
+
+#: Public: the graph part, and its ``"approx"`` search for callers outside the bundle
+#: (the benchmarks time and score :func:`nn_descent` against pynndescent).
+__all__ = ["FuzzyKNNGraph", "N_TREES", "nn_descent"]
 
 
 @graphclust.part
@@ -50,7 +55,7 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
     Neighbours: ``method="exact"`` is blocked brute force through BLAS
     (:func:`graphclust.numerics.knn`); ``"approx"`` is NN-descent (Dong, Charikar & Li
     2011) from a random-projection forest, seeded from the run, on all threads and with
-    the same lists for any thread count (:mod:`graphclust_plugins.manifold._nndescent`;
+    the same lists for any thread count (:func:`nn_descent`, public in this module;
     its numba kernels compile once and are cached); ``"auto"`` is exact while
     ``n²·d <= 1e12`` (about 50 s of brute force on a 2-core machine) and NN-descent
     above. The choice and its reason

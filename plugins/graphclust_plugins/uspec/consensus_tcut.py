@@ -36,7 +36,7 @@ class TcutConsensus(graphclust.Consensus):
     -----
     * ``k`` eigenvectors are kept, the first one the trivial constant vector (as in the
       paper); ``extra_components = 1`` keeps one more. In the ``ensemble`` benchmark
-      suite (rows ``usenc-k1`` and ``cross-ensemble-k1`` of ``benchmarks/RESULTS.md``)
+      suite (rows ``usenc-k1`` and ``cross-ensemble-k1`` of ``benchmarks/HISTORY.md``)
       one more raised U-SENC's MNIST-70k ACC from 77.1 to 82.1 (3 seeds); on sklearn's
       digits (ARI .826 → .817, 3 seeds) and four small blobs (.988 → .926) it lost, so
       neither the default nor the ``usenc`` preset adopts it: both stay the paper's.
