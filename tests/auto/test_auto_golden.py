@@ -125,6 +125,7 @@ def _check(name: str, params: dict, golden: dict) -> None:
     old_summary = expected.pop("summary")
     assert got == expected, name
     assert _without_rule_number(summary) == old_summary, name
+    assert re.match(r"auto: (.+; )?rule \d+: ", summary), name
 
 
 @pytest.fixture(scope="module")
