@@ -392,7 +392,7 @@ def _unique_numbers(instance, attribute, rules) -> None:
         raise ValueError(f"rule table {instance.name!r} has no rule")
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)  # compared by identity: its rules and diagnostics are functions
 class RuleTable:
     """A rule preset as an ordered table: the first :class:`Rule` that applies builds
     the spec, so the order of ``rules`` is the precedence.

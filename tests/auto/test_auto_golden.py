@@ -1,7 +1,7 @@
 """auto's decisions pinned: the spec and summary of every profile of a wide grid.
 
-``auto_rule_golden.json`` was written by the ``auto`` of commit before the rule table
-(the one ``if/elif`` chain) with ``GRAPHCLUST_WRITE_GOLDEN=1``; the rule table must
+``auto_rule_golden.json`` was written by the ``auto`` before the rule table (the one
+``if/elif`` chain of f3e1284) with ``GRAPHCLUST_WRITE_GOLDEN=1``; the rule table must
 reproduce every spec exactly, and every summary up to the rule number it now names
 (``rule N: `` inserted once). The grid: dense and sparse, in memory and chunked,
 ``n`` from 50 to 10⁶, ``d`` from 1 to 5 000, ``k`` None, 2, 10, 100, nonnegative or

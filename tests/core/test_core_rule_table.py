@@ -122,6 +122,7 @@ def test_the_words_follow_the_precedence_order():
 
 def test_a_table_is_a_rule_preset_the_core_resolves():
     table = _calls_table([])
+    assert hash(table) == hash(table) and table != _calls_table([])  # identity
     record = gc.RulePresetRecord("demo", table, table.paragraph(), table.describe(), None)
     spec = record.resolve(DataProfile(n=50, d=3, k=2))
     assert spec["graph"] == {"name": "exact"} and spec["summary"].startswith("demo: rule 1")
