@@ -69,7 +69,8 @@ from graphclust._parts import (
 from graphclust._plugins import PluginManager, get_plugin_manager, get_registry
 from graphclust._progress import Progress, ProgressEvent
 from graphclust._registry import NAME_PATTERN, PartRecord, PluginRecord, PresetRecord, Registry
-from graphclust._rules import DataProfile, RulePresetRecord, profile_data
+from graphclust._rules import (DataProfile, Rule, RuleContext, RulePresetRecord, RuleStep,
+                               RuleTable, profile_data)
 from graphclust._solution import Solution
 from graphclust.hookspecs import hookimpl
 from graphclust import numerics
@@ -108,6 +109,10 @@ __all__ = [
     "Context",
     "DataProfile",
     "RulePresetRecord",
+    "Rule",
+    "RuleContext",
+    "RuleStep",
+    "RuleTable",
     "profile_data",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",

@@ -11,18 +11,27 @@ The estimator profiles ``X`` at ``fit`` (after the input checks), asks the rule 
 spec, merges the user's overrides into it and runs it; ``resolved_spec_`` holds what
 ran and ``profile_`` what decided it. ``graphclust fill NAME --dataset X`` prints the
 same concrete spec without fitting.
+
+A rule preset is best written as a :class:`RuleTable`: an ordered list of :class:`Rule`
+values (a number, a one-line statement, ``applies`` returning the reason or ``None``,
+``build`` returning the spec); the first rule that applies wins, so the order of the
+list is the precedence, and the preset's description and summaries are generated from
+the list (:meth:`RuleTable.describe`, :meth:`RuleTable.paragraph`). Diagnostics a rule
+needs (statistics of the profile's ``sample``) are computed by the :class:`RuleContext`
+the first time a rule asks, once per call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DataProfile", "RulePresetRecord", "profile_data", "profile_rows", "PROFILE_SAMPLE"]
+__all__ = ["DataProfile", "Rule", "RuleContext", "RulePresetRecord", "RuleStep", "RuleTable",
+           "profile_data", "profile_rows", "PROFILE_SAMPLE"]
 
 #: At most this many rows (evenly spaced, so deterministic) enter the scale statistics.
 PROFILE_SAMPLE = 20_000
@@ -264,3 +273,213 @@ class RulePresetRecord:
             raise SpecError(Problem("", f"rule preset {self.name!r} returned "
                                     f"{type(spec).__name__}, not a spec dict"))
         return copy.deepcopy(spec)
+
+
+@attrs.frozen
+class Rule:
+    """One rule of a :class:`RuleTable`.
+
+    Attributes
+    ----------
+    number : int
+        The rule's number (its name in docs and summaries; not its precedence, which is
+        its place in the table).
+    statement : str
+        One line: when it applies and what it builds.
+    applies : callable
+        ``applies(profile, context) -> str | None``: why the rule applies to
+        ``profile`` (a non-empty reason, shown in the fitted ``summary``), or ``None``.
+        It may read diagnostics from ``context`` (computed when first asked) and leave a
+        note there when it was consulted and did not apply (:meth:`RuleContext.note`).
+    build : callable
+        ``build(profile, context) -> dict``: the spec the rule builds, called only when
+        it applies.
+    details : str
+        Optional longer words for :meth:`RuleTable.describe` (the parameters it sets).
+    """
+
+    number: int = attrs.field(validator=attrs.validators.instance_of(int))
+    statement: str = attrs.field(validator=attrs.validators.instance_of(str))
+    applies: Callable[[DataProfile, RuleContext], str | None] = attrs.field(
+        validator=attrs.validators.is_callable())
+    build: Callable[[DataProfile, RuleContext], dict] = attrs.field(
+        validator=attrs.validators.is_callable())
+    details: str = ""
+
+    def __attrs_post_init__(self):
+        if "\n" in self.statement or not self.statement.strip():
+            raise ValueError(f"rule {self.number}: the statement must be one non-empty line")
+
+
+@attrs.frozen
+class RuleStep:
+    """A part of the spec a :class:`RuleTable` builds for every profile, whichever rule
+    wins (the scaling, say).
+
+    Attributes
+    ----------
+    name : str
+        Its name; :class:`RuleContext` holds its result under it (rules may read it).
+    statement : str
+        One line, as a rule's.
+    build : callable
+        ``build(profile, context) -> (dict, str)``: the spec keys it sets and why. A key
+        the winning rule builds too is the rule's: the step's value and reason are then
+        left out.
+    """
+
+    name: str
+    statement: str
+    build: Callable[[DataProfile, RuleContext], tuple[dict, str]] = attrs.field(
+        validator=attrs.validators.is_callable())
+
+
+class RuleContext:
+    """What the rules of one :class:`RuleTable` call share: diagnostics of the profile,
+    each computed the first time a rule asks for it (``context[name]``) and then kept,
+    so a diagnostic no rule consulted costs nothing and none is computed twice.
+
+    Parameters
+    ----------
+    profile : DataProfile
+    providers : mapping of str to callable
+        ``provider(profile, context) -> value`` for every diagnostic (and step) name; a
+        provider may ask the context for another one.
+    """
+
+    def __init__(self, profile: DataProfile,
+                 providers: Mapping[str, Callable[[DataProfile, RuleContext], Any]]):
+        self.profile = profile
+        self._providers = dict(providers)
+        self._values: dict[str, Any] = {}
+        self._asked: list[str] = []
+        self.notes: list[str] = []
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._values:
+            return self._values[name]
+        if name not in self._providers:
+            raise KeyError(f"no diagnostic {name!r} in this rule table; it has "
+                           f"{sorted(self._providers)}")
+        if name in self._asked:
+            raise RecursionError(f"diagnostic {name!r} asks for itself: "
+                                 f"{' -> '.join([*self._asked, name])}")
+        self._asked.append(name)
+        try:
+            value = self._providers[name](self.profile, self)
+        finally:
+            self._asked.pop()
+        self._values[name] = value
+        return value
+
+    @property
+    def computed(self) -> tuple[str, ...]:
+        """The names computed so far, in the order they were finished."""
+        return tuple(self._values)
+
+    def note(self, text: str) -> None:
+        """Record why a consulted rule did not apply (what its diagnostics said); the
+        notes lead the summary of the rule that wins."""
+        if text:
+            self.notes.append(str(text))
+
+
+def _unique_numbers(instance, attribute, rules) -> None:
+    numbers = [r.number for r in rules]
+    if len(set(numbers)) != len(numbers):
+        raise ValueError(f"rule table {instance.name!r}: rule numbers repeat: {numbers}")
+    if not rules:
+        raise ValueError(f"rule table {instance.name!r} has no rule")
+
+
+@attrs.frozen(eq=False)  # compared by identity: its rules and diagnostics are functions
+class RuleTable:
+    """A rule preset as an ordered table: the first :class:`Rule` that applies builds
+    the spec, so the order of ``rules`` is the precedence.
+
+    Calling the table on a :class:`DataProfile` returns that rule's spec, after the
+    keys of every :class:`RuleStep` (a key the rule builds too is the rule's), with a
+    ``summary``: ``"<name>: [notes; ]rule <number>: <reason>[; <step reasons>]"``. It
+    registers as any rule preset: ``registry.rules.add(name, table,
+    summary=table.paragraph(), description=table.describe())``.
+
+    Attributes
+    ----------
+    name : str
+    rules : tuple of Rule
+        In precedence order; the last should apply to every profile the others leave.
+    steps : tuple of RuleStep
+        Applied to every profile, in order.
+    diagnostics : mapping of str to callable
+        ``provider(profile, context) -> value``: what rules may ask their
+        :class:`RuleContext` for (computed lazily, once per call).
+    """
+
+    name: str
+    rules: tuple[Rule, ...] = attrs.field(converter=tuple, validator=_unique_numbers)
+    steps: tuple[RuleStep, ...] = attrs.field(default=(), converter=tuple)
+    diagnostics: Mapping[str, Callable] = attrs.field(factory=dict, converter=dict)
+
+    def context(self, profile: DataProfile) -> RuleContext:
+        """A fresh :class:`RuleContext` for ``profile`` (diagnostics and steps)."""
+        providers = dict(self.diagnostics)
+        for step in self.steps:
+            providers[step.name] = step.build
+        return RuleContext(profile, providers)
+
+    def decide(self, profile: DataProfile,
+               context: RuleContext | None = None) -> tuple[Rule, str, RuleContext]:
+        """The first rule that applies to ``profile``, its reason and the context."""
+        ctx = self.context(profile) if context is None else context
+        for rule in self.rules:
+            reason = rule.applies(profile, ctx)
+            if reason is not None:
+                return rule, str(reason), ctx
+        from graphclust._errors import Problem, SpecError
+
+        raise SpecError(Problem("", f"rule preset {self.name!r}: none of rules "
+                                f"{[r.number for r in self.rules]} applies to the profile "
+                                f"{profile.as_dict()}"))
+
+    def __call__(self, profile: DataProfile) -> dict:
+        rule, reason, ctx = self.decide(profile)
+        spec = rule.build(profile, ctx)
+        keys: dict = {}
+        reasons = []
+        for step in self.steps:
+            part, why = ctx[step.name]
+            keys.update(part)
+            if not set(part) & set(spec):
+                reasons.append(why)
+        words = "; ".join([*ctx.notes, f"rule {rule.number}: {reason}", *reasons])
+        return {"summary": f"{self.name}: {words}", **keys, **spec}
+
+    def numbers(self) -> list[int]:
+        """The rule numbers in precedence order."""
+        return [r.number for r in self.rules]
+
+    def describe(self, header: str = "", footer: str = "") -> str:
+        """The table in words: every rule's number, statement and details in precedence
+        order, then the steps (``graphclust describe``)."""
+        lines = [header.rstrip()] if header else []
+        lines.append(f"The first rule that applies builds the spec (precedence order "
+                     f"{', '.join(map(str, self.numbers()))}):")
+        for rule in self.rules:
+            lines.append(f"- rule {rule.number}: {rule.statement}")
+            lines.extend(f"    {line}" if line else "" for line in rule.details.splitlines())
+        if self.steps:
+            lines.append("Every spec, whichever rule wins:")
+            lines.extend(f"- {step.name}: {step.statement}" for step in self.steps)
+        if footer:
+            lines.append(footer.rstrip())
+        return "\n".join(lines) + "\n"
+
+    def paragraph(self) -> str:
+        """The table as one paragraph: the rules' statements in precedence order and the
+        steps (preset listings, a README row)."""
+        rules = "; ".join(f"rule {r.number}, {r.statement}" for r in self.rules)
+        text = f"the first rule that applies: {rules}"
+        if self.steps:
+            text += "; for every spec, " + "; ".join(f"{s.name}: {s.statement}"
+                                                     for s in self.steps)
+        return text

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from graphclust import GraphClustering, SpecError
 from graphclust.cli import main
-from graphclust_plugins.auto import rule_auto
+from graphclust_plugins.auto import _rules_base, _rules_low_dim, _rules_spectral, rule_auto
 from sklearn.datasets import make_blobs, make_moons
 
 
@@ -22,8 +22,8 @@ def blobs():
 @pytest.fixture
 def anchored(monkeypatch):
     """Push small data above the exact budget, so auto takes its anchor branch."""
-    monkeypatch.setattr(rule_auto, "EXACT_BUDGET", 1e3)
-    monkeypatch.setattr(rule_auto, "MIN_ANCHORS", 40)
+    monkeypatch.setattr(_rules_base, "EXACT_BUDGET", 1e3)
+    monkeypatch.setattr(_rules_spectral, "MIN_ANCHORS", 40)
 
 
 def test_estimator_default_is_auto():
@@ -37,7 +37,7 @@ def test_auto_fits_and_records_its_decision(blobs):
     assert model.profile_.n == 240 and model.profile_.k == 4
     spec = model.resolved_spec_
     assert spec["graph"]["name"] == "knn" and spec["scale"] == "none"
-    assert spec["summary"].startswith("auto: n = 240 <= 5000")
+    assert spec["summary"].startswith("auto: rule 2: n = 240 <= 5000")
     assert (model.labels_ >= 0).all() and len(set(model.labels_)) == 4
     assert not hasattr(model, "predict")  # the exact kNN graph places no new points
 
@@ -60,7 +60,7 @@ def test_auto_anchor_branch_is_deterministic_and_predicts(blobs, anchored):
 
 
 def test_auto_sampled_anchor_branch_predicts(blobs, anchored, monkeypatch):
-    monkeypatch.setattr(rule_auto, "SAMPLED_ANCHORS_N", 100)
+    monkeypatch.setattr(_rules_spectral, "SAMPLED_ANCHORS_N", 100)
     X, _ = blobs
     model = GraphClustering(n_clusters=4, random_state=0).fit(X)
     assert model.resolved_spec_["anchors"]["name"] == "hybrid"
@@ -107,15 +107,13 @@ def test_auto_anchor_branch_finds_separated_blobs_of_unequal_size(monkeypatch):
     the density tree finds the blobs too.)"""
     from sklearn.metrics import adjusted_rand_score
 
-    from graphclust_plugins.auto import rule_auto
-
     sizes = [200, 400, 800, 1600, 3200]
     centres = [[-6, 6], [6, 6], [0, 0], [-6, -6], [6, -6]]
     X, y = make_blobs(sizes, centers=centres, cluster_std=[0.3, 0.6, 0.9, 1.2, 1.5],
                       random_state=16)
     chosen = GraphClustering(n_clusters=5, random_state=0).fit(X)
     assert adjusted_rand_score(y, chosen.labels_) > 0.99
-    monkeypatch.setattr(rule_auto, "low_dim_diagnostics", lambda p, scale: None)
+    monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics", lambda p, scale: None)
     est = GraphClustering(n_clusters=5, random_state=0).fit(X)
     assert est.resolved_spec_["graph"]["name"] == "gaussian-anchor"
     assert adjusted_rand_score(y, est.labels_) > 0.99

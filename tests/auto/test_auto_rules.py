@@ -241,7 +241,8 @@ def test_every_decision_is_a_valid_spec_and_deterministic(p):
 def test_anchor_summary_states_only_the_conditions_that_held(n, d, sparse, held, not_held):
     summary = auto_rule(profile(n=n, d=d, k=10, sparse=sparse))["summary"]
     assert "k-means anchors" in summary
-    why = summary.split(":")[1]
+    assert summary.startswith("auto: rule 3: ")
+    why = summary.split(":")[2]
     assert held in why and not_held not in why.replace(held, "")
 
 

@@ -9,7 +9,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import graphclust as gc
 from graphclust import GraphClustering, profile_data
-from graphclust_plugins.auto import rule_auto
+from graphclust_plugins.auto import _rules_low_dim, rule_auto
 from graphclust_plugins.auto.rule_auto import LOW_DIM, MIXTURE_GAIN, auto_rule
 
 
@@ -56,7 +56,7 @@ def test_overlapping_anisotropic_gaussians_take_the_mixture_family():
     spec = model.resolved_spec_
     assert spec["rounding"]["name"] == "gmm" and spec["solver"]["name"] == "features"
     assert f"<= {MIXTURE_GAIN:g} nats" in spec["summary"]
-    km = GraphClustering(rule_auto._exact(model.profile_), n_clusters=3, random_state=0).fit(X)
+    km = GraphClustering(rule_auto.exact_spec(model.profile_), n_clusters=3, random_state=0).fit(X)
     assert adjusted_rand_score(y, model.labels_) > adjusted_rand_score(y, km.labels_) + 0.05
     np.testing.assert_array_equal(model.predict(X[:40]), model.labels_[:40])
 
@@ -77,7 +77,7 @@ def test_genie_when_it_cuts_least(monkeypatch):
     X, y = _ring_blob_noise()
     p = profile_data(X, 3)
     real = rule_auto.low_dim_diagnostics(p, "none")
-    monkeypatch.setattr(rule_auto, "low_dim_diagnostics",
+    monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics",
                         lambda p, s: {**real, "ncut_density": 1.0})
     model = GraphClustering(n_clusters=3, random_state=0).fit(X)
     assert model.resolved_spec_["rounding"]["name"] == "genie"
@@ -101,7 +101,7 @@ def test_when_spectral_cuts_better_the_spectral_rules_decide_and_say_why(monkeyp
     X, _ = _ring_blob_noise()
     p = profile_data(X, 3)
     real = rule_auto.low_dim_diagnostics(p, "none")
-    monkeypatch.setattr(rule_auto, "low_dim_diagnostics",
+    monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics",
                         lambda p, s: {**real, "ncut_genie": real["ncut_spectral"] + 1.0,
                                       "ncut_density": real["ncut_spectral"] + 1.0})
     spec = auto_rule(p)
@@ -165,7 +165,7 @@ def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked
             "mixture_fits_size": True, "mixture_gain": -0.1 if family == "mixture" else 0.5,
             "mixture": family == "mixture", "ncut_genie": 0.1 if family == "genie" else 0.3,
             "ncut_spectral": 0.2, "ncut_density": 0.05 if family == "density" else 0.4}
-    monkeypatch.setattr(rule_auto, "low_dim_diagnostics", lambda p, s: diag)
+    monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics", lambda p, s: diag)
     spec = auto_rule(p)
     assert ("chunked input" in spec["summary"]) == chunked
     if family == "spectral":

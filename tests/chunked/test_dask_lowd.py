@@ -10,13 +10,13 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import graphclust
-from graphclust_plugins.auto import rule_auto
+from graphclust_plugins.auto import _rules_base, _rules_density, _rules_low_dim
 
 pytestmark = pytest.mark.slow  # Dask and fits: each case takes over a second
 
 
 def features(rounding):
-    return rule_auto._features(rounding)
+    return _rules_base.features_pipeline(rounding)
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +63,9 @@ def test_auto_rule_8_on_a_cluster_equals_in_memory_above_its_samples(dask_client
                                                                      monkeypatch, data,
                                                                      family):
     """Samples of 500 / 400 rows (monkeypatched) so that the data are above them."""
-    monkeypatch.setattr(rule_auto, "MIXTURE_SAMPLE", 500)
-    monkeypatch.setattr(rule_auto, "GENIE_SAMPLE", 400)
-    monkeypatch.setattr(rule_auto, "DENSITY_SAMPLE", 400)
+    monkeypatch.setattr(_rules_low_dim, "MIXTURE_SAMPLE", 500)
+    monkeypatch.setattr(_rules_low_dim, "GENIE_SAMPLE", 400)
+    monkeypatch.setattr(_rules_density, "DENSITY_SAMPLE", 400)
     if data == "blobs":
         X, y = make_blobs(3000, 4, centers=4, cluster_std=1.0, random_state=3)
         k = 4
@@ -88,7 +88,7 @@ def test_auto_rule_9_without_k_on_a_cluster_equals_in_memory(dask_client, as_das
     """No k, d = 2: the density tree of a 1000-row sample (monkeypatched, the data above
     it) estimates k and labels; on a LocalCluster the estimate and the labels are the
     in-memory ones for two chunkings (the rounding's estimate on the rows it draws)."""
-    monkeypatch.setattr(rule_auto, "DENSITY_SAMPLE", 1000)
+    monkeypatch.setattr(_rules_density, "DENSITY_SAMPLE", 1000)
     (X, y), k = _ring_blob_noise(2000), 3
     ref = graphclust.GraphClustering(random_state=2).fit(X)
     assert ref.resolved_spec_["rounding"]["name"] == "density"

@@ -1,0 +1,146 @@
+"""``auto``'s rule 7: the manifold family (UMAP layout and density tree) for dense
+high-dimensional data with many points per cluster (docs/auto.rst, rule 7)."""
+
+from __future__ import annotations
+
+from graphclust import DataProfile, Rule
+from graphclust_plugins.auto import _rules_base as base
+
+__all__ = ["MANIFOLD_CLUSTER_DIVISOR", "MANIFOLD_EPOCHS", "MANIFOLD_MIN_SAMPLES",
+           "MANIFOLD_MULTISTART_MAX_N", "MANIFOLD_NEGATIVES", "MANIFOLD_PER_CLUSTER",
+           "MANIFOLD_SAMPLE", "MANIFOLD_SAMPLED_NEGATIVES", "MANIFOLD_SAMPLED_STARTS",
+           "MANIFOLD_SEARCH_COMPONENTS", "RULE_MANIFOLD", "manifold_spec"]
+
+#: Rule 7: fewest points per cluster asked for the manifold family.
+MANIFOLD_PER_CLUSTER = 500
+#: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
+#: S; beyond it rows are placed through their sample neighbours, docs/dask.rst).
+MANIFOLD_SAMPLE = 100_000
+#: Rule 7: epochs of the layout, started from the features' principal components.
+MANIFOLD_EPOCHS = 60
+#: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
+#: the placement of all n rows): negative samples per edge sample of the layout
+#: (umap-learn's default 5 below), and layouts from independent starts of which the one
+#: whose density partition is the most modular on the sample's graph is kept
+#: (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
+MANIFOLD_SAMPLED_NEGATIVES = 20
+MANIFOLD_SAMPLED_STARTS = 3
+#: Rule 7 up to MANIFOLD_SAMPLE rows (the layout of every row): negative samples per edge
+#: sample. A layout's cost is about proportional to ``1 +`` this; 2 instead of umap-learn's
+#: 5 halves it, with the same ARI on the rule's image sets (docs/auto.rst, rule 7).
+MANIFOLD_NEGATIVES = 2
+#: Rule 7 up to MANIFOLD_SAMPLE rows with ``d > 2 ·`` this: NN-descent searches the
+#: rows' leading principal components and the candidates it finds are measured on the
+#: features (``fuzzy-knn``'s ``distances="features"``): the search's distances cost
+#: ``d / MANIFOLD_SEARCH_COMPONENTS`` times less (docs/auto.rst, rule 7).
+MANIFOLD_SEARCH_COMPONENTS = 64
+#: Rule 7 at or below this many rows: the layout from MANIFOLD_SAMPLED_STARTS starts as
+#: well, where three layouts cost seconds (one start merged two MNIST-test digits on 4 of
+#: 10 seeds, three starts on none; docs/auto.rst, rule 7).
+MANIFOLD_MULTISTART_MAX_N = 30_000
+#: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
+#: graph's 15 neighbours; the part's default (min_cluster_size = n/50) costs n²/50 memory.
+MANIFOLD_MIN_SAMPLES = 15
+#: Rule 7 with k given: the density tree's smallest cluster is the sample's rows over
+#: ``MANIFOLD_CLUSTER_DIVISOR · k`` (half an average cluster) — the resolution at which
+#: the estimate without k counts its leaves (``n // k_max``), with ``k_max = 2k``.
+MANIFOLD_CLUSTER_DIVISOR = 2
+
+
+def _neighbour_graph(p: DataProfile) -> dict:
+    """The sample's fuzzy 15-NN graph: graphclust's NN-descent (seeded; the same lists on
+    any thread count), above the sample a pynndescent index of it (a base dependency;
+    seeded, one thread), so that no extra changes the graph. Up to MANIFOLD_SAMPLE rows
+    with ``d > 2 · MANIFOLD_SEARCH_COMPONENTS`` the search runs on the leading principal
+    components and the candidates are measured and re-sorted on the features (a search
+    *and* distances on 50 components merged two MNIST digits; docs/auto.rst, rule 7)."""
+    graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
+    if p.n <= MANIFOLD_SAMPLE and p.d > 2 * MANIFOLD_SEARCH_COMPONENTS:
+        graph.update(pca_components=MANIFOLD_SEARCH_COMPONENTS, distances="features")
+    return graph
+
+
+def _density_tree(p: DataProfile) -> dict:
+    """The density tree of the layout: core distances on MANIFOLD_MIN_SAMPLES neighbours;
+    without k the leaves of the tree at ``n // k_max`` (docs/choosing-k.rst), with k the
+    tree at half an average cluster (docs/auto.rst, rule 7)."""
+    density = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf"}
+    k = base.asked_k(p)
+    if k is not None:
+        density["min_cluster_size"] = int(max(
+            15, min(MANIFOLD_SAMPLE, p.n) // (MANIFOLD_CLUSTER_DIVISOR * k)))
+    return density
+
+
+def manifold_spec(p: DataProfile, ctx=None) -> dict:
+    """Rule 7: the sample-aware pipeline of the ``manifold`` preset, the same spec with
+    and without ``k`` (the ``on-sample`` adapter then estimates it on the sample), in
+    memory and on Dask alike. The graph, layout and density tree are fitted on at most
+    MANIFOLD_SAMPLE rows drawn by global row index, every other row labelled by the
+    membership-weighted vote of its 15 nearest sample rows (row-local). The layout starts
+    from the features' principal components. Above MANIFOLD_SAMPLE rows it draws
+    MANIFOLD_SAMPLED_NEGATIVES negative samples per edge sample and runs from
+    MANIFOLD_SAMPLED_STARTS starts (the most modular kept); at or below
+    MANIFOLD_MULTISTART_MAX_N rows it runs from as many starts, where a layout costs
+    about a second (docs/auto.rst, rule 7, for the measured effect of each)."""
+    sampled = p.n > MANIFOLD_SAMPLE  # the layout of a sample: a fixed cost beside n rows
+    starts = sampled or p.n <= MANIFOLD_MULTISTART_MAX_N  # layouts cheap beside the rest
+    solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
+              "n_epochs": MANIFOLD_EPOCHS,
+              "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
+                                       else MANIFOLD_NEGATIVES)}
+    return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
+            "graph": {"name": "sample-knn", "n_neighbors": 15},
+            "adapter": {"name": "on-sample", "graph": _neighbour_graph(p),
+                        "rounding": _density_tree(p),
+                        **({"n_starts": MANIFOLD_SAMPLED_STARTS} if starts else {})},
+            "solver": solver,
+            "rounding": {"name": "argmax"}}
+
+
+def _fits(p: DataProfile) -> bool:
+    """Dense ``d > HIGH_DIM`` with at least MANIFOLD_PER_CLUSTER points per asked
+    cluster (any ``n``, in memory or chunked; with ``k`` given or estimated)."""
+    return not (p.d <= base.HIGH_DIM or p.sparse
+                or base.per_cluster(p) < MANIFOLD_PER_CLUSTER)
+
+
+def _applies(p: DataProfile, ctx) -> str | None:
+    if not _fits(p):
+        return None
+    spec = manifold_spec(p)
+    where = ("chunked input, " if p.chunked else "") + (
+        f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
+        "15 nearest sample rows" if p.n > MANIFOLD_SAMPLE else "fitted on all rows")
+    comps = spec["adapter"]["graph"].get("pca_components")
+    search = ("pynndescent's index of the sample" if p.n > MANIFOLD_SAMPLE
+              else "NN-descent" + (f" on {comps} principal components, distances "
+                                   "on the features" if comps else ""))
+    starts = spec["adapter"].get("n_starts", 1)
+    negatives = spec["solver"].get("negative_sample_rate")
+    layout = (f"{spec['solver']['n_epochs']} epochs"
+              + (f", {negatives} negative samples" if negatives else "")
+              + (f", the most modular of {starts} starts" if starts > 1 else ""))
+    return (f"d = {p.d} > {base.HIGH_DIM}, dense, n/k = {base.per_cluster(p):.0f} >= "
+            f"{MANIFOLD_PER_CLUSTER} points per cluster: UMAP+HDBSCAN (fuzzy 15-NN graph "
+            f"by {search}, 10-d layout from a PCA start ({layout}), "
+            f"density tree cut to k; {where})")
+
+
+RULE_MANIFOLD = Rule(
+    7, f"dense d > {base.HIGH_DIM} with >= {MANIFOLD_PER_CLUSTER} points per cluster (or no "
+    "k): UMAP+HDBSCAN, the manifold family",
+    _applies, manifold_spec,
+    details=f"fuzzy 15-NN graph (NN-descent; with d > {2 * MANIFOLD_SEARCH_COMPONENTS}, on "
+            f"the {MANIFOLD_SEARCH_COMPONENTS} leading principal\ncomponents, the distances on "
+            f"the features), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs, "
+            f"{MANIFOLD_NEGATIVES} negative\nsamples per edge, from the features' principal "
+            f"components), HDBSCAN condensed tree\n({MANIFOLD_MIN_SAMPLES} core neighbours) cut "
+            "to exactly k clusters, every point labelled. Fitted on a\nsample of at most "
+            f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows),\n"
+            "also on Dask; without k the density tree of the sample's layout estimates it.\n"
+            f"Above {MANIFOLD_SAMPLE} rows the layout draws {MANIFOLD_SAMPLED_NEGATIVES} "
+            f"negative samples per edge and runs\nfrom {MANIFOLD_SAMPLED_STARTS} starts, "
+            "keeping the most modular on the sample's graph; at or below\n"
+            f"{MANIFOLD_MULTISTART_MAX_N} rows it also runs from {MANIFOLD_SAMPLED_STARTS} "
+            "starts (a layout costs about a second).")

@@ -1,0 +1,170 @@
+"""``auto``'s spectral rules: 5 (sampled anchors), 4 (principal-component kNN graph),
+2 (exact kNN graph) and 3 (k-means anchors), argued in docs/auto.rst."""
+
+from __future__ import annotations
+
+from graphclust import DataProfile, Rule
+from graphclust_plugins.auto import _rules_base as base
+
+__all__ = ["ANCHORS_PER_CLUSTER", "HIGH_DIM_NEIGHBORS", "MAX_ANCHORS", "MIN_ANCHORS",
+           "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "RULE_ANCHOR", "RULE_EXACT",
+           "RULE_HIGH_DIM", "RULE_SAMPLED", "exact_spec", "n_anchors", "sizing_k"]
+
+#: Above this many points the anchors come from a sample (U-SPEC's hybrid
+#: representatives: k-means of 10·m random candidates) and each point's nearest ones
+#: from the coarse-to-fine approximate search, so no step costs n·m·d per iteration.
+SAMPLED_ANCHORS_N = 200_000
+#: Principal components of rule 4's graph search.
+PCA_COMPONENTS = 50
+#: Its neighbours per point.
+HIGH_DIM_NEIGHBORS = 7
+#: Representatives: at least this many, ...
+MIN_ANCHORS = 1000
+#: ... and this many per cluster, ...
+ANCHORS_PER_CLUSTER = 50
+#: ... but never more than this many, nor more than a tenth of the points.
+MAX_ANCHORS = 4000
+
+_SPECTRAL = {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True}
+_KMEANS = {"name": "kmeans", "n_init": 10, "normalize_rows": True}
+
+
+def sizing_k(p: DataProfile) -> int:
+    """The ``k`` that sizes what depends on it (``n_anchors``): the asked ``k``, else
+    ``k_max`` when ``k`` is estimated at fit, so the anchors can resolve every ``k``
+    searched (docs/choosing-k.rst)."""
+    return int(p.k if p.k is not None else p.k_max)
+
+
+def n_anchors(p: DataProfile) -> int:
+    """Representatives of the anchor pipeline:
+    ``clip(max(MIN_ANCHORS, ANCHORS_PER_CLUSTER · k), ..., min(MAX_ANCHORS, n / 10))``,
+    ``k`` from :func:`sizing_k`."""
+    k = sizing_k(p)
+    m = max(MIN_ANCHORS, ANCHORS_PER_CLUSTER * k)
+    return int(max(min(m, MAX_ANCHORS, p.n // 10), min(p.n, 2 * k)))
+
+
+def exact_spec(p: DataProfile) -> dict:
+    """Rule 2's pipeline: binary mean-symmetrised exact kNN graph, Ncut, k-means."""
+    return {
+        "graph": {"name": "knn", "n_neighbors": base.n_neighbors(p), "weight": "binary",
+                  "symmetrize": "mean", "method": "exact"},
+        "solver": dict(_SPECTRAL),
+        "rounding": dict(_KMEANS),
+    }
+
+
+def _anchor_spec(p: DataProfile, ctx=None) -> dict:
+    return {
+        "anchors": {"name": "kmeans", "n_anchors": n_anchors(p), "max_iter": 10, "n_init": 1},
+        "graph": {"name": "gaussian-anchor", "n_neighbors": 5},
+        "solver": dict(_SPECTRAL),
+        "rounding": dict(_KMEANS),
+    }
+
+
+def _high_dim_spec(p: DataProfile, ctx=None) -> dict:
+    return {
+        "graph": {"name": "knn", "n_neighbors": int(max(1, min(HIGH_DIM_NEIGHBORS, p.n - 1))),
+                  "weight": "gaussian",
+                  "symmetrize": "mean",
+                  # exact: rule 4 applies while n² · PCA_COMPONENTS is within the budget, and
+                  # the approximate search of 'knn' is faiss, an extra (auto must not change
+                  # with what else is installed)
+                  "method": "exact",
+                  "pca_components": PCA_COMPONENTS},
+        "solver": {**_SPECTRAL, "eig_tol": base.EIG_TOL},
+        "rounding": dict(_KMEANS),
+    }
+
+
+def _sampled_spec(p: DataProfile, ctx=None) -> dict:
+    return {
+        "anchors": {"name": "hybrid", "n_anchors": n_anchors(p), "candidate_factor": 10},
+        "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx",
+                  "candidates": 10},
+        "solver": {"name": "tcut"},
+        # the uspec preset's rounding (issue 27): best of 10 k-means++ runs
+        "rounding": {"name": "kmeans", "n_init": 10, "max_iter": 100, "normalize_rows": True,
+                     "init": "k-means++"},
+    }
+
+
+def _sampled_applies(p: DataProfile, ctx) -> str | None:
+    """Rule 5: above the in-memory sizes, or chunked input (U-SPEC's recipe runs
+    chunk-wise; rule 8's spectral fallback there)."""
+    if not (p.n > SAMPLED_ANCHORS_N or p.chunked):
+        return None
+    return (("chunked input" if p.chunked else f"n = {p.n} > {SAMPLED_ANCHORS_N}") + ": "
+            f"{n_anchors(p)} hybrid representatives, approximate "
+            "K-nearest-representative graph, transfer cut")
+
+
+def _high_dim_applies(p: DataProfile, ctx) -> str | None:
+    """Rule 4: dense ``d > HIGH_DIM`` while the exact search on the principal components
+    is within the budget."""
+    if not (p.d > base.HIGH_DIM and not p.sparse
+            and float(p.n) ** 2 * min(p.d, PCA_COMPONENTS) <= base.EXACT_BUDGET):
+        return None
+    return (f"d = {p.d} > {base.HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "
+            f"{_high_dim_spec(p)['graph']['n_neighbors']}-NN graph on {PCA_COMPONENTS} "
+            "principal components, spectral embedding")
+
+
+def _exact_applies(p: DataProfile, ctx) -> str | None:
+    if not (p.exact_work <= base.EXACT_BUDGET and p.n <= base.EXACT_MAX_N):
+        return None
+    return (f"n = {p.n} <= {base.EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+            f"{base.EXACT_BUDGET:.0e}: exact {base.n_neighbors(p)}-NN spectral")
+
+
+def _exact_limits_exceeded(p: DataProfile) -> str:
+    """The limits of the exact branch that ``p`` exceeds, as true statements (one or
+    both: n above its cap, the n²·d work above its budget)."""
+    held = []
+    if p.n > base.EXACT_MAX_N:
+        held.append(f"n = {p.n} > {base.EXACT_MAX_N}")
+    if p.exact_work > base.EXACT_BUDGET:
+        held.append(f"n²·d = {p.exact_work:.3g} > {base.EXACT_BUDGET:.0e}")
+    return " and ".join(held)
+
+
+def _anchor_applies(p: DataProfile, ctx) -> str:
+    """Rule 3 applies to every profile the rules before it leave."""
+    return (f"{_exact_limits_exceeded(p)}: {n_anchors(p)} k-means anchors, "
+            "5-nearest-anchor Gaussian graph, spectral embedding")
+
+
+RULE_SAMPLED = Rule(
+    5, f"n > {SAMPLED_ANCHORS_N} or chunked input: U-SPEC's hybrid representatives, "
+    "approximate K-nearest-representative graph, transfer cut, k-means",
+    _sampled_applies, _sampled_spec,
+    details="m representatives (as rule 3) are k-means of 10·m random candidates, each\n"
+            "point's 5 nearest found coarse to fine: no step costs n·m·d per iteration;\n"
+            "the spectral recipe that runs chunk-wise on Dask.")
+RULE_HIGH_DIM = Rule(
+    4, f"dense d > {base.HIGH_DIM}, n²·{PCA_COMPONENTS} <= {base.EXACT_BUDGET:.0e}: "
+    f"exact {HIGH_DIM_NEIGHBORS}-NN graph on {PCA_COMPONENTS} principal components, "
+    "spectral embedding, k-means",
+    _high_dim_applies, _high_dim_spec,
+    details=f"self-tuning Gaussian weights, averaged; ARPACK tolerance {base.EIG_TOL:g}. In\n"
+            "many dimensions anchors average points far apart on the data's manifold;\n"
+            "neighbours in the leading components stay on it.")
+RULE_EXACT = Rule(
+    2, f"n <= {base.EXACT_MAX_N} and n²·d <= {base.EXACT_BUDGET:.0e}: exact binary 10-NN "
+    "graph, Ncut embedding, k-means",
+    _exact_applies, lambda p, ctx: exact_spec(p),
+    details="symmetrised by averaging; the trivial eigenvector dropped when the graph is\n"
+            "connected, kept when it has several components; rows normalised, k-means with\n"
+            "10 restarts. Follows thin manifolds; above 5000 points a 10-NN graph is too\n"
+            "local (long clusters are cut across).")
+RULE_ANCHOR = Rule(
+    3, "otherwise: k-means anchors, 5-nearest-anchor Gaussian graph, spectral embedding, "
+    "k-means",
+    _anchor_applies, _anchor_spec,
+    details=f"m = clip(max({MIN_ANCHORS}, {ANCHORS_PER_CLUSTER}·k), upper "
+            f"min({MAX_ANCHORS}, n/10)) anchors (10 Lloyd iterations),\neach point linked "
+            "to its 5 nearest by Gaussian weights; the spectral embedding through the\n"
+            "m x m Gram matrix (the trivial vector dropped only when the anchors form one\n"
+            "component). Row-local; memory O(n·(d + s + k)).")
