@@ -106,3 +106,14 @@ def test_the_command_line_says_k_once(capsys, extra):
     assert ("k = 3 (given by --n-clusters)" in out.out) == bool(extra)
     assert ("note: k = " in out.err) != bool(extra)
     assert "[graphclust] solver:spectral done in" in out.err  # progress was on
+
+
+def test_the_timings_line_says_it_sums_the_starts(capsys):
+    """With several starts every start's stages are reported; the timings are their sums
+    and the report says so."""
+    code = main(["run", "--preset", "ncut", "--dataset", "iris", "--n-clusters", "3",
+                 "--set", "starts=2"])
+    out = capsys.readouterr()
+    heads = [ln.split(" done in")[0] for ln in out.err.splitlines() if " done in " in ln]
+    assert code == 0 and heads.count("[graphclust] solver:spectral") == 2
+    assert "timings (summed over the 2 starts): graph " in out.out
