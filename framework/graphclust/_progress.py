@@ -11,11 +11,12 @@ Who sends what
 --------------
 A *stage* (``scale``, ``anchors``, ``graph``, ``k``, ``adapter``, ``solver``, ``lift``,
 ``rounding``; ``members`` and ``consensus`` in an ensemble) is opened and closed by the
-pipeline (:meth:`Progress.open` / :meth:`Progress.close`), exactly once each, and the
+pipeline (:meth:`Progress.open` / :meth:`Progress.close`), once each (in each start), and the
 seconds :meth:`Progress.close` returns are what the fit records under the same name in
-``timings_``: the stages of the progress and of the timings are the same, on one clock. Inside it, a part announces how much work it will do with
-:meth:`Progress.start` (which sets or resets the stage's total, for a part that works
-in phases, e.g. DCD's restarts), reports :meth:`Progress.step` and may finish a phase
+``timings_``: the stages of the progress and of the timings are the same, on one clock.
+Inside it, a part announces how much work it will do with :meth:`Progress.start` (which
+sets or resets the stage's total, for a part that works in phases, e.g. DCD's restarts),
+reports :meth:`Progress.step` and may finish a phase
 with :meth:`Progress.end`. So a stage is one bar, however many phases its part has.
 
 A phase that stops before its announced total (an iterative solver that converged at
