@@ -26,7 +26,6 @@ number of clusters), so that base clusters keep several points on average. An in
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from collections import Counter
 from typing import Any
@@ -273,9 +272,8 @@ class Ensemble:
             check_estimable(self, repr(self))
         k_range = k_range or (1, DEFAULT_K_MAX)
         ks, seeds = self.plan(n, n_clusters, ctx, k_range[1])
-        bar = ctx.progress.for_stage("ensemble", f"{len(self.members)} members")
+        bar = ctx.progress.for_stage("members", f"{len(self.members)} members")
         bar.open(len(self.members))
-        t0 = time.perf_counter()
         jobs = 1 if ctx.n_jobs is None else int(ctx.n_jobs)
         if jobs == 1 or len(self.members) == 1:
             outputs = []
@@ -296,8 +294,7 @@ class Ensemble:
                 outputs.append(out)
                 bar.step(j + 1, len(self.members),
                          f"{self.members[j].label}, k={ks[j]}: {_summary(out[0])}")
-        bar.close(f"{len(self.members)} members")
-        t_members = time.perf_counter() - t0
+        t_members = bar.close(f"{len(self.members)} members")
         for member, (_, _, fitted) in zip(self.members, outputs, strict=True):
             member.pipeline = fitted  # the fitted parts (rounding centres...) for predict
         self._reemit([w for _, ws, _ in outputs for w in ws])
@@ -311,7 +308,6 @@ class Ensemble:
         memberships = Memberships.from_labels(coded, [c.size for c in classes])
         cstage = ctx.progress.for_stage("consensus", self.consensus.name)
         cstage.open(message=f"{memberships.n_base_clusters} base clusters")
-        t1 = time.perf_counter()
         cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
         if n_clusters is None:
             selection = self.consensus.estimate_k(memberships, *k_range_for(*k_range, n),
@@ -322,8 +318,7 @@ class Ensemble:
             selection = given_selection(n_clusters)
         labels = np.asarray(self.consensus.combine(memberships, n_clusters, cctx),
                             dtype=np.int64)
-        t_consensus = time.perf_counter() - t1
-        cstage.close(f"{memberships.n_base_clusters} base clusters")
+        t_consensus = cstage.close(f"{memberships.n_base_clusters} base clusters")
         if labels.shape != (n,):
             raise ValueError(f"consensus {self.consensus.name!r} returned labels of shape "
                              f"{labels.shape}, expected ({n},)")

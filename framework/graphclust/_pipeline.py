@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import time
 import warnings
 from typing import Any
 
@@ -79,24 +78,41 @@ class FitResult:
         self._labels = value
 
 
-def solve_adapted(solver, adapter, adapted, graph, ctx: Context, actx: Context,
+def solve_adapted(solver, adapter, adapted, graph, stage, timings: dict[str, float],
                   k_range: tuple[int, int] | None = None):
     """The solver on an adapter's problem (through the adapter's ``solve``), then the
     adapter's ``lift`` back to ``graph`` (in memory and in the chunked run, where
-    ``graph`` is the zero-row template); returns the lifted solution, the lift's wall
-    time and the :class:`KSelection` of the adapter's ``estimate_k`` on the solver's
-    solution when ``k_range`` is given (the adapter estimates ``k``), else ``None``."""
+    ``graph`` is the zero-row template).
+
+    Each step is its own progress stage, timed into ``timings`` under the same name by
+    the seconds its close reports: ``solver`` (the adapter's ``solve``), ``k`` (the
+    adapter's ``estimate_k`` on the solver's solution, when ``k_range`` is given) and
+    ``lift``. ``stage(name, part)`` gives a stage's context. Returns the lifted solution
+    and the :class:`KSelection` of the estimate (``None`` without ``k_range``)."""
     if solver.needs_features and adapted.X is None:
         raise InputError(f"solver {solver.name!r} needs features, but adapter "
                          f"{adapter.name!r} had none to hand it for this graph")
-    sol = adapter.solve(solver, adapted, ctx, k_range)
-    t0 = time.perf_counter()
+    sctx = stage("solver", solver)
+    sctx.progress.open()
+    sol = adapter.solve(solver, adapted, sctx, k_range)
+    timings["solver"] = sctx.progress.close(iterations_note(sol))
     selection = None
     if k_range is not None:
-        selection = adapter.estimate_k(sol, adapted, *k_range, actx)
+        kctx = stage("k", adapter)
+        kctx.progress.open()
+        selection = adapter.estimate_k(sol, adapted, *k_range, kctx)
         adapted = attrs.evolve(adapted, n_clusters=min(int(selection.k), adapted.graph.n))
-    lifted = adapter.lift(sol, graph, adapted, actx)
-    return lifted, time.perf_counter() - t0, selection
+        timings["k"] = kctx.progress.close(selection.method)
+    lctx = stage("lift", adapter)
+    lctx.progress.open()
+    lifted = adapter.lift(sol, graph, adapted, lctx)
+    timings["lift"] = lctx.progress.close(f"{graph.n} rows")
+    return lifted, selection
+
+
+def iterations_note(solution) -> str:
+    """The solver stage's closing note: its iteration count, when it has one."""
+    return f"{solution.n_iter} iterations" if solution.n_iter else ""
 
 
 class Pipeline:
@@ -164,24 +180,28 @@ class Pipeline:
         return estimating_stage(self)
 
     # -- stages --------------------------------------------------------------------
-    def _solve(self, graph, X, n_clusters, ctx, stage=None, k_range=None):
-        """Run the solver, through the adapter when there is one; returns the solution,
-        the adapter's wall time (``{"adapter": seconds}`` or ``{}``) and the adapter's
-        :class:`KSelection` when ``k_range`` is given (it estimates ``k``), else None."""
+    def _solve(self, graph, X, n_clusters, stage, timings, k_range=None):
+        """Run the solver, through the adapter when there is one; returns the solution
+        and the adapter's :class:`KSelection` when ``k_range`` is given (it estimates
+        ``k``), else None. Stages ``adapter`` (its ``adapt``), ``solver`` and, with an
+        adapter, ``k`` and ``lift`` are opened, closed and timed into ``timings``."""
         adapter = self.adapter
         if adapter is None:
-            return self.solver.solve(graph, X, n_clusters, ctx), {}, None
+            sctx = stage("solver", self.solver)
+            sctx.progress.open()
+            solution = self.solver.solve(graph, X, n_clusters, sctx)
+            timings["solver"] = sctx.progress.close(iterations_note(solution))
+            return solution, None
         if graph.kind not in adapter.accepts:
             kinds = " or ".join(sorted(adapter.accepts))
             raise InputError(f"adapter {adapter.name!r} accepts {kinds} graphs, but it was "
                              f"given an {graph.kind} graph")
-        actx = stage("adapter", adapter) if stage is not None else ctx
-        t0 = time.perf_counter()
+        actx = stage("adapter", adapter)
+        actx.progress.open()
         adapted = adapter.adapt(graph, X, n_clusters, actx)
-        spent = time.perf_counter() - t0
-        lifted, lift_s, selection = solve_adapted(self.solver, adapter, adapted, graph, ctx,
-                                                  actx, k_range)
-        return lifted, {"adapter": spent + lift_s}, selection
+        timings["adapter"] = actx.progress.close(
+            f"{type(adapted.graph).__name__} n={adapted.graph.n} nnz={adapted.graph.nnz}")
+        return solve_adapted(self.solver, adapter, adapted, graph, stage, timings, k_range)
 
     def fit_labels(self, graph, X, n_clusters: int, ctx: Context) -> np.ndarray:
         """Labels from this (nested) pipeline's solver and rounding on a given graph."""
@@ -256,18 +276,14 @@ class Pipeline:
             if self.graph is None:
                 raise InputError("this pipeline has no graph builder; pass a graph")
             if self.anchors is not None:
-                t0 = time.perf_counter()
                 sctx = stage("anchors", self.anchors)
                 sctx.progress.open()
                 anchors = given_in_scaled_units(self.anchors.select(X, sctx), scaling)
-                sctx.progress.close(f"{anchors.n_anchors} anchors")
-                timings["anchors"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
+                timings["anchors"] = sctx.progress.close(f"{anchors.n_anchors} anchors")
             sctx = stage("graph", self.graph)
             sctx.progress.open()
             graph = self.graph.build(X, anchors, sctx)
-            sctx.progress.close(f"{type(graph).__name__} nnz={graph.nnz}")
-            timings["graph"] = time.perf_counter() - t0
+            timings["graph"] = sctx.progress.close(f"{type(graph).__name__} nnz={graph.nnz}")
             built_here = True
         else:
             built_here = False  # a given graph was checked by whoever built it
@@ -280,12 +296,13 @@ class Pipeline:
             k_stage, k_part = estimating_stage(self)
             k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), graph.n)
             if k_stage not in ("rounding", "adapter"):
-                t0 = time.perf_counter()
+                kctx = stage("k", k_part)
+                kctx.progress.open()
                 if k_stage == "graph":
-                    selection = k_part.estimate_k(graph, k_min, k_max, stage("k", k_part))
+                    selection = k_part.estimate_k(graph, k_min, k_max, kctx)
                 else:
-                    selection = k_part.estimate_k(graph, X, k_min, k_max, stage("k", k_part))
-                timings["k"] = time.perf_counter() - t0
+                    selection = k_part.estimate_k(graph, X, k_min, k_max, kctx)
+                timings["k"] = kctx.progress.close(selection.method)
                 warn_selection(selection, repr(self))
                 n_clusters = selection.k
         # an adapter building its own graph from the anchors (``own_graph``) makes the
@@ -297,32 +314,25 @@ class Pipeline:
 
             warnings.warn(disconnected_message(component_sizes(graph), n_clusters),
                           DisconnectedGraphWarning, stacklevel=3)
-        t0 = time.perf_counter()
-        sctx = stage("solver", self.solver)
-        sctx.progress.open()
         # a solver that does not use k (the rounding estimates it) is handed k_max
-        solution, adapter_time, adapter_sel = self._solve(
-            graph, X, n_clusters or k_max, sctx, stage,
+        solution, adapter_sel = self._solve(
+            graph, X, n_clusters or k_max, stage, timings,
             (k_min, k_max) if k_stage == "adapter" else None)
-        sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
-        timings["solver"] = time.perf_counter() - t0 - sum(adapter_time.values())
-        timings.update(adapter_time)
-        if k_stage == "adapter":  # estimated on the sample, inside the adapter's stage
+        if k_stage == "adapter":  # estimated on the sample, in the adapter's ``k`` stage
             selection = adapter_sel
             warn_selection(selection, repr(self))
             n_clusters = selection.k
         if k_stage == "rounding":
-            t0 = time.perf_counter()
-            selection = k_part.estimate_k(solution, k_min, k_max, stage("k", k_part))
-            timings["k"] = time.perf_counter() - t0
+            kctx = stage("k", k_part)
+            kctx.progress.open()
+            selection = k_part.estimate_k(solution, k_min, k_max, kctx)
+            timings["k"] = kctx.progress.close(selection.method)
             warn_selection(selection, repr(self))
             n_clusters = selection.k
-        t0 = time.perf_counter()
         sctx = stage("rounding", self.rounding)
         sctx.progress.open()
         labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)
-        sctx.progress.close(f"{len(np.unique(labels))} clusters")
-        timings["rounding"] = time.perf_counter() - t0
+        timings["rounding"] = sctx.progress.close(f"{len(np.unique(labels))} clusters")
         scores = {}
         for metric in self.metrics:
             if metric.needs_truth and y is None:
@@ -431,11 +441,9 @@ def scale_stage(kind: str, X: np.ndarray | None, progress, timings: dict[str, fl
     """
     if kind == "none" or X is None:
         return Scaling("none"), X
-    t0 = time.perf_counter()
     bar = progress.for_stage("scale", kind)
     bar.open()
     scaling = fit_scaling(X, kind)
     X = scaling.transform(X)
-    bar.close(f"{X.shape[1]} columns")
-    timings["scale"] = time.perf_counter() - t0
+    timings["scale"] = bar.close(f"{X.shape[1]} columns")
     return scaling, X

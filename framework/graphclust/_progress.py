@@ -9,11 +9,14 @@ terminal and writes one line per stage otherwise).
 
 Who sends what
 --------------
-A *stage* (``anchors``, ``graph``, ``solver``, ``rounding``, an ensemble member) is
-opened and closed by the pipeline (:meth:`Progress.open` / :meth:`Progress.close`),
-exactly once each. Inside it, a part announces how much work it will do with
-:meth:`Progress.start` (which sets or resets the stage's total, for a part that works
-in phases, e.g. DCD's restarts), reports :meth:`Progress.step` and may finish a phase
+A *stage* (``scale``, ``anchors``, ``graph``, ``k``, ``adapter``, ``solver``, ``lift``,
+``rounding``; ``members`` and ``consensus`` in an ensemble) is opened and closed by the
+pipeline (:meth:`Progress.open` / :meth:`Progress.close`), once each (in each start), and the
+seconds :meth:`Progress.close` returns are what the fit records under the same name in
+``timings_``: the stages of the progress and of the timings are the same, on one clock.
+Inside it, a part announces how much work it will do with :meth:`Progress.start` (which
+sets or resets the stage's total, for a part that works in phases, e.g. DCD's restarts),
+reports :meth:`Progress.step` and may finish a phase
 with :meth:`Progress.end`. So a stage is one bar, however many phases its part has.
 
 A phase that stops before its announced total (an iterative solver that converged at
@@ -46,8 +49,8 @@ class ProgressEvent:
     Attributes
     ----------
     stage : str
-        The pipeline stage (``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, or
-        e.g. ``"member 3/20"`` in an ensemble).
+        The pipeline stage (``"anchors"``, ``"graph"``, ``"solver"``, ``"rounding"``, ...;
+        ``"members"`` and ``"consensus"`` in an ensemble): the keys of ``timings_``.
     part : str
         Registered name of the part reporting.
     kind : str
@@ -101,9 +104,18 @@ class Progress:
         self._t0 = time.perf_counter()
         self._send("open", 0, total, message)
 
-    def close(self, message: str = "") -> None:
-        """Close the stage with a summary (the pipeline calls this once)."""
-        self._send("close", message=message)
+    def close(self, message: str = "") -> float:
+        """Close the stage with a summary (the pipeline calls this once).
+
+        Returns the stage's seconds since :meth:`open`, the ``elapsed`` the close event
+        carries: the pipeline records this number in ``timings_``, so a progress line and
+        the timings read one clock (quiet or not).
+        """
+        elapsed = time.perf_counter() - self._t0
+        if self._emit is not None:
+            self._emit(ProgressEvent(self.stage, self.part, "close", None, None, message,
+                                     elapsed))
+        return elapsed
 
     # -- the part's side ------------------------------------------------------------
     def start(self, total: int | None = None, message: str = "") -> None:

@@ -493,7 +493,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         k_from = "the spec" if spec_k is not None else "estimated"
     model.fit(X, y)
     selection = model.k_selection_
-    if selection.estimated:
+    if selection.estimated:  # said once, with the other notes on stderr (and in --json)
         _note(notes)(f"k = {model.n_clusters_} ({selection.describe()})")
     labels = model.labels_
     scores, skipped = model.scores_, []
@@ -557,13 +557,17 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    # k once: an estimate was said on stderr with the notes; a given k is said here
     print(f"{result['dataset']}: {X.shape[0]} samples x {X.shape[1]} features, "
-          f"{model.n_clusters_} clusters, {model.pipeline_!r}")
-    print(f"k = {model.n_clusters_} ({selection.describe()})")
+          f"{model.pipeline_!r}")
+    if not selection.estimated:
+        print(f"k = {model.n_clusters_} (given by {k_from})")
     print(f"cluster sizes: {' '.join(map(str, sizes))}")
     for name, value in scores.items():
         print(f"{name.upper():>8}: {value:.4f}")
-    print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
+    starts = getattr(model.pipeline_, "starts", 1)  # each start's stages were reported
+    head = f"timings (summed over the {starts} starts)" if starts > 1 else "timings"
+    print(f"{head}: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if args.output:
         print(f"labels written to {args.output}")
         if "report" in result:

@@ -432,7 +432,8 @@ def test_estimated_k_is_said(capsys, blobs_npy):
     assert len(sel["scores"]) == len(sel["candidates"]) == 20 and "rule" in sel
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--quiet")
-    assert code == 0 and "k = 3 (estimated: eigengap" in out
+    assert code == 0 and "k = 3 (estimated: eigengap" in err
+    assert (out + err).count("k = ") == 1  # said once: the note, not again in the report
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet", "--n-clusters", "3")
     result = json.loads(out)

@@ -293,9 +293,9 @@ def test_one_progress_stage_over_the_members(registry, data):
     ens = gc.compose(small_spec(count=3, extra=[{"preset": "ncut"}]), registry)
     ens.run(X, n_clusters=3, ctx=Context(0, Progress(events.append)))
     opened = [(e.stage, e.kind) for e in events if e.kind in ("open", "close")]
-    assert opened == [("ensemble", "open"), ("ensemble", "close"),
+    assert opened == [("members", "open"), ("members", "close"),
                       ("consensus", "open"), ("consensus", "close")]
-    steps = [(e.step, e.total) for e in events if e.stage == "ensemble" and e.kind == "step"]
+    steps = [(e.step, e.total) for e in events if e.stage == "members" and e.kind == "step"]
     assert steps == [(j, 4) for j in range(1, 5)]
     assert gc.GraphClustering(small_spec(), random_state=0).fit(X).labels_ is not None
 

@@ -137,6 +137,9 @@ def _assert_counted(stage_events, name):
     ({"anchors": {"name": "bkhk", "n_anchors": 32}, "graph": {"name": "gaussian-anchor"},
       "solver": {"name": "spectral"}, "rounding": {"name": "kmeans"}},
      ["anchors:bkhk", "graph:gaussian-anchor", "solver:spectral"]),
+    ({"anchors": {"name": "bkhk", "n_anchors": 32}, "graph": {"name": "adaptive-anchor"},
+      "solver": {"name": "ulge"}, "rounding": {"name": "kmeans"}},
+     ["anchors:bkhk", "graph:adaptive-anchor", "solver:ulge"]),  # the README's spec
 ])
 def test_long_stages_report_a_total_and_reach_it(spec, stages):
     from sklearn.datasets import make_blobs

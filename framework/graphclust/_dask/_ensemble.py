@@ -28,7 +28,6 @@ sample and applied per block) and ``embed_rows(block)`` (a block's point coordin
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import attrs
@@ -124,17 +123,15 @@ def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
         check_estimable(ens, who)
     k_range = k_range or (1, DEFAULT_K_MAX)
     ks, seeds = ens.plan(n, n_clusters, ctx, k_range[1])
-    bar = progress.for_stage("ensemble", f"{len(ens.members)} members")
+    bar = progress.for_stage("members", f"{len(ens.members)} members")
     bar.open(len(ens.members))
-    t0 = time.perf_counter()
     results, caught = [], []
     for j, member in enumerate(ens.members):
         result, ws = _member_fit(member, X, ks[j], seeds[j], ctx.n_jobs, k_range)
         results.append(result)
         caught.extend(ws)
         bar.step(j + 1, len(ens.members), f"{member.label}, k={ks[j]}")
-    bar.close(f"{len(ens.members)} members")
-    timings["members"] = time.perf_counter() - t0
+    timings["members"] = bar.close(f"{len(ens.members)} members")
     ens._reemit(caught)
     ks = [r.n_clusters if k is None else k for r, k in zip(results, ks, strict=True)]
 
@@ -144,7 +141,6 @@ def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
     classes = [np.flatnonzero(c) for c in dask.compute(*counts)]
     sizes = [int(c.size) for c in classes]
 
-    t1 = time.perf_counter()
     cstage = progress.for_stage("consensus", ens.consensus.name)
     cstage.open(message=f"{sum(sizes)} base clusters")
     member_blocks = [list(r.labels.to_delayed().ravel()) for r in results]
@@ -189,8 +185,7 @@ def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
         warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
                       f"n_clusters={n_clusters} ({n} points)", FewerClustersWarning,
                       stacklevel=3)
-    timings["consensus"] = time.perf_counter() - t1
-    cstage.close(f"{sum(sizes)} base clusters")
+    timings["consensus"] = cstage.close(f"{sum(sizes)} base clusters")
     timings["total"] = sum(timings.values())
     memberships = Memberships(sp.csr_array((0, sum(sizes))), tuple(sizes))
     return EnsembleResult(labels, results, memberships, classes, ks, seeds, timings, {},

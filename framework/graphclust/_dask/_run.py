@@ -26,7 +26,6 @@ labels     one int64 block per row block, persisted     nothing (a dask array)
 
 from __future__ import annotations
 
-import time
 import warnings
 from typing import Any
 
@@ -46,8 +45,8 @@ from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph, anchor_modularity
 from graphclust._parts import Context
-from graphclust._pipeline import (BestStart, FitResult, given_in_scaled_units, solve_adapted,
-                                  start_copies)
+from graphclust._pipeline import (BestStart, FitResult, given_in_scaled_units, iterations_note,
+                                  solve_adapted, start_copies)
 from graphclust._progress import Progress
 from graphclust._solution import Solution
 from graphclust.numerics.scaling import (
@@ -314,7 +313,6 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     scaling, X = scale_stage(pipe.scale, X, progress, timings)
 
     # anchors: the selector, unchanged, on a uniform row sample (one task)
-    t0 = time.perf_counter()
     sctx = stage("anchors", pipe.anchors)
     sctx.progress.open()
     # a selector whose count depends on n (capped) is fixed from all n rows first
@@ -333,11 +331,10 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     anchors = attrs.evolve(anchors, assignment=None,
                            info={**anchors.info, "sample_size": int(size)})
     anchors = given_in_scaled_units(anchors, scaling)
-    sctx.progress.close(f"{anchors.n_anchors} anchors from {size} sampled rows")
-    timings["anchors"] = time.perf_counter() - t0
+    timings["anchors"] = sctx.progress.close(
+        f"{anchors.n_anchors} anchors from {size} sampled rows")
 
     # graph: global state from sums over blocks, then rows of Z per block, persisted
-    t0 = time.perf_counter()
     sctx = stage("graph", pipe.graph)
     sctx.progress.open()
     if pipe.graph.can_search_once():  # each chunk searched once (the one-search hooks)
@@ -351,32 +348,32 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     Z_blocks = list(dask.persist(*Z_blocks))
     _wait(Z_blocks, sctx.progress, "rows of Z")  # the stage's time is the graph's
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
-    sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
-    timings["graph"] = time.perf_counter() - t0
+    timings["graph"] = sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
 
     k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
     adapter_k = n_clusters is None and k_stage == "adapter"
     rounding_k = n_clusters is None and k_stage == "rounding"
     if n_clusters is None and not (adapter_k or rounding_k):  # m-sized sums, m x m here
-        t0 = time.perf_counter()
-        selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max,
-                                                  stage("k", pipe.graph))
+        kctx = stage("k", pipe.graph)
+        kctx.progress.open()
+        selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max, kctx)
+        timings["k"] = kctx.progress.close(selection.method)
         warn_selection(selection, who)
         n_clusters = selection.k
-        timings["k"] = time.perf_counter() - t0
     elif not (adapter_k or rounding_k):
         selection = given_selection(n_clusters)
 
-    # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any)
-    t0 = time.perf_counter()
-    sctx = stage("solver", pipe.solver)
-    sctx.progress.open()
-    chunks.progress = sctx.progress
+    # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any:
+    # stages adapter, solver, k and lift, as in memory)
     if pipe.adapter is None:  # a solver that does not use k is handed k_max
+        sctx = stage("solver", pipe.solver)
+        sctx.progress.open()
+        chunks.progress = sctx.progress
         solution = pipe.solver.solve_chunked(chunks, n_clusters or k_max, sctx)
+        timings["solver"] = sctx.progress.close(iterations_note(solution))
     else:
-        solution, timings["adapter"], adapter_sel = _adapted_solve(
-            pipe, template, chunks, k_max if adapter_k else n_clusters, sctx, stage,
+        solution, adapter_sel = _adapted_solve(
+            pipe, template, chunks, k_max if adapter_k else n_clusters, stage, timings,
             (k_min, k_max) if adapter_k else None)
         if adapter_k:  # estimated on the sample the adapter fits, as in memory
             selection = adapter_sel
@@ -385,11 +382,8 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     # rows a solver keeps per block (ONGR's F and G) stay on the workers, never shipped
     shipped, kept = split_kept(solution)
     kept = kept.values if kept is not None else [None] * chunks.n_blocks
-    sctx.progress.close(f"{solution.n_iter} iterations" if solution.n_iter else "")
-    timings["solver"] = time.perf_counter() - t0 - timings.get("adapter", 0.0)
 
     # rounding: fitted on the lifted rows of a uniform sample, applied per block
-    t0 = time.perf_counter()
     sctx = stage("rounding", pipe.rounding)
     sctx.progress.open()
     if pipe.rounding.draws_rows():  # the rows it fits on in memory, by global index
@@ -428,37 +422,33 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
         warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
                       f"n_clusters={n_clusters} ({n} points)", FewerClustersWarning,
                       stacklevel=3)
-    sctx.progress.close(f"{found} clusters (rounding fitted on {r_size} sampled rows, "
-                        f"{sample_found} clusters there)")
-    timings["rounding"] = time.perf_counter() - t0
+    timings["rounding"] = sctx.progress.close(
+        f"{found} clusters (rounding fitted on {r_size} sampled rows, "
+        f"{sample_found} clusters there)")
     timings["total"] = sum(timings.values())
     q = _modularity_chunked(Z_blocks, labels, n_clusters) if score else None
     return FitResult(labels, template, solution, anchors, timings, {}, None, scaling,
                      selection), q
 
 
-def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, sctx: Context,
-                   stage, k_range=None):
-    """The solver stage through a chunk-wise adapter: ``adapt_chunked`` (its ``m``-sized
-    problem from sums over the blocks), the solver's in-memory ``solve`` on it here,
-    unchanged (any solver accepting the adapted graph kind), and the adapter's ``lift`` on
-    the zero-row ``template`` (per-anchor values kept, zero rows), as
-    :meth:`graphclust.Pipeline._solve` does in memory. Returns the lifted solution and
-    the adapter's wall time, and the adapter's :class:`KSelection` when ``k_range`` is
-    given (it estimates ``k``; else None)."""
+def _adapted_solve(pipe, template: AnchorGraph, chunks, n_clusters: int, stage,
+                   timings: dict[str, float], k_range=None):
+    """The solver through a chunk-wise adapter: ``adapt_chunked`` (its ``m``-sized problem
+    from sums over the blocks; stage ``adapter``), then :func:`solve_adapted`: the
+    solver's in-memory ``solve`` on it here, unchanged (any solver accepting the adapted
+    graph kind; stage ``solver``), the adapter's estimate of ``k`` when ``k_range`` is
+    given (stage ``k``) and its ``lift`` on the zero-row ``template`` (per-anchor values
+    kept, zero rows; stage ``lift``), as :meth:`graphclust.Pipeline._solve` does in
+    memory. Each stage is timed into ``timings``. Returns the lifted solution and the
+    adapter's :class:`KSelection` when ``k_range`` is given (else None)."""
     adapter = pipe.adapter
     actx = stage("adapter", adapter)
     actx.progress.open()
-    t0 = time.perf_counter()
     chunks.progress = actx.progress  # the adapter's sums are its stage's chunk steps
     adapted = adapter.adapt_chunked(template, chunks, n_clusters, actx)
-    chunks.progress = sctx.progress
-    spent = time.perf_counter() - t0
-    actx.progress.close(f"{type(adapted.graph).__name__} n={adapted.graph.n} "
-                        f"nnz={adapted.graph.nnz}")
-    lifted, lift_s, selection = solve_adapted(pipe.solver, adapter, adapted, template, sctx,
-                                              actx, k_range)
-    return lifted, spent + lift_s, selection
+    timings["adapter"] = actx.progress.close(
+        f"{type(adapted.graph).__name__} n={adapted.graph.n} nnz={adapted.graph.nnz}")
+    return solve_adapted(pipe.solver, adapter, adapted, template, stage, timings, k_range)
 
 
 def slim_result(result: FitResult) -> FitResult:
@@ -536,11 +526,9 @@ def scale_stage(kind: str, X, progress, timings: dict):
     chunks (l2 is row-local), applied per chunk, timed into ``timings["scale"]``."""
     if kind == "none":
         return Scaling("none"), X
-    t0 = time.perf_counter()
     bar = progress.for_stage("scale", kind)
     bar.open()
     scaling = fit_scaling_chunked(kind, X, bar)
     X = X.map_blocks(_apply_scaling, scaling, dtype=X.dtype)
-    bar.close(f"{X.shape[1]} columns")
-    timings["scale"] = time.perf_counter() - t0
+    timings["scale"] = bar.close(f"{X.shape[1]} columns")
     return scaling, X

@@ -163,7 +163,7 @@ def epochs_per_sample(weights: np.ndarray, n_epochs: int) -> np.ndarray:
 def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float, b: float, *,
                     gamma: float = 1.0, initial_alpha: float = 1.0,
                     negative_sample_rate: int = 5, seed: int = 0,
-                    block_size: int = BLOCK_SIZE) -> np.ndarray:
+                    block_size: int = BLOCK_SIZE, on_epoch=None) -> np.ndarray:
     """Optimise the layout ``Y`` of ``graph`` in place (and return it).
 
     Parameters
@@ -186,6 +186,8 @@ def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float,
         Fixes every negative sample.
     block_size : int
         Rows moved from one snapshot of the others (see the module's docstring).
+    on_epoch : callable, optional
+        Called with the number of epochs done after each epoch (progress reporting).
 
     Returns
     -------
@@ -216,4 +218,6 @@ def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float,
                np.float32(a), np.float32(b), np.float32(gamma), np.float32(alpha),
                keys[epoch], block, moved, pulls, pulled)
         alpha = float(initial_alpha) * (1.0 - epoch / n_epochs)  # umap-learn's schedule
+        if on_epoch is not None:
+            on_epoch(epoch + 1)
     return Y

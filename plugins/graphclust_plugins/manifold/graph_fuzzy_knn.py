@@ -113,6 +113,9 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
                                                   "method_rule": "n < 2: no neighbours"})
         size = int(min(self.n_neighbors, n))
         k = size - 1
+        # three steps for the stage's total: the search, the weights, the fuzzy union
+        progress = ctx.progress
+        progress.start(3, "neighbour search")
         pca = None if self.pca_components is None else int(self.pca_components)
         method, rule = choose_method(n, d if pca is None else min(d, pca), self.method)
         shared = shared_index(X, size, self.metric, pca) if method == "approx" else None
@@ -131,11 +134,16 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
         if self.distances == "features" and searched < d:
             idx, dist = feature_distances(X, idx, self.metric)
             measured = d
+        progress.step(1, 3, f"{method} neighbours")
         rho, sigma, floored = smooth_distances(dist, math.log2(size))
         W = directed_graph(idx, membership_weights(dist, rho, sigma), n)
+        progress.step(2, 3, "membership weights")
         info = {"n_neighbors": size, "metric": self.metric, "method": method,
                 "method_rule": rule, "searched_dims": int(searched),
                 "measured_dims": int(measured),
                 "shared_index": shared is not None, "sigma_median": float(np.median(sigma)),
                 "rho_median": float(np.median(rho)), "sigma_floored": int(floored.sum())}
-        return graphclust.AffinityGraph(fuzzy_union(W), info=info)
+        union = fuzzy_union(W)
+        progress.step(3, 3, "fuzzy union")
+        progress.end()
+        return graphclust.AffinityGraph(union, info=info)

@@ -134,10 +134,16 @@ class UMAPLayout(graphclust.Solver):
         data = None  # umap-learn reads the data only to place many components
         if (init == "spectral" and comps > 2 * dim) or init == "pca":
             data = np.asarray(X, dtype=np.float64 if init == "spectral" else None)
+        # the stage's total is the epochs (the start, spectral or PCA, comes first)
+        progress = ctx.progress
+        progress.start(int(epochs), f"{why} start")
         if self.engine == "umap-learn":
             emb = self._umap_learn(data, A, dim, a, b, init, random_state)
+            progress.step(int(epochs), int(epochs))  # umap-learn reports no epochs
         else:
-            emb = self._blocks(data, A, dim, a, b, init, int(epochs), random_state)
+            emb = self._blocks(data, A, dim, a, b, init, int(epochs), random_state,
+                               lambda done: progress.step(done, int(epochs)))
+        progress.end()
         return graphclust.Solution(embedding=np.asarray(emb, dtype=np.float64),
                                    n_iter=int(epochs), info=info)
 
@@ -154,7 +160,7 @@ class UMAPLayout(graphclust.Solver):
                 parallel=False, verbose=False)
         return emb
 
-    def _blocks(self, data, A, dim, a, b, init, epochs, random_state):
+    def _blocks(self, data, A, dim, a, b, init, epochs, random_state, on_epoch=None):
         """umap-learn's start and edge pruning, then the block descent of ``_layout``."""
         A = A.tocsr()
         A.sum_duplicates()
@@ -170,7 +176,8 @@ class UMAPLayout(graphclust.Solver):
         return optimize_layout(Y, sp.csr_array(A), epochs, a, b,
                                gamma=float(self.repulsion_strength),
                                initial_alpha=float(self.learning_rate),
-                               negative_sample_rate=int(self.negative_sample_rate), seed=seed)
+                               negative_sample_rate=int(self.negative_sample_rate), seed=seed,
+                               on_epoch=on_epoch)
 
     def _init(self, graph, X, dim, comps) -> tuple[str, str]:
         if self.init == "random":

@@ -169,16 +169,22 @@ class ULGE(graphclust.Solver):
             raise ValueError("solver 'ulge' needs the features X")
         X = as_dense_float(X)
         p = int(self.n_components or n_clusters)
+        progress = ctx.progress  # three steps: spectral vectors, projection, embedding
+        progress.start(3, "anchor spectral vectors")
         F, sigma = anchor_spectral_vectors(graph, p, drop_trivial=bool(self.drop_trivial),
                                            rng=ctx.rng("solver.ulge"))
+        progress.step(1, 3, "ridge projection")
         alpha = float(self.alpha) * (X.shape[0] if self.mean_loss else 1)
         W, mean = ridge_projection(X, F, alpha)
         if self.orthogonal:
             W = orthogonalize(W)
+        progress.step(2, 3, "embedding")
         emb = np.empty((X.shape[0], p))
         shift = mean @ W
         for start in range(0, X.shape[0], _BLOCK):
             emb[start:start + _BLOCK] = X[start:start + _BLOCK].astype(np.float64) @ W - shift
+        progress.step(3, 3)
+        progress.end()
         lam = graph.anchor_degrees
         return graphclust.Solution(
             embedding=emb, projection=W, center=mean,
