@@ -1,5 +1,6 @@
 """README.md's presets table is the registry's: every built-in preset once, with its
-bundle, nothing else; and the ``auto`` row names every family auto's rules can choose.
+bundle, nothing else; and the ``auto`` row is the text auto's rule table generates
+(regenerate it with ``GRAPHCLUST_WRITE_DOCS=1 python -m pytest tests/docs/test_readme_presets.py``).
 
 Built-in means registered by this distribution's own entry points (``graphclust``), as
 ``graphclust plugins`` shows in its bundle column; presets of separately installed
@@ -8,6 +9,7 @@ plugins (``contrib``'s ``nystrom``) are named below the table, not in it.
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -71,3 +73,17 @@ def test_the_auto_row_names_every_family_its_rules_choose():
     missing = sorted(f for f in families if f not in row)
     assert not missing, f"README's auto row does not mention {missing}"
     assert "k" in re.findall(r"\bk\b", row) and "estimated" in row  # k estimation said
+
+
+def test_the_auto_row_is_the_rule_tables_text():
+    """The row is generated from the table (the rules in precedence order, each with its
+    statement), so a rule added, removed or reordered changes the README with it."""
+    rule_auto = pytest.importorskip("graphclust_plugins.auto.rule_auto")
+    generated = rule_auto.auto_row_text()
+    text = README.read_text(encoding="utf-8")
+    row = re.search(r"^\| `auto` \(default\) \| auto \| (.*) \|$", text, re.M)
+    assert row is not None, "README.md has no auto row"
+    if os.environ.get("GRAPHCLUST_WRITE_DOCS") == "1":
+        README.write_text(text.replace(row.group(1), generated), encoding="utf-8")
+        return
+    assert row.group(1) == generated, "README's auto row is stale: regenerate it (module notes)"

@@ -201,8 +201,12 @@ REGISTRATION_SUMMARY = f"Decided from the data and cheap diagnostics of a sample
 
 def auto_row_text() -> str:
     """One paragraph describing ``auto``'s rule table in precedence order, for the
-    README's presets row (generated from :data:`AUTO_RULES`, so it cannot drift)."""
+    README's presets row (generated from :data:`AUTO_RULES` and :data:`K_ESTIMATORS`, so
+    it cannot drift)."""
+    estimators = "; ".join(f"{family}: {how.split(' ')[0]}"
+                           for family, how in K_ESTIMATORS.items())
     return (f"The default: a rule preset decided at fit from the data's profile (n, d, k, "
             f"sparsity, column scales) and cheap diagnostics of a bounded sample, by "
-            f"{AUTO_RULES.paragraph()}. The fitted resolved_spec_ names the rule that "
-            "applied and why (docs/auto.rst).")
+            f"{AUTO_RULES.paragraph()}. Without k, k is estimated by the chosen "
+            f"pipeline's own part ({estimators}). The fitted resolved_spec_ names the rule "
+            "that applied and why (docs/auto.rst).")
