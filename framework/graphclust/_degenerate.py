@@ -11,7 +11,8 @@ Three rules, each applied once per fit by :class:`~graphclust.GraphClustering`:
   part computes on zeros or infinities: an :class:`~graphclust.InputError` naming the
   range and the fix (rescale ``X``).
 * **More clusters than distinct rows.** When ``n_clusters`` exceeds the number of
-  distinct rows, identical rows must be split or clusters left empty: a
+  distinct rows, clusters are left empty (identical rows always share a label,
+  :mod:`graphclust._identical`): a
   :class:`~graphclust.DegenerateDataWarning` with both counts (counted exactly in
   memory; on Dask from each chunk's distinct rows, at most ``n_clusters`` of them
   shipped per chunk).
@@ -145,12 +146,12 @@ def count_distinct_sparse(X, cap: int) -> int:
 
 def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "X") -> None:
     """Warn when ``n_clusters`` exceeds the number of distinct rows (``n_distinct``, which
-    may be capped at ``n_clusters``): identical rows are then split or clusters left
-    empty. All rows identical is :func:`check_spread`'s warning, not repeated here."""
+    may be capped at ``n_clusters``): identical rows share a label
+    (:mod:`graphclust._identical`), so clusters are left empty. All rows identical is :func:`check_spread`'s warning, not repeated here."""
     if 1 < n_distinct < n_clusters:
         warnings.warn(f"{what}: n_clusters={n_clusters} exceeds the {n_distinct} distinct rows "
-                      f"(of {n}): identical rows will be split between clusters or clusters "
-                      "left empty; ask for at most as many clusters as distinct rows",
+                      f"(of {n}): identical rows share a label, so clusters will be left "
+                      "empty; ask for at most as many clusters as distinct rows",
                       DegenerateDataWarning, stacklevel=3)
 
 
