@@ -3,8 +3,8 @@
 Three rules, each applied once per fit by :class:`~graphclust.GraphClustering`:
 
 * **Distances that say nothing.** When every column is constant (all rows identical)
-  no distance separates two points and any partition into ``k > 1`` clusters is
-  arbitrary: a :class:`~graphclust.DegenerateDataWarning`. When the spread of the
+  no distance separates two points; they share one label (identical rows always do)
+  whatever ``k > 1`` was asked: a :class:`~graphclust.DegenerateDataWarning`. When the spread of the
   data is so small (``max column range < sqrt(tiny) · 1e4``, about ``1.5e-150`` in
   float64 and ``1.1e-15`` in float32) that squared distances underflow, or so large
   (``max range · sqrt(d) > sqrt(max) / 4``) that they overflow, every distance-based
@@ -91,8 +91,8 @@ def check_spread(ranges: np.ndarray, n: int, dtype, n_clusters: int, *,
         return
     if spread == 0.0:
         warnings.warn(f"{what}: all {n} rows are identical (every column is constant), so no "
-                      f"distance separates two points and the {n_clusters} clusters are "
-                      "arbitrary", DegenerateDataWarning, stacklevel=3)
+                      f"distance separates two points: they share one label (not the "
+                      f"{n_clusters} clusters asked)", DegenerateDataWarning, stacklevel=3)
         return
     low, high = _spread_limits(dtype, d)
     dtype = np.dtype(dtype).name

@@ -400,7 +400,8 @@ def check_separators(path: Path, delimiter: str, d: int) -> None:
             fields = line.count(delimiter) + 1
             if fields != d:
                 raise InputError(
-                    f"{path}: line {no} has {fields} fields where line 1 has {d}: "
+                    f"{path}: line {no} has {fields} field{'s' if fields != 1 else ''} "
+                    f"where line 1 has {d}: "
                     f"{_shown(line)}; every line needs line 1's fields, {what}-separated "
                     "with '.' as the decimal mark (a decimal comma, 1,5, adds a field in a "
                     "comma-separated file)")
