@@ -147,7 +147,8 @@ def count_distinct_sparse(X, cap: int) -> int:
 def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "X") -> None:
     """Warn when ``n_clusters`` exceeds the number of distinct rows (``n_distinct``, which
     may be capped at ``n_clusters``): identical rows share a label
-    (:mod:`graphclust._identical`), so clusters are left empty. All rows identical is :func:`check_spread`'s warning, not repeated here."""
+    (:mod:`graphclust._identical`), so clusters are left empty. All rows identical is
+    :func:`check_spread`'s warning, not repeated here."""
     if 1 < n_distinct < n_clusters:
         warnings.warn(f"{what}: n_clusters={n_clusters} exceeds the {n_distinct} distinct rows "
                       f"(of {n}): identical rows share a label, so clusters will be left "
