@@ -112,6 +112,18 @@ def test_one_gaussian_is_one_cluster_and_three_blobs_three(preset):
     assert np.bincount(model.labels_).min() >= group_floor(600)
 
 
+#: presets that still answer wrong on one of the two shapes at 600 rows (issue 46 left
+#: open; docs/choosing-k.rst, "What is still wrong"): strict, so a fix shows up here
+STILL_WRONG = ["ulge", "oulge", "bkhk-dcd", "auto", "ncer", "uspec", "uspec-paper"]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 46 S1 open for these presets")
+@pytest.mark.parametrize("preset", STILL_WRONG)
+def test_presets_still_wrong_on_a_gaussian_or_three_blobs(preset):
+    test_one_gaussian_is_one_cluster_and_three_blobs_three(preset)
+
+
 @pytest.mark.slow  # 10-30 s: uspec's three starts at the issue's size
 @pytest.mark.parametrize("seed", [0, 1])
 def test_uspec_issue_reproducer(seed):
