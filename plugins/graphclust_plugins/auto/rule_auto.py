@@ -93,7 +93,9 @@ The rules, argued in ``docs/auto.rst``:
    (Campello, Moulavi & Sander 2013, §4) at ``min_cluster_size`` = 1 % of the rows it is
    built on (:data:`DENSITY_SIZE_DIVISOR`; at least :data:`DENSITY_MIN_CLUSTER`), on at
    most :data:`DENSITY_SAMPLE` rows drawn by global row index, every other row labelled
-   as its nearest sample row (in memory and chunk-wise alike). In a few dimensions a
+   as its nearest sample row (in memory and chunk-wise alike); on one column the core
+   distance is over ``⌈rows^(4/5)/2⌉`` rows (:func:`line_core_neighbours`: on a line
+   every random dip of the estimate splits the support). In a few dimensions a
    density estimate is reliable and the stable clusters of its tree are the data's
    count; the normalised spectrum of a kNN graph of chained shapes (moons, spirals, a
    ring around a blob) has no gap at their ``k``. The estimate and the labels come from
