@@ -41,14 +41,17 @@ rest by the graph's construction alone — a tail point on its own representativ
 other edges underflow), two points sharing representatives no one else chose — and each
 such group puts a Laplacian eigenvalue near 0 below the real gaps. Their eigenvectors are
 concentrated on the group: a row of a group of ``s`` rows holds a *leverage*
-``h_i = Σ_j u_j(i)²`` (over the ``k_max + 1`` leading unit eigenvectors of ``N``) of
-about ``1/s``, while rows of clusters of ``c`` rows hold about ``1/c`` plus the smooth
-modes' share, ``(k_max + 1)/n`` on average. Rows above :func:`leverage_limit` — both
-``1/floor`` with ``floor = ⌈ln n⌉`` (:func:`group_floor`: a graph built with about
-``ln n`` neighbours a point is connected on data without clusters, von Luxburg 2007,
-§8.1, so fewer rows than that separated say nothing about the data) and 4 times the
-average leverage — are set aside and the spectrum is computed again without them, at
-most :data:`TINY_GROUP_PASSES` times. Leverage does not depend on the basis chosen
+``h_i = Σ_j u_j(i)²`` (over the ``2 (k_max + 1)`` leading unit eigenvectors of ``N``,
+room for the values left out) of about ``1/s``, while rows of clusters of ``c`` rows
+hold about ``1/c`` plus the smooth modes' share, ``2 (k_max + 1)/n`` on average. Rows
+above :func:`leverage_limit` — both ``1/floor`` with ``floor = ⌈ln n⌉``
+(:func:`group_floor`: a graph built with about ``ln n`` neighbours a point is connected
+on data without clusters, von Luxburg 2007, §8.1, so fewer rows than that separated say
+nothing about the data) and 4 times the average leverage — are in tiny groups; the
+``round(Σ_j Σ_{tiny i} u_j(i)²)`` eigenvalues whose eigenvectors carry the most weight on
+those rows are left out (each such group holds about one unit of it), and the rule runs
+on the next ``k_max + 1``. The graph is not changed (removing rows would strand the next
+tail rows, which then look alone). Leverage and the total weight do not depend on the basis chosen
 inside a repeated eigenvalue, so a group is found whichever vectors the solver returns.
 """
 
