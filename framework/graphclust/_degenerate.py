@@ -3,15 +3,16 @@
 Three rules, each applied once per fit by :class:`~graphclust.GraphClustering`:
 
 * **Distances that say nothing.** When every column is constant (all rows identical)
-  no distance separates two points and any partition into ``k > 1`` clusters is
-  arbitrary: a :class:`~graphclust.DegenerateDataWarning`. When the spread of the
+  no distance separates two points; they share one label (identical rows always do)
+  whatever ``k > 1`` was asked: a :class:`~graphclust.DegenerateDataWarning`. When the spread of the
   data is so small (``max column range < sqrt(tiny) · 1e4``, about ``1.5e-150`` in
   float64 and ``1.1e-15`` in float32) that squared distances underflow, or so large
   (``max range · sqrt(d) > sqrt(max) / 4``) that they overflow, every distance-based
   part computes on zeros or infinities: an :class:`~graphclust.InputError` naming the
   range and the fix (rescale ``X``).
 * **More clusters than distinct rows.** When ``n_clusters`` exceeds the number of
-  distinct rows, identical rows must be split or clusters left empty: a
+  distinct rows, clusters are left empty (identical rows always share a label,
+  :mod:`graphclust._identical`): a
   :class:`~graphclust.DegenerateDataWarning` with both counts (counted exactly in
   memory; on Dask from each chunk's distinct rows, at most ``n_clusters`` of them
   shipped per chunk).
@@ -90,8 +91,8 @@ def check_spread(ranges: np.ndarray, n: int, dtype, n_clusters: int, *,
         return
     if spread == 0.0:
         warnings.warn(f"{what}: all {n} rows are identical (every column is constant), so no "
-                      f"distance separates two points and the {n_clusters} clusters are "
-                      "arbitrary", DegenerateDataWarning, stacklevel=3)
+                      f"distance separates two points: they share one label (not the "
+                      f"{n_clusters} clusters asked)", DegenerateDataWarning, stacklevel=3)
         return
     low, high = _spread_limits(dtype, d)
     dtype = np.dtype(dtype).name
@@ -145,12 +146,13 @@ def count_distinct_sparse(X, cap: int) -> int:
 
 def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "X") -> None:
     """Warn when ``n_clusters`` exceeds the number of distinct rows (``n_distinct``, which
-    may be capped at ``n_clusters``): identical rows are then split or clusters left
-    empty. All rows identical is :func:`check_spread`'s warning, not repeated here."""
+    may be capped at ``n_clusters``): identical rows share a label
+    (:mod:`graphclust._identical`), so clusters are left empty. All rows identical is
+    :func:`check_spread`'s warning, not repeated here."""
     if 1 < n_distinct < n_clusters:
         warnings.warn(f"{what}: n_clusters={n_clusters} exceeds the {n_distinct} distinct rows "
-                      f"(of {n}): identical rows will be split between clusters or clusters "
-                      "left empty; ask for at most as many clusters as distinct rows",
+                      f"(of {n}): identical rows share a label, so clusters will be left "
+                      "empty; ask for at most as many clusters as distinct rows",
                       DegenerateDataWarning, stacklevel=3)
 
 

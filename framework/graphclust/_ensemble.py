@@ -322,6 +322,9 @@ class Ensemble:
         if labels.shape != (n,):
             raise ValueError(f"consensus {self.consensus.name!r} returned labels of shape "
                              f"{labels.shape}, expected ({n},)")
+        from graphclust._identical import identical_rows_share_labels
+
+        labels = identical_rows_share_labels(X, labels)  # no part can tell them apart
         scores = self._score(labels, y)
         member_scores = [self._score(np.asarray(r.labels), y) for r in results]
         # a member's own scores are the ensemble's metrics on its labels, whatever its spec

@@ -171,14 +171,20 @@ def check_estimable(pipe, who: str) -> None:
                             ProblemKind.INCOMPATIBLE), title="n_clusters cannot be estimated")
 
 
-def eigengap_selection(mu, k_min: int, k_max: int, part: str) -> KSelection:
+def eigengap_selection(mu, k_min: int, k_max: int, part: str, tiny_rows: int = 0,
+                       dropped: int = 0, n: int | None = None) -> KSelection:
     """The :class:`KSelection` of the eigengap rule on the leading eigenvalues ``mu`` of
-    a normalised adjacency (:func:`graphclust.numerics.eigengap.choose_by_eigengap`)."""
-    from graphclust.numerics.eigengap import RELATIVE_GAP, choose_by_eigengap
+    a normalised adjacency (:func:`graphclust.numerics.eigengap.choose_by_eigengap`);
+    ``dropped`` eigenvalues, of groups holding ``tiny_rows`` of the ``n`` rows, were left
+    out of ``mu`` (:func:`~graphclust.numerics.eigengap.anchor_spectrum_without_tiny_groups`)."""
+    from graphclust.numerics.eigengap import RELATIVE_GAP, choose_by_eigengap, group_floor
 
     c = choose_by_eigengap(mu, k_min, k_max)
     rule = (f"largest eigengap λ(k+1) − λ(k) among the k whose relative gap is at least "
             f"{RELATIVE_GAP:g} (von Luxburg 2007, §8.3)")
+    if dropped:
+        rule += (f"; {dropped} eigenvalues of groups of fewer than {group_floor(n or 2)} "
+                 f"(ln n) rows ({tiny_rows} rows) left out: such groups are not clusters")
     if not c.significant:
         rule += f"; none was (largest gap at k = {c.best}, relative {c.relative.max():.2f})"
     mu = np.asarray(mu, dtype=np.float64)
@@ -186,6 +192,8 @@ def eigengap_selection(mu, k_min: int, k_max: int, part: str) -> KSelection:
                       tuple(float(g) for g in c.gaps), rule, part, k_min, k_max,
                       structure=c.k > 1,
                       details={"laplacian_eigenvalues": [float(1 - v) for v in mu],
+                               "tiny_group_rows": int(tiny_rows),
+                               "tiny_group_eigenvalues": int(dropped),
                                "relative_gaps": [float(r) for r in c.relative],
                                "largest_gap_at": c.best})
 

@@ -307,6 +307,14 @@ def _anchor_sums(block):
     return anchor_block_sums(block.Z)
 
 
+def _on_block_rows(block, name: str, *args):
+    """``graphclust.numerics.eigengap.<name>(block.Z, *args)`` (a block's share of the
+    eigengap's sums, shipped by name)."""
+    from graphclust.numerics import eigengap
+
+    return getattr(eigengap, name)(block.Z, *args)
+
+
 #: A graph builder's optional one-search hooks (all four or none).
 _SEARCH_HOOKS = ("prepare_search", "search_block", "finish_search", "rows_from_search")
 
@@ -354,13 +362,17 @@ class GraphBuilder(Part):
         estimate sets ``estimates_k = None``.
         """
         from graphclust._kselect import eigengap_selection
-        from graphclust.numerics.eigengap import affinity_spectrum, anchor_spectrum
+        from graphclust.numerics.eigengap import (affinity_spectrum_without_tiny_groups,
+                                                  anchor_spectrum_without_tiny_groups)
 
         if isinstance(graph, AnchorGraph):
-            mu = anchor_spectrum(graph.Z, k_max + 1)
+            mu, rows, dropped = anchor_spectrum_without_tiny_groups(
+                lambda fn, *args: fn(graph.Z, *args), graph.n, k_max + 1)
         else:
-            mu = affinity_spectrum(graph.adjacency, k_max + 1, ctx.rng("estimate_k"))
-        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}")
+            mu, rows, dropped = affinity_spectrum_without_tiny_groups(
+                graph.adjacency, k_max + 1, ctx.rng("estimate_k"))
+        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}", rows, dropped,
+                                  graph.n)
 
     def estimate_k_chunked(self, template: AnchorGraph, chunks, k_min: int, k_max: int,
                            ctx: Context):
@@ -370,11 +382,13 @@ class GraphBuilder(Part):
         (``m``-sized) and solves the ``m x m`` eigenproblem here: the in-memory value
         up to the order of the sums."""
         from graphclust._kselect import eigengap_selection
-        from graphclust.numerics.eigengap import anchor_block_sums, spectrum_from_anchor_sums
+        from graphclust.numerics.eigengap import anchor_spectrum_without_tiny_groups
 
-        G, lam = chunks.sum(_anchor_sums)
-        mu = spectrum_from_anchor_sums(G, lam, k_max + 1)
-        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}")
+        mu, rows, dropped = anchor_spectrum_without_tiny_groups(
+            lambda fn, *args: chunks.sum(_on_block_rows, fn.__name__, *args), chunks.n,
+            k_max + 1)
+        return eigengap_selection(mu, k_min, k_max, f"graph {self.name!r}", rows, dropped,
+                                  chunks.n)
 
     def prepare_chunked(self, anchors: Anchors, chunks, ctx: Context) -> AnchorGraph:
         """The fitted graph without its rows, for the chunked execution (chunk hook,

@@ -259,6 +259,7 @@ class Pipeline:
             ``(k_min, k_max)`` searched when ``n_clusters`` is ``None`` (default
             ``(1, DEFAULT_K_MAX)``), clipped to the graph's size.
         """
+        from graphclust._identical import identical_rows_share_labels
         from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
                                          given_selection, k_range_for, warn_selection)
 
@@ -332,6 +333,7 @@ class Pipeline:
         sctx = stage("rounding", self.rounding)
         sctx.progress.open()
         labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)
+        labels = identical_rows_share_labels(X, labels)  # no part can tell them apart
         timings["rounding"] = sctx.progress.close(f"{len(np.unique(labels))} clusters")
         scores = {}
         for metric in self.metrics:

@@ -305,6 +305,7 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
             raise InputError(f"{path}: line {blank} is empty: in a one-column table an empty "
                              "line is a missing value (it would be skipped, shifting every "
                              "later row); write NaN there, or remove the line")
+    check_separators(path, delimiter, d)
     feats = [i for i in range(d) if i != col]
     if not feats:
         raise InputError(f"{path}: no feature column left besides the labels")
@@ -356,6 +357,54 @@ def read_table(path: str | os.PathLike, delimiter: str = ",",
         note(f"{path.name}: column {name!r} taken as the labels ({np.unique(y).size} "
              "classes; --no-labels to cluster every column, --labels COLUMN to choose)")
     return X, _labels(y)
+
+
+#: Separators a table may have been written with besides the one its suffix names: a
+#: number, this separator and a number in one field means the file uses it.
+_FOREIGN = {",": ";\t", "\t": ";,"}
+
+
+def _shown(line: str, limit: int = 80) -> str:
+    line = line.rstrip("\r\n")
+    return repr(line if len(line) <= limit else line[:limit] + "...")
+
+
+def check_separators(path: Path, delimiter: str, d: int) -> None:
+    """Refuse a table whose separator or decimal mark the reader cannot trust, naming the
+    line: a line whose field count differs from the first line's ``d`` (another
+    separator, or a decimal comma in a comma-separated file, changes the count), or a
+    number, another separator and a number inside one field (``1,5;2,25``: ``;``
+    separated, decimal commas). Either would be read as other columns than written,
+    silently. One pass over the lines with ``str.count`` (blank lines are skipped, as
+    the reader skips them)."""
+    foreign = _FOREIGN.get(delimiter, "")
+    pattern = re.compile(rf"\d[ ]*[{re.escape(foreign)}][ ]*[-+]?\.?\d")
+    what = "comma" if delimiter == "," else "tab"
+    with open(path, encoding="utf-8-sig") as fh:
+        for no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            mark = pattern.search(line)
+            if mark:
+                sep = mark.group(0).strip("0123456789.+- ")
+                if sep == ",":  # in a tab-separated file: a decimal comma
+                    seen = "has a decimal comma"
+                else:
+                    seen = ({"\t": "looks tab-separated", ";": "looks semicolon-separated"}[sep]
+                            + (" with decimal commas" if re.search(r"\d,\d", line) else ""))
+                raise InputError(
+                    f"{path}: line {no} {seen}: {_shown(line)}; graphclust reads "
+                    f"{path.suffix or 'this'} files as {what}-separated with '.' as the "
+                    "decimal mark; rewrite the file so (e.g. with pandas: read_csv(path, "
+                    "sep=';', decimal=',').to_csv(new, index=False))")
+            fields = line.count(delimiter) + 1
+            if fields != d:
+                raise InputError(
+                    f"{path}: line {no} has {fields} field{'s' if fields != 1 else ''} "
+                    f"where line 1 has {d}: "
+                    f"{_shown(line)}; every line needs line 1's fields, {what}-separated "
+                    "with '.' as the decimal mark (a decimal comma, 1,5, adds a field in a "
+                    "comma-separated file)")
 
 
 def _is_number(text: str) -> bool:

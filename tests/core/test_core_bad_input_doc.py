@@ -235,6 +235,48 @@ ISSUE_30_CASES: list[tuple[str, Callable[[], object]]] = [
 ]
 
 
+def estimated(spec: str | dict, X, same: slice | None = None) -> Callable[[], str]:
+    """Fit without ``n_clusters``; say the ``k`` found, the cluster sizes and (``same``)
+    how many labels the rows of ``same`` received."""
+    def run() -> str:
+        labels = np.asarray(GraphClustering(spec, random_state=0).fit(X).labels_)
+        sizes = ", ".join(str(c) for c in sorted(np.bincount(labels), reverse=True))
+        text = f"k = {np.unique(labels).size}, cluster sizes {sizes}"
+        if same is not None:
+            text += f"; the identical rows got {np.unique(labels[same]).size} label(s)"
+        return text
+
+    return run
+
+
+#: the ``uspec`` preset's pipeline with one start (the preset runs three: 3 x the time)
+USPEC_ONE_START = {
+    "anchors": {"name": "hybrid", "n_anchors": 1000, "candidate_factor": 10},
+    "graph": {"name": "knr-bipartite", "n_neighbors": 5, "search": "approx", "candidates": 10},
+    "solver": {"name": "tcut"},
+    "rounding": {"name": "kmeans", "n_init": 10, "max_iter": 100, "normalize_rows": True,
+                 "init": "k-means++"}}
+_S4_BLOBS = np.abs(make_blobs(300, 20, centers=3, random_state=0)[0])
+
+#: issue 46, the statistical hostile cases S1-S5 (one block)
+ISSUE_46_STATISTICAL_CASES = [
+    ("``uspec``'s pipeline (one start), no ``n_clusters``, one 2-D Gaussian (2 000 rows)",
+     estimated(USPEC_ONE_START, np.random.default_rng(0).normal(size=(2000, 2)))),
+    ("``uspec``'s pipeline (one start), no ``n_clusters``, three 2-D blobs (2 000 rows)",
+     estimated(USPEC_ONE_START, make_blobs(2000, 2, centers=3, random_state=0)[0])),
+    ("one column uniform on [0, 1] (1 000 rows), no ``n_clusters``",
+     estimated("auto", np.random.default_rng(0).uniform(size=(1000, 1)))),
+    ("498 identical rows and 2 distinct rows, no ``n_clusters``",
+     estimated("ncut", np.vstack([np.zeros((498, 2)), [[1.0, 1.0], [2.0, 2.0]]]),
+               slice(0, 498))),
+    ("sparse ``X``: 300 all-zero rows and 300 rows of three blobs, no ``n_clusters``",
+     estimated("ncut", __import__("scipy.sparse", fromlist=["csr_array"]).csr_array(
+         np.vstack([np.zeros((300, 20)), _S4_BLOBS])), slice(0, 300))),
+    ("``--dataset`` a CSV separated by ``;`` with decimal commas",
+     cli("run", "--preset", "ncut", "--dataset", "semi.csv")),
+]
+
+
 three_blobs = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3 + 100.0 * i
                          for i in range(3)])
 
@@ -347,6 +389,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
      cli("run", "--preset", "anchor-spectral", "--dataset", "reg.svm", "--n-clusters", "3",
          "--quiet")),
     ("LIBSVM file that does not parse", cli("run", "--dataset", "bad.svm")),
+    *ISSUE_46_STATISTICAL_CASES,
 ]
 
 
@@ -455,6 +498,7 @@ def ragged_csv(tmp_path, monkeypatch):
     sp.save_npz(tmp_path / "m.npz", sp.csr_matrix(SPARSE))
     dump_svmlight_file(sp.csr_matrix(SPARSE), np.linspace(0.0, 1.0, 90), str(tmp_path / "reg.svm"))
     (tmp_path / "bad.svm").write_text("1 3:x\n0 1:2\n")
+    (tmp_path / "semi.csv").write_text("x;y\n1,5;2,25\n3,0;4,75\n0,5;1,25\n")
     monkeypatch.chdir(tmp_path)
 
 

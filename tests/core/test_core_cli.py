@@ -401,6 +401,37 @@ def test_csv_missing_labels_empty_and_header_only_files(capsys, tmp_path):
     assert code == 0 and json.loads(out)["n_clusters"] == 2  # word labels are classes
 
 
+@pytest.mark.parametrize("name, text, line, said", [
+    # issue 46 S5: ';' separated with decimal commas was read as one column of integers
+    ("semi.csv", "x;y\n1,5;2,25\n3,0;4,75\n0,5;1,25\n", 2,
+     "looks semicolon-separated with decimal commas"),
+    ("semi_noheader.csv", "1,5;2,25\n3,0;4,75\n", 1,
+     "looks semicolon-separated with decimal commas"),
+    ("semi_dots.csv", "1.5;2.25\n3.0;4.75\n", 1, "looks semicolon-separated"),
+    ("decimal.tsv", "1.5\t2.25\n3,0\t4.75\n", 2, "has a decimal comma"),
+    ("long.csv", "a,b\n1.5,2.5\n3,5,4.75\n", 3, "has 3 fields where line 1 has 2"),
+])
+def test_csv_separator_or_decimal_mark_not_trusted_is_refused_with_its_line(
+        capsys, tmp_path, name, text, line, said):
+    path = tmp_path / name
+    path.write_text(text)
+    before = path.read_bytes()
+    code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(path),
+                         "--n-clusters", "2")
+    shown = text.splitlines()[line - 1]
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert f"line {line} {said}" in err and repr(shown) in err, err
+    assert path.read_bytes() == before
+
+
+def test_csv_with_same_fields_on_every_line_still_reads(capsys, tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text("x,y\n1.5,2.25\n\n3.0,4.75\n0.5,1.25\n3.5,4.5\n")  # a blank line skipped
+    code, out, _ = run(capsys, "run", "--preset", "ncut", "--dataset", str(path), "--json",
+                       "--quiet", "--n-clusters", "2", "--set", "graph.n_neighbors=2")
+    assert code == 0 and json.loads(out)["n_samples"] == 4
+
+
 def test_npy_runs_in_memory_without_dask(tmp_path, blobs_npy):
     """`graphclust run --dataset X.npy` on the base install (dask not importable)."""
     code = ("import sys; sys.modules['dask'] = None; sys.modules['dask.array'] = None\n"

@@ -34,6 +34,25 @@ The rule (:func:`choose_by_eigengap`):
    square 0, 1, 1, 2, 4, 4, 5, …, the largest ratio ``λ_k/λ_{k+1}`` below 1 is 1/2
    for ``k >= 2``) while ``k`` separated clusters give ``λ_k ≈ 0`` below a gap of the order
    of one cluster's own ``λ_2``: ``r_k`` near 1.
+
+Tiny groups are not clusters (:func:`anchor_spectrum_without_tiny_groups`,
+:func:`affinity_spectrum_without_tiny_groups`). A handful of rows can be cut off from the
+rest by the graph's construction alone — a tail point on its own representative (its
+other edges underflow), two points sharing representatives no one else chose — and each
+such group puts a Laplacian eigenvalue near 0 below the real gaps. Their eigenvectors are
+concentrated on the group: a row of a group of ``s`` rows holds a *leverage*
+``h_i = Σ_j u_j(i)²`` (over the ``2 (k_max + 1)`` leading unit eigenvectors of ``N``,
+room for the values left out) of about ``1/s``, while rows of clusters of ``c`` rows
+hold about ``1/c`` plus the smooth modes' share, ``2 (k_max + 1)/n`` on average. Rows
+above :func:`leverage_limit` — both ``1/floor`` with ``floor = ⌈ln n⌉``
+(:func:`group_floor`: a graph built with about ``ln n`` neighbours a point is connected
+on data without clusters, von Luxburg 2007, §8.1, so fewer rows than that separated say
+nothing about the data) and 4 times the average leverage — are in tiny groups; the
+``round(Σ_j Σ_{tiny i} u_j(i)²)`` eigenvalues whose eigenvectors carry the most weight on
+those rows are left out (each such group holds about one unit of it), and the rule runs
+on the next ``k_max + 1``. The graph is not changed (removing rows would strand the next
+tail rows, which then look alone). Leverage and the total weight do not depend on the basis chosen
+inside a repeated eigenvalue, so a group is found whichever vectors the solver returns.
 """
 
 from __future__ import annotations
@@ -43,7 +62,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 __all__ = ["RELATIVE_GAP", "anchor_block_sums", "anchor_spectrum", "affinity_spectrum",
-           "spectrum_from_anchor_sums", "choose_by_eigengap", "EigengapChoice"]
+           "spectrum_from_anchor_sums", "choose_by_eigengap", "EigengapChoice",
+           "group_floor", "leverage_limit", "anchor_block_tiny_mass",
+           "anchor_spectrum_without_tiny_groups", "affinity_spectrum_without_tiny_groups",
+]
 
 #: Smallest relative gap ``(λ_{k+1} − λ_k) / λ_{k+1}`` that counts as cluster structure
 #: for ``k >= 2`` (see the module notes and docs/choosing-k.rst for the measurements).
@@ -51,6 +73,17 @@ RELATIVE_GAP = 0.6
 #: Eigenvalues of the Laplacian at or below this are zero (the round-off of ``eigh`` and
 #: of Lanczos at ``tol = 1e-8``); a gap at or below it is no gap.
 ZERO_EIGENVALUE = 1e-6
+
+
+def group_floor(n: int) -> int:
+    """The fewest rows a cluster holds: ``⌈ln n⌉`` (at least 2), see the module notes."""
+    return max(2, int(np.ceil(np.log(max(int(n), 2)))))
+
+
+def leverage_limit(n: int, n_values: int) -> float:
+    """The leverage above which a row is in a tiny group: ``1/floor`` and at least 4
+    times the average ``n_values / n`` (on small ``n`` only rows alone are set aside)."""
+    return max(1.0 / group_floor(n), 4.0 * n_values / max(int(n), 1))
 
 
 def _inverse(v: np.ndarray, power: float = 1.0) -> np.ndarray:
@@ -72,6 +105,67 @@ def anchor_block_sums(Z_block) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(G, dtype=np.float64), np.asarray(Z.sum(axis=0), dtype=np.float64).ravel()
 
 
+def _anchor_eigh(G: np.ndarray, lam: np.ndarray, n_values: int):
+    s = _inverse(np.asarray(lam, dtype=np.float64), 0.5)
+    M = s[:, None] * np.asarray(G, dtype=np.float64) * s[None, :]
+    M = 0.5 * (M + M.T)
+    m = M.shape[0]
+    top = min(n_values, m)
+    vals, vecs = sla.eigh(M, subset_by_index=[m - top, m - 1])
+    return vals[::-1], vecs[:, ::-1]
+
+
+def _point_vectors(Z, lam: np.ndarray, vals: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    """A row block's rows of the point-side unit eigenvectors
+    ``u_j = D^{-1/2} Z Λ^{-1/2} v_j / sqrt(μ_j)`` of an anchor-level eigenbasis
+    ``(vals, vecs)`` (row-local; the ``μ_j <= 1e-12`` are zero columns)."""
+    deg = np.asarray(Z.sum(axis=1)).ravel()
+    scale = np.zeros_like(vals)
+    live = vals > 1e-12
+    scale[live] = 1.0 / np.sqrt(vals[live])
+    P = vecs * (_inverse(np.asarray(lam, dtype=np.float64), 0.5)[:, None] * scale[None, :])
+    return _inverse(deg, 0.5)[:, None] * np.asarray(Z @ P)
+
+
+def anchor_block_tiny_mass(Z_block, lam: np.ndarray, vals: np.ndarray, vecs: np.ndarray,
+                           limit: float) -> tuple[np.ndarray, int]:
+    """A row block's share of the tiny groups' weight in each eigenvector: the sum over
+    the block's rows whose leverage exceeds ``limit`` of ``u_j(i)²`` (one value per
+    eigenvector), and how many such rows the block holds (row-local, ``K``-sized)."""
+    Z = sp.csr_array(Z_block, dtype=np.float64)
+    U2 = _point_vectors(Z, lam, vals, vecs) ** 2
+    tiny = U2.sum(axis=1) > limit
+    return U2[tiny].sum(axis=0), int(tiny.sum())
+
+
+def _without_tiny(vals: np.ndarray, mass: np.ndarray, n_values: int) -> np.ndarray:
+    """The eigenvalues ``vals`` (descending) without the ``round(Σ mass)`` whose
+    eigenvectors carry the most weight on tiny groups, the first ``n_values`` of the rest
+    (padded with zeros)."""
+    drop = int(round(float(mass.sum())))
+    order = np.argsort(-mass, kind="stable")[:drop]
+    kept = np.delete(vals, order)[:n_values]
+    return np.concatenate([kept, np.zeros(n_values - kept.size)])
+
+
+def anchor_spectrum_without_tiny_groups(sum_blocks, n: int, n_values: int
+                                        ) -> tuple[np.ndarray, int, int]:
+    """The ``n_values`` largest eigenvalues of ``N`` of an anchor graph, without the
+    eigenvalues of its tiny groups (module notes); with the number of rows in tiny groups
+    and of eigenvalues left out.
+
+    ``sum_blocks(fn, *args)`` returns ``Σ_blocks fn(Z_b, *args)`` (in memory one block; on
+    Dask a reduction over the chunks, so both executions leave out the same values)."""
+    G, lam = sum_blocks(anchor_block_sums)
+    wide = 2 * n_values  # room for the values left out
+    vals, vecs = _anchor_eigh(G, lam, wide)
+    mass, rows = sum_blocks(anchor_block_tiny_mass, np.asarray(lam), vals, vecs,
+                            leverage_limit(n, wide))
+    mass = np.concatenate([np.asarray(mass, dtype=np.float64), np.zeros(wide - vals.size)])
+    vals = np.concatenate([vals, np.zeros(wide - vals.size)])
+    return _without_tiny(vals, mass, n_values), int(rows), int(round(float(mass.sum())))
+
+
 def spectrum_from_anchor_sums(G: np.ndarray, lam: np.ndarray, n_values: int) -> np.ndarray:
     """The ``n_values`` largest eigenvalues of ``N`` (descending) from the summed
     ``G = Zᵀ D⁻¹ Z`` and ``λ = Zᵀ 1``: those of ``M = Λ^{-1/2} G Λ^{-1/2}``, padded with
@@ -90,6 +184,47 @@ def anchor_spectrum(Z, n_values: int) -> np.ndarray:
     graph ``W = Z Λ⁻¹ Zᵀ``, through the ``m x m`` problem (descending)."""
     G, lam = anchor_block_sums(Z)
     return spectrum_from_anchor_sums(G, lam, n_values)
+
+
+def _affinity_eigen(A, n_values: int, rng, tol: float):
+    """Top eigenpairs of ``D^{-1/2} A D^{-1/2}`` (descending values, unit vectors)."""
+    from graphclust.numerics.eigen import DENSE_MAX
+    from graphclust.numerics.random import start_vector
+
+    A = sp.csr_array(A, dtype=np.float64)
+    n = A.shape[0]
+    s = _inverse(np.asarray(A.sum(axis=1)).ravel(), 0.5)
+    S = sp.dia_array((s[None, :], [0]), shape=(n, n))
+    N = sp.csr_array(S @ A @ S)
+    top = min(n_values, n)
+    if n <= DENSE_MAX or 4 * top >= n:
+        Nd = N.toarray()
+        Nd = 0.5 * (Nd + Nd.T)
+        vals, vecs = sla.eigh(Nd, subset_by_index=[n - top, n - 1])
+    else:
+        from scipy.sparse.linalg import eigsh
+
+        rng = rng if rng is not None else np.random.default_rng(0)
+        N = 0.5 * (N + N.T)
+        vals, vecs = eigsh(N, k=top, which="LA", v0=start_vector(rng, n), tol=tol,
+                           ncv=min(n, max(2 * top + 1, 40)))
+    order = np.argsort(vals)[::-1]
+    return vals[order], vecs[:, order]
+
+
+def affinity_spectrum_without_tiny_groups(A, n_values: int,
+                                          rng: np.random.Generator | None = None,
+                                          tol: float = 1e-8) -> tuple[np.ndarray, int, int]:
+    """:func:`affinity_spectrum` without the eigenvalues of tiny groups (module notes);
+    with the number of rows in tiny groups and of eigenvalues left out."""
+    A = sp.csr_array(A, dtype=np.float64)
+    wide = 2 * n_values
+    vals, vecs = _affinity_eigen(A, wide, rng, tol)
+    U2 = vecs ** 2
+    tiny = U2.sum(axis=1) > leverage_limit(A.shape[0], wide)
+    mass = np.concatenate([U2[tiny].sum(axis=0), np.zeros(wide - vals.size)])
+    vals = np.concatenate([vals, np.zeros(wide - vals.size)])
+    return _without_tiny(vals, mass, n_values), int(tiny.sum()), int(round(float(mass.sum())))
 
 
 def affinity_spectrum(A, n_values: int, rng: np.random.Generator | None = None,

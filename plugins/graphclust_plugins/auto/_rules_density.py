@@ -3,12 +3,14 @@ without ``k``) and the density tree it shares with rule 8b (docs/auto.rst, rule 
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphclust import DataProfile, Rule
 from graphclust_plugins.auto import _rules_base as base
 
 __all__ = ["DENSITY_MIN_CLUSTER", "DENSITY_ROWS_NEEDED", "DENSITY_SAMPLE",
            "DENSITY_SIZE_DIVISOR", "DENSITY_STRUCTURE_RATIO", "RULE_DENSITY",
-           "density_size", "density_tree"]
+           "LINE_CORE_SHARE", "density_size", "density_tree", "line_core_neighbours"]
 
 #: Rule 9: rows a density estimate needs in d dimensions — Silverman (1986), *Density
 #: Estimation for Statistics and Data Analysis*, Table 4.2: the sample size for which a
@@ -28,6 +30,13 @@ DENSITY_MIN_CLUSTER = 5
 #: of the root's stability; on data without clusters (uniform, Gaussian, Student t3;
 #: d = 2..10, n >= 1000, 6 seeds) the share reached .19 (docs/choosing-k.rst).
 DENSITY_STRUCTURE_RATIO = 0.25
+#: Rule 9 on one column: the core distance's neighbours are this share of rows^(4/5)
+#: (:func:`line_core_neighbours`). On a line any dip of the estimated density splits the
+#: support, and the core distance over 1 % of the rows dips at random (uniform, Gaussian
+#: and t3 columns gave 15-20 clusters at 1 000 rows); of the shares 1, 1/2 and 1/4 tried
+#: (6 one-column shapes x 3 seeds x 1 000 and 3 000 rows), 1 merged a cluster of n/6
+#: rows and 1/4 split Gaussians, 1/2 gave the right k on all 36.
+LINE_CORE_SHARE = 0.5
 
 
 def density_size(rows: int) -> int:
@@ -60,11 +69,26 @@ def density_fits(p: DataProfile) -> bool:
             and min(p.n, DENSITY_SAMPLE) >= max(need, base.DIAGNOSTIC_MIN_N))
 
 
+def line_core_neighbours(rows: int) -> int:
+    """Rule 9 on one column: the core distance's neighbours, ``⌈rows^(4/5) / 2⌉`` — the
+    order of the mean-squared-error optimal neighbour count of a kNN density estimate in
+    one dimension, ``n^(4/(d+4))`` (Mack & Rosenblatt 1979), halved
+    (:data:`LINE_CORE_SHARE`; docs/choosing-k.rst, "One column")."""
+    return int(np.ceil(LINE_CORE_SHARE * float(rows) ** 0.8))
+
+
 def _low_dim_tree(p: DataProfile) -> tuple[dict, str]:
-    """Rule 9: the density tree of the features counts and draws the clusters."""
-    spec, tree = density_tree(p, estimate="eom", structure_ratio=DENSITY_STRUCTURE_RATIO)
+    """Rule 9: the density tree of the features counts and draws the clusters (on one
+    column with the core distance of :func:`line_core_neighbours`)."""
+    rows = int(min(p.n, DENSITY_SAMPLE))
+    line = {"min_samples": line_core_neighbours(rows)} if int(p.d) == 1 else {}
+    spec, tree = density_tree(p, estimate="eom", structure_ratio=DENSITY_STRUCTURE_RATIO,
+                              **line)
+    if line:
+        tree += (f"; one column: core distance over {line['min_samples']} rows "
+                 "(rows^(4/5) / 2: on a line every dip of the density splits it)")
     need = DENSITY_ROWS_NEEDED[int(p.d)]
-    return spec, (f"d = {p.d}, no k, {min(p.n, DENSITY_SAMPLE)} rows >= the {need} a "
+    return spec, (f"d = {p.d}, no k, {rows} rows >= the {need} a "
                   "density estimate needs in d dimensions (Silverman's Table 4.2): excess "
                   f"of mass in {tree} counts and draws the clusters")
 
@@ -80,5 +104,6 @@ RULE_DENSITY = Rule(
             "drawn by global row index; noise points join their\nneighbours' cluster, every "
             "other row takes its nearest sample row's label; no structure\n(k = 1, with the "
             f"warning) when the selection holds at most {DENSITY_STRUCTURE_RATIO:g} of the "
-            "root's stability.\nIn a few dimensions the stable clusters of a density tree "
+            "root's stability; on one column the core distance is over\n"
+            "ceil(rows^(4/5) / 2) rows (on a line every dip of the density splits it).\nIn a few dimensions the stable clusters of a density tree "
             "count chained shapes the\ngraph spectrum has no gap for.")

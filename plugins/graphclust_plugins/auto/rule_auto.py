@@ -33,7 +33,9 @@ from graphclust_plugins.auto._rules_density import (
     DENSITY_SAMPLE,
     DENSITY_SIZE_DIVISOR,
     DENSITY_STRUCTURE_RATIO,
+    LINE_CORE_SHARE,
     RULE_DENSITY,
+    line_core_neighbours,
 )
 from graphclust_plugins.auto._rules_low_dim import (
     GENIE_SAMPLE,
@@ -93,6 +95,7 @@ __all__ = [
     "GINI_THRESHOLD",
     "HIGH_DIM",
     "HIGH_DIM_NEIGHBORS",
+    "LINE_CORE_SHARE",
     "LOW_DIM",
     "MANIFOLD_CLUSTER_DIVISOR",
     "MANIFOLD_EPOCHS",
@@ -119,6 +122,7 @@ __all__ = [
     "choose_scale",
     "exact_spec",
     "k_estimator",
+    "line_core_neighbours",
     "low_dim_diagnostics",
     "n_anchors",
     "n_neighbors",
