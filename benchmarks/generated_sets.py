@@ -38,7 +38,8 @@ minute on two cores; a draw over a cap loses points per cluster, never clusters)
     ring around (3 clusters); ``k`` 2–9.
 ``density``
     Gaussian blobs whose spreads differ up to tenfold and whose sizes differ up to
-    eightfold, ``k`` 2–8, ``d`` 2–10, centres 5–8 × the sum of the two spreads apart (gap 10–16 × their mean).
+    eightfold, ``k`` 2–8, ``d`` 2–10, centres 5–8 × the sum of the two spreads apart
+    (gap 10–16 × their mean).
 ``outliers``
     ``blobs`` with ``k`` 2–10, ``d`` 2–20 plus 2–10 % uniform points over the bounding
     box enlarged by 10 %, each outlier labelled by its nearest blob centre (so ``k`` is
