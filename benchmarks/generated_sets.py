@@ -28,14 +28,15 @@ minute on two cores; a draw over a cap loses points per cluster, never clusters)
     along them with a jitter of 2–5 % of a step, the chains 1.5–3 steps apart; ``d``
     2–3.
 ``spirals``
-    ``k`` 2–4 interleaved Archimedean spirals (1.5–2.5 turns), Gaussian noise 3–6 % of
-    the outer radius over the number of arms.
+    ``k`` 2–4 interleaved Archimedean spirals ``r = t`` (1.5–2.5 turns), uniform in arc
+    length, Gaussian noise 3–6 % of the radial gap ``2π/k`` between neighbouring arms.
 ``rings``
     ``k`` 2–4 concentric circles of radii 1, 2, …, radial noise 0.05–0.12, ``d`` 2, or
     3 with the third coordinate noise of the same size.
 ``nested``
-    1–3 groups, each a blob inside a ring (2 clusters), one group optionally a second
-    ring around (3 clusters); ``k`` 2–9.
+    1–3 groups 12 apart, each a blob (spread 0.4) inside a ring (radius 2.5, noise 0.12;
+    2 clusters), the first group optionally inside a second ring (radius 4.5; 3
+    clusters); ``k`` 2–7.
 ``density``
     Gaussian blobs whose spreads differ up to tenfold and whose sizes differ up to
     eightfold, ``k`` 2–8, ``d`` 2–10, centres 5–8 × the sum of the two spreads apart
