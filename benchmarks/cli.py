@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import datasets, report, runner
+from benchmarks import datasets, generated_sets, report, runner
 from benchmarks.suite import Cell, Suite, cells, get_suite, load_suites, method_datasets
 
 __all__ = ["main", "plan"]
@@ -55,6 +55,7 @@ def plan(suite: Suite, args: argparse.Namespace) -> list[Cell]:
                         mem_cap_mb=args.mem_cap or suite.mem_cap_mb)
     out = cells(suite, args.seeds)
     if names := _split(args.datasets):
+        names = [i for name in names for i in generated_sets.expand(name)]
         wanted = {datasets.quick_name(d) if args.quick else d for d in names}
         out = [c for c in out if c.dataset in wanted]
     if methods:
@@ -174,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"tiny subsets, one seed (default suite: {QUICK_DEFAULT})")
     r.add_argument("--data-dir", default=None, help="data folder (default: GRAPHCLUST_DATA)")
     r.add_argument("--out", required=True, help="folder for results-*.json")
-    r.add_argument("--datasets", help="only these data sets (comma-separated)")
+    r.add_argument("--datasets", help="only these data sets (comma-separated; "
+                   "generated:check, generated:tune:blobs, ...: a half of the generated battery)")
     r.add_argument("--methods", help="only these methods (comma-separated)")
     r.add_argument("--where", help="only grid cells with these parameter values "
                                    "(e.g. solver__lam=1e-6,graph__n_neighbors=3)")
@@ -208,6 +210,12 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.today import main as today_main
 
         return today_main(argv[1:])
+    sub.add_parser("generated", help="the generated battery's k summary per half and family "
+                   "(python -m benchmarks generated --help)", add_help=False)
+    if argv and argv[0] == "generated":
+        from benchmarks.generated_summary import main as generated_main
+
+        return generated_main(argv[1:])
     if argv and argv[0] == "nok":
         from benchmarks.nok import main as nok_main
 

@@ -20,6 +20,8 @@ A data-set name is one of
 - scikit-learn's ``digits``, ``iris``, ``wine`` and ``breast_cancer``;
 - ``usps_smooth``: USPS smoothed by 0.75 px (emulates the USPS file of the NCER paper);
 - ``mnist_test456``: the MNIST test digits 4, 5, 6 (NCER Table 2);
+- ``gen-<family>-<i>``: a set of the generated battery of issue 44
+  (:mod:`benchmarks.generated_sets`, split into a tuning and a check half);
 - ``tfidf@N``: a generated tf-idf corpus of ``N`` documents with known topics, sparse
   (:func:`tfidf_topics`; ``tfidf`` alone is the issue-29 case, 5 000 documents × 50 000
   terms, about 250 000 nonzeros, 10 topics).
@@ -36,6 +38,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from benchmarks import generated_sets
 
 __all__ = ["GENERATED", "RECIPES", "SHAPES", "TFIDF_SEED", "family", "tfidf_topics", "generated", "load",
            "preprocessing", "quick_name",
@@ -71,6 +75,8 @@ def quick_name(name: str) -> str:
     """The ``--quick`` stand-in of a data set: :data:`QUICK_ROWS` rows of it (MNIST-extend
     and the synthetic sets: their first ``10 * QUICK_ROWS`` rows)."""
     base = family(name)
+    if generated_sets.is_generated(base):  # a subset would change the problem (k, sizes)
+        return base
     return f"{base}@{QUICK_ROWS * (10 if base in ('mnist-extend', 'synthetic') else 1)}"
 
 
@@ -299,6 +305,9 @@ def load(name: str, data_dir: str | None = None) -> tuple[np.ndarray, np.ndarray
                           random_state=0)
     elif base in GENERATED + SHAPES:
         X, y = generated(base, n or 1000)
+    elif generated_sets.is_generated(base):
+        gen = generated_sets.generate(base)
+        X, y = gen.X, gen.labels
     elif base == "usps_smooth":
         X, y = load_dataset("usps", data_dir)
         X = smooth_usps(np.asarray(X))

@@ -202,6 +202,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> 
     return {
         "status": "ok", "n": int(X.shape[0]), "d": int(X.shape[1]), "d_in": int(Xp.shape[1]),
         "k": k, "n_found": int(np.unique(labels).size), **score_all(labels, y),
+        **({"k_found": int(est.n_clusters_)} if hasattr(est, "n_clusters_") else {}),
         "time_load": cache["t_load"], "time_preprocess": t_pre, "time_fit": t_end - t_start,
         **{f"time_{s}": v for s, v in timings.items()},
         "base_rss_mb": base, "peak_rss_mb": peak, "fit_extra_mb": max(0.0, peak - base),
@@ -209,6 +210,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> 
         **({"members": members} if (members := member_records(est, y)) else {}),
         "warnings": sorted({f"{w.category.__name__}: {str(w.message)[:120]}"
                             for w in caught})[:5],
+        "warning_classes": sorted({w.category.__name__ for w in caught}),
     }
 
 
