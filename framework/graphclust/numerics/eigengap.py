@@ -186,8 +186,10 @@ def anchor_spectrum(Z, n_values: int) -> np.ndarray:
     return spectrum_from_anchor_sums(G, lam, n_values)
 
 
-def _affinity_eigen(A, n_values: int, rng, tol: float):
-    """Top eigenpairs of ``D^{-1/2} A D^{-1/2}`` (descending values, unit vectors)."""
+def _affinity_eigen(A, n_values: int, rng, tol: float, vectors: bool = True):
+    """Top eigenpairs of ``D^{-1/2} A D^{-1/2}`` (descending values, unit vectors; only
+    the values, as ``(values, None)``, when ``vectors`` is false): dense ``eigh`` for
+    small graphs, else Lanczos (``eigsh``) from a seeded start vector."""
     from graphclust.numerics.eigen import DENSE_MAX
     from graphclust.numerics.random import start_vector
 
@@ -200,16 +202,17 @@ def _affinity_eigen(A, n_values: int, rng, tol: float):
     if n <= DENSE_MAX or 4 * top >= n:
         Nd = N.toarray()
         Nd = 0.5 * (Nd + Nd.T)
-        vals, vecs = sla.eigh(Nd, subset_by_index=[n - top, n - 1])
+        out = sla.eigh(Nd, eigvals_only=not vectors, subset_by_index=[n - top, n - 1])
     else:
         from scipy.sparse.linalg import eigsh
 
         rng = rng if rng is not None else np.random.default_rng(0)
         N = 0.5 * (N + N.T)
-        vals, vecs = eigsh(N, k=top, which="LA", v0=start_vector(rng, n), tol=tol,
-                           ncv=min(n, max(2 * top + 1, 40)))
+        out = eigsh(N, k=top, which="LA", v0=start_vector(rng, n), tol=tol,
+                    return_eigenvectors=vectors, ncv=min(n, max(2 * top + 1, 40)))
+    vals, vecs = out if vectors else (out, None)
     order = np.argsort(vals)[::-1]
-    return vals[order], vecs[:, order]
+    return vals[order], (vecs[:, order] if vectors else None)
 
 
 def affinity_spectrum_without_tiny_groups(A, n_values: int,
@@ -232,28 +235,8 @@ def affinity_spectrum(A, n_values: int, rng: np.random.Generator | None = None,
     """The ``n_values`` largest (algebraic) eigenvalues of ``D^{-1/2} A D^{-1/2}`` of a
     sparse symmetric affinity matrix ``A`` (descending): dense ``eigh`` for small graphs,
     else Lanczos (``eigsh``) from a seeded start vector."""
-    from graphclust.numerics.eigen import DENSE_MAX
-    from graphclust.numerics.random import start_vector
-
-    A = sp.csr_array(A, dtype=np.float64)
-    n = A.shape[0]
-    s = _inverse(np.asarray(A.sum(axis=1)).ravel(), 0.5)
-    S = sp.dia_array((s[None, :], [0]), shape=(n, n))
-    N = sp.csr_array(S @ A @ S)
-    top = min(n_values, n)
-    if n <= DENSE_MAX or 4 * top >= n:
-        Nd = N.toarray()
-        Nd = 0.5 * (Nd + Nd.T)
-        vals = sla.eigh(Nd, eigvals_only=True, subset_by_index=[n - top, n - 1])[::-1]
-    else:
-        from scipy.sparse.linalg import eigsh
-
-        rng = rng if rng is not None else np.random.default_rng(0)
-        N = 0.5 * (N + N.T)
-        vals = eigsh(N, k=top, which="LA", v0=start_vector(rng, n), tol=tol,
-                     return_eigenvectors=False, ncv=min(n, max(2 * top + 1, 40)))
-        vals = np.sort(vals)[::-1]
-    return np.concatenate([vals, np.zeros(n_values - top)])
+    vals, _ = _affinity_eigen(A, n_values, rng, tol, vectors=False)
+    return np.concatenate([vals, np.zeros(n_values - vals.size)])
 
 
 class EigengapChoice:
