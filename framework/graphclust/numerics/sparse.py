@@ -17,7 +17,6 @@ and warns below it: a densification is never silent.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 
@@ -46,17 +45,10 @@ SPARSE_ALTERNATIVES = ("anchors 'kmeans', 'random' or 'hybrid'; graph 'knn', "
 def densify_limit() -> int:
     """The limit in force: ``GRAPHCLUST_DENSIFY_LIMIT`` (bytes) when set, else
     :data:`DENSIFY_LIMIT_BYTES`."""
-    raw = os.environ.get("GRAPHCLUST_DENSIFY_LIMIT")
-    if raw is None or raw.strip() == "":
-        return DENSIFY_LIMIT_BYTES
-    try:
-        value = int(float(raw))
-    except ValueError:
-        raise InputError(f"GRAPHCLUST_DENSIFY_LIMIT must be a number of bytes, got "
-                         f"{raw!r}") from None
-    if value < 0:
-        raise InputError(f"GRAPHCLUST_DENSIFY_LIMIT must be >= 0, got {raw!r}")
-    return value
+    from graphclust.environ import read_env
+
+    value = read_env("GRAPHCLUST_DENSIFY_LIMIT")
+    return DENSIFY_LIMIT_BYTES if value is None else value
 
 
 def as_csr(X) -> sp.csr_array:
