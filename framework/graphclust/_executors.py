@@ -87,7 +87,16 @@ class InMemory:
         (``(n_clusters or None, k_max)``)."""
         from graphclust._rules import profile_data
 
+        from graphclust.numerics import drop_empty_columns, magnitude_unit
+
         X = validate_rows(estimator, X, reset=True)
+        # a sparse X wider than its stored values: the parts see its non-empty columns
+        X, estimator._column_map = drop_empty_columns(X)
+        # data in units where squared distances overflow or underflow: exact power-of-two
+        # units where they do not (magnitude_unit); predict uses the same
+        estimator._unit = magnitude_unit(X)
+        if estimator._unit != 1.0:
+            X = X * estimator._unit
         if profile_k is None:
             return X, None
         return X, profile_data(X, profile_k[0], k_max=profile_k[1])
@@ -119,8 +128,14 @@ class InMemory:
         return _solution_rows(result.solution)
 
     def _new_rows(self, estimator, X):
-        return _dense_if_needed(check_input(validate_rows(estimator, X, reset=False)),
-                                estimator.pipeline_)
+        X = check_input(validate_rows(estimator, X, reset=False))
+        cmap = getattr(estimator, "_column_map", None)
+        if cmap is not None:  # the training columns, and the norm of the others
+            X = cmap.apply(X)
+        unit = getattr(estimator, "_unit", 1.0)
+        if unit != 1.0:  # the training rows' units (take)
+            X = X * unit
+        return _dense_if_needed(X, estimator.pipeline_)
 
     def predict(self, estimator, X):
         return estimator.pipeline_.predict(self._new_rows(estimator, X), estimator.result_)

@@ -347,3 +347,36 @@ def _fit_sparse(X, kind: str) -> Scaling:
               else sparse_column_maxabs(X))
     spread = np.where(spread > 0, spread, 1.0)
     return Scaling(kind, np.zeros(d), spread, d)
+
+
+def safe_magnitude_limits(dtype, d: int) -> tuple[float, float]:
+    """``(low, high)``: the sizes of coordinates between which squared Euclidean
+    distances of ``d`` columns neither underflow nor overflow in ``dtype``
+    (``√tiny · 1e4`` and ``√max / (4 √d)``: a squared distance sums ``d`` squares of
+    differences of at most twice the size, so it stays below ``max / 4``)."""
+    info = np.finfo(dtype)
+    return (float(np.sqrt(info.tiny)) * 1e4,
+            float(np.sqrt(info.max)) / 4.0 / float(np.sqrt(max(int(d), 1))))
+
+
+def magnitude_unit(X) -> float:
+    """The power of two ``u`` that brings the largest ``|x|`` of ``X`` into ``[1/2, 1)``
+    when that largest value lies outside :func:`safe_magnitude_limits`, else ``1.0``.
+
+    Multiplying by a power of two is exact in binary floating point (no digit of the
+    data changes, only the exponent), and every distance-based step of a pipeline that
+    sets its scales from the data (self-tuning bandwidths, mean distances, ranks of
+    neighbours) gives the same partition of ``c·X`` as of ``X``; so data given in units
+    where squared distances overflow (``1e200``) or underflow (``1e-300``) are clustered
+    in units where they do not, instead of failing deep inside a library.
+    """
+    import scipy.sparse as sp
+
+    vals = X.data if sp.issparse(X) else np.asarray(X)
+    if vals.size == 0 or vals.dtype.kind != "f":
+        return 1.0
+    top = float(np.max(np.abs(vals)))
+    low, high = safe_magnitude_limits(vals.dtype, X.shape[1])
+    if top == 0.0 or not np.isfinite(top) or low <= top <= high:
+        return 1.0
+    return float(np.ldexp(1.0, -int(np.frexp(top)[1])))
