@@ -195,6 +195,7 @@ class Chunked:
         self.row_chunks = X.chunks[0]  # the outputs' chunking (empty chunks included)
         X = without_empty_chunks(X)
         estimator.n_features_in_ = int(X.shape[1])
+        X = self._in_safe_units(estimator, X)
         if names is not None:
             estimator.feature_names_in_ = names
         elif hasattr(estimator, "feature_names_in_"):
@@ -208,6 +209,17 @@ class Chunked:
                                 else index, rows)
         return X, attrs.evolve(profile_data(gathered, profile_k[0], k_max=profile_k[1]),
                                chunked=True)
+
+    @staticmethod
+    def _in_safe_units(estimator, X):
+        """``X`` in the power-of-two units of :func:`graphclust.numerics.magnitude_unit`
+        (the largest ``|x|`` in one reduction over the chunks), as in memory; the unit is
+        kept for predict."""
+        from graphclust.numerics import unit_for_magnitude
+
+        top = float(abs(X).max().compute()) if X.size else 0.0
+        estimator._unit = unit_for_magnitude(top, X.dtype, int(X.shape[1]))
+        return X * estimator._unit if estimator._unit != 1.0 else X
 
     def fit(self, plan):
         """Refuse, naming the part, a spec that cannot run chunk-wise; check the values
@@ -257,7 +269,8 @@ class Chunked:
         if X.shape[1] != estimator.n_features_in_:
             raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
                              f"{estimator.n_features_in_} features as input")
-        return X
+        unit = getattr(estimator, "_unit", 1.0)
+        return X * unit if unit != 1.0 else X
 
     def predict(self, estimator, X):
         """A dask array of labels, one task per row block."""

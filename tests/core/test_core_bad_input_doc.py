@@ -56,6 +56,14 @@ SPARSE = __import__("scipy.sparse", fromlist=["csr_array"]).csr_array(
     np.where(np.abs(BLOBS) > 4, np.abs(BLOBS), 0.0))
 
 
+def sparse_wide(width: int = 10**9):
+    """``SPARSE`` with its 4 columns spread over ``width`` (issue 46 C1)."""
+    import scipy.sparse as sp
+
+    A = sp.coo_array(SPARSE)
+    return sp.csr_array((A.data, (A.row, A.col * (width // 4))), shape=(A.shape[0], width))
+
+
 def sparse_with_nan():
     X = SPARSE.copy()
     X.data[5] = np.nan
@@ -319,6 +327,15 @@ CASES: list[tuple[str, Callable[[], object]]] = [
      cli("run", "--preset", "anchor-spectral", "--dataset", "reg.svm", "--n-clusters", "3",
          "--quiet")),
     ("LIBSVM file that does not parse", cli("run", "--dataset", "bad.svm")),
+    # computational extremes (issue 46 C1-C4)
+    ("sparse ``X`` of 90 x 10**9 for ``uspec`` (fitted on its non-empty columns)",
+     fit("uspec", X=sparse_wide(), k=3)),
+    ("LIBSVM file of one line ``1 2000000000:1.0``",
+     cli("run", "--dataset", "wide/one.svm", "--quiet")),
+    ("``GRAPHCLUST_DENSIFY_LIMIT=inf`` (also ``1e400``, ``nan``, ``-1``, ``abc``)",
+     lambda: with_densify_limit("inf", fit("ulge", X=SPARSE, k=3))),
+    ("``X * 1e200`` with no spec (auto; fitted in power-of-two units)",
+     fit("auto", X=BLOBS * 1e200, k=3)),
 ]
 
 
@@ -426,6 +443,8 @@ def ragged_csv(tmp_path, monkeypatch):
     sp.save_npz(tmp_path / "m.npz", sp.csr_matrix(SPARSE))
     dump_svmlight_file(sp.csr_matrix(SPARSE), np.linspace(0.0, 1.0, 90), str(tmp_path / "reg.svm"))
     (tmp_path / "bad.svm").write_text("1 3:x\n0 1:2\n")
+    (tmp_path / "wide").mkdir()  # a sub-folder: not among the names '--dataset' lists
+    (tmp_path / "wide" / "one.svm").write_text("1 2000000000:1.0\n")
     monkeypatch.chdir(tmp_path)
 
 

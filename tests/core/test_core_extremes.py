@@ -22,12 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from sklearn.datasets import make_blobs
 
 import graphclust as gc
-from graphclust.numerics import drop_empty_columns, magnitude_unit
+from graphclust.numerics import drop_empty_columns, magnitude_unit, same_partition
 from graphclust.testing.strategies import libsvm_lines, scale_exponents, wide_sparse
 
 QUICK = settings(max_examples=25, deadline=None, derandomize=True,
-                 suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                        HealthCheck.too_slow])
+                 suppress_health_check=list(HealthCheck))
 FEW = settings(max_examples=4, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.function_scoped_fixture,
                                       HealthCheck.too_slow])
@@ -168,7 +167,7 @@ def _check_scaled(preset, e):
     if preset not in _REFERENCE:
         _REFERENCE[preset] = _labels(preset, X)[1]
     model, got = _labels(preset, X * 10.0 ** e)
-    assert np.array_equal(got, _REFERENCE[preset]), e
+    assert same_partition(got, _REFERENCE[preset]), e  # the same clusters, maybe renamed
     if hasattr(model, "predict"):
         assert np.array_equal(model.predict(X[:20] * 10.0 ** e), got[:20])
 

@@ -375,8 +375,14 @@ def magnitude_unit(X) -> float:
     vals = X.data if sp.issparse(X) else np.asarray(X)
     if vals.size == 0 or vals.dtype.kind != "f":
         return 1.0
-    top = float(np.max(np.abs(vals)))
-    low, high = safe_magnitude_limits(vals.dtype, X.shape[1])
+    return unit_for_magnitude(float(np.max(np.abs(vals))), vals.dtype, X.shape[1])
+
+
+def unit_for_magnitude(top: float, dtype, d: int) -> float:
+    """:func:`magnitude_unit` from the largest ``|x|`` already known (a reduction over
+    the chunks of a dask array): ``1.0`` for ``0``, a non-finite value (refused later by
+    the input check) or a value within :func:`safe_magnitude_limits`."""
+    low, high = safe_magnitude_limits(dtype, d)
     if top == 0.0 or not np.isfinite(top) or low <= top <= high:
         return 1.0
     return float(np.ldexp(1.0, -int(np.frexp(top)[1])))
