@@ -245,9 +245,8 @@ class ColumnMap:
             return as_csr(out)
         X = np.asarray(X)
         kept = X[:, self.kept]
-        total = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-        rest = np.sqrt(np.maximum(total - np.einsum("ij,ij->i", kept, kept,
-                                                    dtype=np.float64), 0.0))
+        others = np.delete(X, self.kept, axis=1)  # summed directly: no cancellation
+        rest = np.sqrt(np.einsum("ij,ij->i", others, others, dtype=np.float64))
         return np.hstack([kept, rest[:, None].astype(kept.dtype)])
 
 
