@@ -69,12 +69,14 @@ def test_dropping_empty_columns_keeps_every_inner_product(train, new):
         assert np.allclose(cmap.apply(rows.toarray()), mapped.toarray(), rtol=1e-12)
 
 
-def test_a_fit_on_a_billion_columns_follows_the_stored_values():
-    """C1 in small: 300 rows of three topics spread over 10**9 columns; uspec fits in a
-    few MB (the dense anchors alone would be 100 x 10**9 floats) and predict of the
-    training rows gives their labels."""
+@pytest.mark.parametrize("n", [90, pytest.param(600, marks=pytest.mark.slow)])
+def test_a_fit_on_a_billion_columns_follows_the_stored_values(n):
+    """C1 in small: rows of three topics spread over 10**9 columns; an anchor pipeline
+    fits in a few MB (its dense anchors alone would be 30 x 10**9 floats), finds the
+    partition of the same values on a matrix of only the used columns, and predict of
+    the training rows gives their labels."""
     rng = np.random.default_rng(0)
-    n, d, per = 300, 10**9, 6
+    d, per = 10**9, 6
     topics = rng.choice(d, size=(3, 40), replace=False)
     y = np.repeat(np.arange(3), n // 3)
     cols = np.stack([rng.choice(topics[c], per, replace=False) for c in y])
@@ -88,9 +90,12 @@ def test_a_fit_on_a_billion_columns_follows_the_stored_values():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 50 * 2**20, f"{peak / 2**20:.0f} MB traced"
-    from sklearn.metrics import adjusted_rand_score
-
-    assert adjusted_rand_score(y, model.labels_) == 1.0
+    # reference: the same values on a narrow matrix of the used columns only, in order
+    used = np.unique(X.indices)
+    Xn = sp.csr_array((X.data, np.searchsorted(used, X.indices), X.indptr),
+                      shape=(n, used.size))
+    ref = gc.GraphClustering(spec, n_clusters=3, random_state=0).fit(Xn)
+    assert same_partition(model.labels_, ref.labels_)
     assert np.array_equal(model.predict(X), model.labels_)
 
 
@@ -148,7 +153,8 @@ def test_magnitude_unit_is_a_power_of_two_bringing_the_data_into_range(e):
 
 
 PRESETS = [None, "uspec", "genie", "ulge", "ncut"]  # None: auto (no spec)
-QUICK_PRESETS = ["genie", "ncut"]  # under a second for two exponents
+
+QUICK_PRESETS = ["ncut"]  # under a second for two exponents
 
 
 def _labels(preset, X):
