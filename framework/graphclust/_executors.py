@@ -86,7 +86,6 @@ class InMemory:
         (``n_features_in_``); the profile of ``X`` for a rule preset's ``profile_k``
         (``(n_clusters or None, k_max)``)."""
         from graphclust._rules import profile_data
-
         from graphclust.numerics import drop_empty_columns, magnitude_unit
 
         X = validate_rows(estimator, X, reset=True)
@@ -203,10 +202,10 @@ class Chunked:
             del estimator.feature_names_in_
         if profile_k is None:  # no value is read before fit's chunk-wise check
             return X, None
-        X = self._in_safe_units(X)  # the profile reads the rows: in the units fitted
+        Xs = self._in_safe_units(X)  # the profile reads the rows: in the units fitted
         # the rows the in-memory profile reads, gathered by global index (one pass)
         index = profile_rows(*X.shape)
-        rows = np.asarray((X if index is None else X[index]).compute())
+        rows = np.asarray((Xs if index is None else Xs[index]).compute())
         gathered = GatheredRows(tuple(X.shape), np.arange(X.shape[0]) if index is None
                                 else index, rows)
         return X, attrs.evolve(profile_data(gathered, profile_k[0], k_max=profile_k[1]),
