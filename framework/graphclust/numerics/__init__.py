@@ -73,7 +73,8 @@ from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
 from graphclust.numerics.scaling import (SCALE_KINDS, ColumnStats, Scaling, fit_scaling,
-                                         magnitude_unit, safe_magnitude_limits,
+                                         magnitude_limits, magnitude_unit,
+                                         safe_magnitude_limits,
                                          unit_for_magnitude)
 from graphclust.numerics.threads import fixed_threads
 
@@ -81,6 +82,7 @@ __all__ = [
     "DENSIFY_LIMIT_BYTES",
     "as_csr",
     "magnitude_unit",
+    "magnitude_limits",
     "unit_for_magnitude",
     "safe_magnitude_limits",
     "ColumnMap",
