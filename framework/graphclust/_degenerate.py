@@ -40,10 +40,9 @@ __all__ = ["check_distances", "check_spread", "distinct_rows", "warn_few_distinc
 
 
 def _spread_limits(dtype: np.dtype, d: int) -> tuple[float, float]:
-    info = np.finfo(dtype)
-    low = float(np.sqrt(info.tiny)) * 1e4
-    high = float(np.sqrt(info.max)) / 4.0 / np.sqrt(max(d, 1))
-    return low, high
+    from graphclust.numerics import safe_magnitude_limits
+
+    return safe_magnitude_limits(dtype, d)
 
 
 def check_distances(X: np.ndarray, n_clusters: int, *, what: str = "X") -> None:

@@ -88,8 +88,16 @@ class InMemory:
         (``n_features_in_``); the profile of ``X`` for a rule preset's ``profile_k``
         (``(n_clusters or None, k_max)``)."""
         from graphclust._rules import profile_data
+        from graphclust.numerics import drop_empty_columns, magnitude_unit
 
         X = validate_rows(estimator, X, reset=True)
+        # a sparse X wider than its stored values: the parts see its non-empty columns
+        X, estimator._column_map = drop_empty_columns(X)
+        # data in units where squared distances overflow or underflow: exact power-of-two
+        # units where they do not (magnitude_unit); predict uses the same
+        estimator._unit = magnitude_unit(X)
+        if estimator._unit != 1.0:
+            X = X * estimator._unit
         if profile_k is None:
             return X, None
         return X, profile_data(X, profile_k[0], k_max=profile_k[1])
@@ -125,8 +133,14 @@ class InMemory:
         return value
 
     def _new_rows(self, estimator, X):
-        return _dense_if_needed(check_input(validate_rows(estimator, X, reset=False)),
-                                estimator.pipeline_)
+        X = check_input(validate_rows(estimator, X, reset=False))
+        cmap = getattr(estimator, "_column_map", None)
+        if cmap is not None:  # the training columns, and the norm of the others
+            X = cmap.apply(X)
+        unit = getattr(estimator, "_unit", 1.0)
+        if unit != 1.0:  # the training rows' units (take)
+            X = X * unit
+        return _dense_if_needed(X, estimator.pipeline_)
 
     def predict(self, estimator, X):
         return estimator.pipeline_.predict(self._new_rows(estimator, X), estimator.result_)
@@ -186,19 +200,34 @@ class Chunked:
         self.row_chunks = X.chunks[0]  # the outputs' chunking (empty chunks included)
         X = without_empty_chunks(X)
         estimator.n_features_in_ = int(X.shape[1])
+        self._owner, self._unit = estimator, None  # the unit is found by fit (or below)
+        estimator._column_map = None  # dense rows: no column is dropped (nor a stale map)
         if names is not None:
             estimator.feature_names_in_ = names
         elif hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
-        if profile_k is None:
+        if profile_k is None:  # no value is read before fit's chunk-wise check
             return X, None
+        Xs = self._in_safe_units(X)  # the profile reads the rows: in the units fitted
         # the rows the in-memory profile reads, gathered by global index (one pass)
         index = profile_rows(*X.shape)
-        rows = np.asarray((X if index is None else X[index]).compute())
+        rows = np.asarray((Xs if index is None else Xs[index]).compute())
         gathered = GatheredRows(tuple(X.shape), np.arange(X.shape[0]) if index is None
                                 else index, rows)
         return X, attrs.evolve(profile_data(gathered, profile_k[0], k_max=profile_k[1]),
                                chunked=True)
+
+    def _in_safe_units(self, X):
+        """``X`` in the power-of-two units of :func:`graphclust.numerics.magnitude_unit`
+        (the largest ``|x|`` in one reduction over the chunks, found once), as in memory;
+        the unit is kept on the estimator for predict."""
+        from graphclust.numerics import unit_for_magnitude
+
+        if self._unit is None:
+            top = float(abs(X).max().compute()) if X.size else 0.0
+            self._unit = unit_for_magnitude(top, X.dtype, int(X.shape[1]))
+            self._owner._unit = self._unit
+        return X * self._unit if self._unit != 1.0 else X
 
     def fit(self, plan):
         """Refuse, naming the part, a spec that cannot run chunk-wise; check the values
@@ -210,15 +239,16 @@ class Chunked:
         from graphclust._dask._run import fit_chunked
 
         check_chunkwise(plan.pipeline)
+        X = self._in_safe_units(plan.X)
         k = plan.n_clusters
         checked_k = 2 if k is None else k
-        ranges, n_distinct = value_summary(plan.X, checked_k)
+        ranges, n_distinct = value_summary(X, checked_k)
         run = fit_ensemble_chunked if isinstance(plan.pipeline, Ensemble) else fit_chunked
         with one_warning_per_cause():
-            check_values(plan.pipeline, checked_k, ranges, int(plan.X.shape[0]),
-                         plan.X.dtype, n_distinct)
+            check_values(plan.pipeline, checked_k, ranges, int(X.shape[0]), X.dtype,
+                         n_distinct)
             try:
-                result = run(plan.pipeline, plan.X, k, plan.ctx, plan.who,
+                result = run(plan.pipeline, X, k, plan.ctx, plan.who,
                              k_range=plan.k_range)
             except Exception as exc:
                 if not cluster_lost(exc):
@@ -235,7 +265,8 @@ class Chunked:
         from graphclust._dask._input import with_row_chunks
         from graphclust._dask._run import training_embedding
 
-        return with_row_chunks(training_embedding(plan.pipeline, result, plan.X),
+        return with_row_chunks(training_embedding(plan.pipeline, result,
+                                                  self._in_safe_units(plan.X)),
                                self.row_chunks)
 
     def held(self, value, what: str):
@@ -257,7 +288,8 @@ class Chunked:
         if X.shape[1] != estimator.n_features_in_:
             raise InputError(f"X has {X.shape[1]} features, but GraphClustering is expecting "
                              f"{estimator.n_features_in_} features as input")
-        return X
+        unit = getattr(estimator, "_unit", 1.0)
+        return X * unit if unit != 1.0 else X
 
     def predict(self, estimator, X):
         """A dask array of labels, one task per row block."""

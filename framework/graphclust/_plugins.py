@@ -17,7 +17,6 @@ GRAPHCLUST_DISABLE_PLUGINS
 from __future__ import annotations
 
 import importlib.metadata as md
-import os
 import threading
 import traceback
 import warnings
@@ -26,6 +25,7 @@ from typing import Any
 import pluggy
 
 from graphclust import hookspecs
+from graphclust.environ import read_env
 from graphclust._errors import PluginError, PluginWarning
 from graphclust._progress import ProgressEvent
 from graphclust._registry import PluginRecord, Provider, Registry
@@ -36,14 +36,6 @@ __all__ = ["PluginManager", "get_plugin_manager", "get_registry", "ENTRY_POINT_G
 ENTRY_POINT_GROUP = "graphclust"
 STRICT_ENV = "GRAPHCLUST_STRICT_PLUGINS"
 DISABLE_ENV = "GRAPHCLUST_DISABLE_PLUGINS"
-
-
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _env_list(name: str) -> set[str]:
-    return {s.strip() for s in os.environ.get(name, "").split(",") if s.strip()}
 
 
 class PluginManager:
@@ -61,8 +53,8 @@ class PluginManager:
 
     def __init__(self, *, strict: bool | None = None, blocked: set[str] | None = None,
                  entry_points=None):
-        self.strict = _env_flag(STRICT_ENV) if strict is None else strict
-        self.blocked = _env_list(DISABLE_ENV) if blocked is None else set(blocked)
+        self.strict = read_env(STRICT_ENV) if strict is None else strict
+        self.blocked = set(read_env(DISABLE_ENV)) if blocked is None else set(blocked)
         self._pm = pluggy.PluginManager(hookspecs.PROJECT)
         self._pm.add_hookspecs(hookspecs)
         self._providers: dict[str, Provider] = {}

@@ -11,11 +11,11 @@ default: ``bar`` when stderr is a terminal, else ``lines``).
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TextIO
 
 from graphclust import hookspecs
+from graphclust.environ import read_env
 from graphclust._progress import ProgressEvent
 
 __all__ = ["StderrProgressReporter", "PROGRESS_ENV"]
@@ -38,8 +38,9 @@ class StderrProgressReporter:
 
     def __init__(self, stream: TextIO | None = None, mode: str | None = None):
         self.stream = stream
-        mode = mode or os.environ.get(PROGRESS_ENV, "auto").strip().lower() or "auto"
-        self.mode = mode if mode in _MODES else "auto"
+        self.mode = read_env(PROGRESS_ENV) if mode is None else mode
+        if self.mode not in _MODES:
+            raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
         self._bars: dict[tuple[str, str], object] = {}
         self._notes: dict[tuple[str, str], str] = {}
         self._steps: dict[tuple[str, str], tuple[int | None, int | None]] = {}

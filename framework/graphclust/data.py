@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust.environ import read_env
 from graphclust._errors import InputError
 
 __all__ = ["find_data_dir", "load_dataset", "load_file", "BUNDLED", "mnist_extend"]
@@ -36,11 +37,8 @@ def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path | None:
         if not path.is_dir():
             raise InputError(f"data folder {str(path)!r} does not exist")
         return path
-    env = os.environ.get("GRAPHCLUST_DATA")
-    if env:
-        path = Path(env)
-        if not path.is_dir():
-            raise InputError(f"GRAPHCLUST_DATA={env!r} is not a folder")
+    path = read_env("GRAPHCLUST_DATA")
+    if path is not None:
         return path
     candidates = [Path.cwd() / ".." / "shared" / "data",
                   Path(__file__).resolve().parents[3] / "shared" / "data"]

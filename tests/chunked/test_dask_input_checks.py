@@ -28,14 +28,17 @@ def _model(preset="uspec", k=4, **kw):
     return gc.GraphClustering(preset, n_clusters=k, random_state=0, **{**SMALL, **kw})
 
 
-@pytest.mark.parametrize("factor, word", [(1e-300, "underflow"), (1e200, "overflow")])
-def test_underflow_and_overflow_are_refused_on_dask_as_in_memory(blobs, dask_client,
-                                                                 factor, word):
+@pytest.mark.parametrize("factor", [1e200, pytest.param(1e-300, marks=pytest.mark.slow)])
+def test_extreme_scales_are_fitted_on_dask_as_in_memory(blobs, dask_client, factor):
+    """Data scaled where squared distances under- or overflow are fitted in the same
+    power-of-two units on both paths (issue 46 C4): the labels of the unscaled data."""
     import dask.array as da
 
-    for X in (blobs * factor, da.from_array(blobs * factor, chunks=(200, 4))):
-        with pytest.raises(gc.InputError, match=f"squared distances {word}"):
-            _model().fit(X)
+    from graphclust.numerics import same_partition
+
+    ref = _model().fit(blobs).labels_
+    chunked = _model().fit(da.from_array(blobs * factor, chunks=(200, 4)))
+    assert same_partition(np.asarray(chunked.labels_.compute()), ref)
 
 
 def test_complex_input_is_refused(blobs, dask_client):
@@ -124,3 +127,23 @@ def test_empty_and_one_row_chunks(blobs, dask_client, preset):
     for rows in CHUNKINGS:
         np.testing.assert_array_equal(_fit_labels(preset, blobs, rows),
                                       _fit_labels(preset, blobs, tuple(r for r in rows if r)))
+
+
+@pytest.mark.slow  # two chunked auto fits, 3-5 s
+@pytest.mark.parametrize("factor", [1e200, 1e-300])
+def test_extreme_scales_with_a_rule_preset_are_rescaled_once(blobs, dask_client, factor):
+    """auto reads rows for its profile before the fit: those rows and the fit use one
+    power-of-two unit (not applied twice), and predict of scaled rows agrees."""
+    import dask.array as da
+
+    from graphclust.numerics import same_partition
+
+    ref = gc.GraphClustering(n_clusters=4, random_state=0).fit(
+        da.from_array(blobs, chunks=(300, 4)))
+    model = gc.GraphClustering(n_clusters=4, random_state=0).fit(
+        da.from_array(blobs * factor, chunks=(300, 4)))
+    got = np.asarray(model.labels_.compute())
+    assert same_partition(got, np.asarray(ref.labels_.compute()))
+    assert 0.5 <= np.abs(blobs * factor * model._unit).max() < 1.0
+    new = np.asarray(model.predict(da.from_array(blobs[:60] * factor, chunks=30)).compute())
+    assert np.array_equal(new, got[:60])

@@ -69,6 +69,14 @@ SPARSE = __import__("scipy.sparse", fromlist=["csr_array"]).csr_array(
     np.where(np.abs(BLOBS) > 4, np.abs(BLOBS), 0.0))
 
 
+def sparse_wide(width: int = 10**9):
+    """``SPARSE`` with its 4 columns spread over ``width`` (issue 46 C1)."""
+    import scipy.sparse as sp
+
+    A = sp.coo_array(SPARSE)
+    return sp.csr_array((A.data, (A.row, A.col * (width // 4))), shape=(A.shape[0], width))
+
+
 def sparse_with_nan():
     X = SPARSE.copy()
     X.data[5] = np.nan
@@ -113,6 +121,16 @@ def needs_dask(action: Callable[[], object]) -> Callable[[], object]:
     """``action``, marked as a row that needs the ``[dask]`` extra."""
     action.needs_dask = True
     return action
+
+
+def scaled(factor: float, spec="ncut", k=3):
+    """A fit of ``BLOBS * factor``, said as whether its labels are those of ``BLOBS``."""
+    def run():
+        plain = GraphClustering(spec, n_clusters=k, random_state=0).fit(BLOBS).labels_
+        moved = GraphClustering(spec, n_clusters=k, random_state=0).fit(BLOBS * factor)
+        same = bool(np.array_equal(plain, moved.labels_))
+        return f"labels identical to those of the unscaled data: {same}"
+    return run
 
 
 def on_dask(X, spec="uspec", rows=(40, 50), **kw):
@@ -290,9 +308,9 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("``y`` of the wrong length", lambda: GraphClustering(
         "ncut", n_clusters=3, random_state=0).fit(BLOBS, np.zeros(10))),
     ("all rows identical", fit(X=np.ones((40, 4)))),
-    ("values scaled by 1e-300", fit(X=BLOBS * 1e-300)),
-    ("values scaled by 1e200", fit(X=BLOBS * 1e200)),
-    ("values scaled by 1e200, ``n_clusters=1``", fit(X=BLOBS * 1e200, k=1)),
+    ("values scaled by 1e-300", scaled(1e-300)),
+    ("values scaled by 1e200", scaled(1e200)),
+    ("values scaled by 1e200, ``n_clusters=1``", scaled(1e200, k=1)),
     *ISSUE_30_CASES,
     ("``dcd`` on 3 points, ``n_clusters=2``", fit("dcd", X=BLOBS[:3], k=2)),
     ("ellipsoid rounding with one anchor", fit("ncer-anchor", X=np.abs(BLOBS[:30]),
@@ -390,6 +408,15 @@ CASES: list[tuple[str, Callable[[], object]]] = [
          "--quiet")),
     ("LIBSVM file that does not parse", cli("run", "--dataset", "bad.svm")),
     *ISSUE_46_STATISTICAL_CASES,
+    # computational extremes (issue 46 C1-C4)
+    ("sparse ``X`` of 90 x 10**9 for ``uspec`` (fitted on its non-empty columns)",
+     fit("uspec", X=sparse_wide(), k=3)),
+    ("LIBSVM file of one line ``1 2000000000:1.0``",
+     cli("run", "--dataset", "wide/one.svm", "--quiet")),
+    ("``GRAPHCLUST_DENSIFY_LIMIT=inf`` (also ``1e400``, ``nan``, ``-1``, ``abc``)",
+     lambda: with_densify_limit("inf", fit("ulge", X=SPARSE, k=3))),
+    ("``X * 1e200`` with no spec (auto; fitted in power-of-two units)",
+     scaled(1e200, spec="auto")),
 ]
 
 
@@ -499,6 +526,8 @@ def ragged_csv(tmp_path, monkeypatch):
     dump_svmlight_file(sp.csr_matrix(SPARSE), np.linspace(0.0, 1.0, 90), str(tmp_path / "reg.svm"))
     (tmp_path / "bad.svm").write_text("1 3:x\n0 1:2\n")
     (tmp_path / "semi.csv").write_text("x;y\n1,5;2,25\n3,0;4,75\n0,5;1,25\n")
+    (tmp_path / "wide").mkdir()  # a sub-folder: not among the names '--dataset' lists
+    (tmp_path / "wide" / "one.svm").write_text("1 2000000000:1.0\n")
     monkeypatch.chdir(tmp_path)
 
 

@@ -15,6 +15,7 @@ import graphclust as gc
 from graphclust import GraphClustering, InputError
 from graphclust._degenerate import check_distances, component_sizes, disconnected_message
 from graphclust._fitwarnings import one_warning_per_cause
+from graphclust.numerics import same_partition
 
 BLOBS, _ = make_blobs(90, centers=3, n_features=4, random_state=0)
 
@@ -41,10 +42,21 @@ def test_identical_rows_warn(preset):
     assert not _of(rec, gc.DegenerateDataWarning)
 
 
-@pytest.mark.parametrize("scale,word", [(1e-300, "underflow"), (1e200, "overflow")])
-def test_extreme_scales_are_input_errors(scale, word):
-    with pytest.raises(InputError, match=f"largest column range.*{word}.*rescale X"):
-        GraphClustering("ncut", n_clusters=3, random_state=0).fit(BLOBS * scale)
+@pytest.mark.parametrize("scale", [1e-300, 1e200])
+def test_extreme_scales_are_fitted_in_safe_units(scale):
+    """Data merely scaled are fitted in exact power-of-two units (issue 46 C4): the labels
+    of the unscaled data."""
+    ref = GraphClustering("ncut", n_clusters=3, random_state=0).fit(BLOBS).labels_
+    got = GraphClustering("ncut", n_clusters=3, random_state=0).fit(BLOBS * scale).labels_
+    assert same_partition(got, ref)
+
+
+def test_a_spread_lost_under_its_offset_is_still_an_input_error():
+    """Rescaling cannot help when the spread underflows next to the size of the values
+    (differences of 1e-160 beside a constant column of ones): refused, as before."""
+    X = np.hstack([BLOBS * 1e-160, np.ones((BLOBS.shape[0], 1))])
+    with pytest.raises(InputError, match="largest column range.*underflow.*rescale X"):
+        GraphClustering("ncut", n_clusters=3, random_state=0).fit(X)
 
 
 def test_float32_limits_follow_the_dtype():

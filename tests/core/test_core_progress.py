@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from graphclust import Context, GraphClustering, compose
+from graphclust import Context, GraphClustering, InputError, compose
 from graphclust._progress import Progress
 from graphclust._reporter import StderrProgressReporter
 
@@ -68,8 +68,11 @@ def test_auto_mode_follows_the_stream(X):
 def test_mode_from_environment(monkeypatch):
     monkeypatch.setenv("GRAPHCLUST_PROGRESS", "bar")
     assert StderrProgressReporter().mode == "bar"
-    monkeypatch.setenv("GRAPHCLUST_PROGRESS", "nonsense")
-    assert StderrProgressReporter().mode == "auto"
+    monkeypatch.setenv("GRAPHCLUST_PROGRESS", "Lines")
+    assert StderrProgressReporter().mode == "lines"
+    monkeypatch.setenv("GRAPHCLUST_PROGRESS", "nonsense")  # refused, not read as "auto"
+    with pytest.raises(InputError, match="GRAPHCLUST_PROGRESS='nonsense'.*auto, bar, lines"):
+        StderrProgressReporter()
 
 
 def test_a_part_phase_resets_the_stage_total_without_a_new_bar():
@@ -184,7 +187,7 @@ def test_an_early_converging_solver_closes_at_its_last_step(X):
     assert steps[-1].step == steps[-1].total
     assert steps[-2].total == 100 and steps[-1].step == steps[-2].step  # closed, not advanced
     buf = io.StringIO()
-    rep = StderrProgressReporter(stream=buf, mode="line")
+    rep = StderrProgressReporter(stream=buf, mode="lines")
     for e in solver:
         rep.graphclust_report_progress(e)
     last = steps[-1].step

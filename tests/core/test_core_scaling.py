@@ -351,10 +351,12 @@ def test_fill_writes_scale(capsys, tmp_path):
 
 
 def test_scaling_rescues_data_whose_ranges_underflow():
-    """Without a scale stage, tiny ranges are an InputError (squared distances underflow);
-    with scale="standard" the parts see unit ranges and the fit works."""
+    """Without a scale stage, tiny ranges beside a column of ones are an InputError
+    (squared distances underflow; data merely scaled are fitted in power-of-two units,
+    issue 46 C4); with scale="standard" the parts see unit ranges and the fit works."""
     X, _ = make_blobs(n_samples=120, centers=3, n_features=3, random_state=0)
-    tiny = (X * 1e-170).astype(np.float64)
+    X = np.hstack([X, np.ones((120, 1))])
+    tiny = X * np.array([1e-170, 1e-170, 1e-170, 1.0])
     with pytest.raises(gc.InputError, match="underflow"):
         GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
                         overrides=SMALL).fit(tiny)

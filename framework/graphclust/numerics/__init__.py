@@ -51,8 +51,8 @@ from graphclust.numerics.distances import (
     sparse_sq_distances,
     sq_distances,
 )
-from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, as_csr, densify, densify_limit,
-                                        float_rows)
+from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, ColumnMap, as_csr, densify,
+                                        densify_limit, drop_empty_columns, float_rows)
 from graphclust.numerics.exact import ExactSum
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
@@ -72,12 +72,21 @@ from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
-from graphclust.numerics.scaling import SCALE_KINDS, ColumnStats, Scaling, fit_scaling
+from graphclust.numerics.scaling import (SCALE_KINDS, ColumnStats, Scaling, fit_scaling,
+                                         magnitude_limits, magnitude_unit,
+                                         safe_magnitude_limits,
+                                         unit_for_magnitude)
 from graphclust.numerics.threads import fixed_threads
 
 __all__ = [
     "DENSIFY_LIMIT_BYTES",
     "as_csr",
+    "magnitude_unit",
+    "magnitude_limits",
+    "unit_for_magnitude",
+    "safe_magnitude_limits",
+    "ColumnMap",
+    "drop_empty_columns",
     "densify",
     "densify_limit",
     "float_rows",

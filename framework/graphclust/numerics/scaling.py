@@ -347,3 +347,54 @@ def _fit_sparse(X, kind: str) -> Scaling:
               else sparse_column_maxabs(X))
     spread = np.where(spread > 0, spread, 1.0)
     return Scaling(kind, np.zeros(d), spread, d)
+
+
+def safe_magnitude_limits(dtype, d: int) -> tuple[float, float]:
+    """``(low, high)``: the sizes of coordinates between which squared Euclidean
+    distances of ``d`` columns neither underflow nor overflow in ``dtype``
+    (``√tiny · 1e4`` and ``√max / (4 √d)``: a squared distance sums ``d`` squares of
+    differences of at most twice the size, so it stays below ``max / 4``)."""
+    info = np.finfo(dtype)
+    return (float(np.sqrt(info.tiny)) * 1e4,
+            float(np.sqrt(info.max)) / 4.0 / float(np.sqrt(max(int(d), 1))))
+
+
+def magnitude_limits(dtype, d: int) -> tuple[float, float]:
+    """``(low, high)``: the sizes of coordinates between which data are fitted as given
+    (:func:`magnitude_unit`): the square roots of :func:`safe_magnitude_limits`'
+    squares, i.e. fourth powers of distances stay normal. Squared distances are what
+    most parts compute, but some square them again (ULGE's adaptive-neighbour rows
+    weigh squared distances by squared distances: ``1e-84`` data gave one cluster), so
+    the window leaves room for a second squaring: about ``[1e-75, 1e76]`` in float64."""
+    low, high = safe_magnitude_limits(dtype, d)
+    return float(np.sqrt(low)), float(np.sqrt(high))
+
+
+def magnitude_unit(X) -> float:
+    """The power of two ``u`` that brings the largest ``|x|`` of ``X`` into ``[1/2, 1)``
+    when that largest value lies outside :func:`magnitude_limits`, else ``1.0``.
+
+    Multiplying by a power of two is exact in binary floating point (no digit of the
+    data changes, only the exponent), and every distance-based step of a pipeline that
+    sets its scales from the data (self-tuning bandwidths, mean distances, ranks of
+    neighbours) gives the same partition of ``c·X`` as of ``X``; so data given in units
+    where squared distances (or their squares) overflow (``1e200``) or underflow
+    (``1e-300``) are clustered in units where they do not, instead of failing deep
+    inside a library. Data within the limits are left exactly as given.
+    """
+    import scipy.sparse as sp
+
+    vals = X.data if sp.issparse(X) else np.asarray(X)
+    if vals.size == 0 or vals.dtype.kind != "f":
+        return 1.0
+    return unit_for_magnitude(float(np.max(np.abs(vals))), vals.dtype, X.shape[1])
+
+
+def unit_for_magnitude(top: float, dtype, d: int) -> float:
+    """:func:`magnitude_unit` from the largest ``|x|`` already known (a reduction over
+    the chunks of a dask array): ``1.0`` for ``0``, a non-finite value (refused later by
+    the input check) or a value within :func:`magnitude_limits`."""
+    low, high = magnitude_limits(dtype, d)
+    if top == 0.0 or not np.isfinite(top) or low <= top <= high:
+        return 1.0
+    return float(np.ldexp(1.0, -int(np.frexp(top)[1])))

@@ -425,3 +425,151 @@ def file_digests(root: str | os.PathLike) -> dict[str, Any]:
 
 
 __all__ += ["file_digests"]
+
+
+# -- computational extremes: widths, LIBSVM indices, environment values, scales ---------
+
+#: Widths :func:`wide_sparse` draws among (besides small ones): a text vocabulary, a
+#: million hashed features, and column counts whose dense rows no memory holds.
+EXTREME_WIDTHS = (50_000, 10**6, 2**31 - 1, 10**12)
+
+
+@attrs.frozen
+class WideSparse:
+    """A sparse matrix of ``shape`` with few stored values at ``(rows[i], cols[i])``
+    (duplicates summed): :meth:`matrix` builds it as CSR with 64-bit indices, in memory
+    ``O(nnz + n)`` whatever the width."""
+
+    shape: tuple[int, int]
+    rows: tuple[int, ...]
+    cols: tuple[int, ...]
+    values: tuple[float, ...]
+
+    def matrix(self):
+        import scipy.sparse as sp
+
+        return sp.csr_array(
+            (np.asarray(self.values, dtype=np.float64),
+             (np.asarray(self.rows, dtype=np.int64), np.asarray(self.cols, dtype=np.int64))),
+            shape=self.shape)
+
+
+@st.composite
+def wide_sparse(draw, max_rows: int = 30, max_nnz: int = 60,
+                widths: tuple[int, ...] = EXTREME_WIDTHS) -> WideSparse:
+    """A :class:`WideSparse`: 1 to ``max_rows`` rows, a width from ``1`` up to one of
+    ``widths`` (``10**12`` columns included), up to ``max_nnz`` stored values of any
+    finite size at random positions (the last column among them, rows without any)."""
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.one_of(st.integers(1, 64), st.sampled_from(widths)))
+    nnz = draw(st.integers(0, max_nnz))
+    rows = draw(st.lists(st.integers(0, n - 1), min_size=nnz, max_size=nnz))
+    cols = draw(st.lists(st.one_of(st.integers(0, d - 1), st.just(d - 1)),
+                         min_size=nnz, max_size=nnz))
+    values = draw(st.lists(st.floats(-1e6, 1e6, allow_nan=False).filter(bool),
+                           min_size=nnz, max_size=nnz))
+    return WideSparse((n, d), tuple(rows), tuple(cols), tuple(values))
+
+
+@attrs.frozen
+class LibsvmLine:
+    """One LIBSVM line: a label and ``(index, value)`` pairs, indices 1-based and
+    ascending; :meth:`text` is the line, :attr:`max_index` the width it implies."""
+
+    label: int
+    pairs: tuple[tuple[int, float], ...]
+
+    @property
+    def max_index(self) -> int:
+        return max((i for i, _ in self.pairs), default=0)
+
+    def text(self) -> str:
+        return " ".join([str(self.label)] + [f"{i}:{v!r}" for i, v in self.pairs])
+
+
+@st.composite
+def libsvm_lines(draw, max_pairs: int = 4, max_index: int = 2**40) -> LibsvmLine:
+    """A :class:`LibsvmLine` whose indices reach from 1 up to ``max_index`` (``2**40`` by
+    default: widths no dense row of which fits in memory), with no pair at all too."""
+    top = draw(st.one_of(st.integers(1, 100), st.integers(1, max_index),
+                         st.sampled_from([2_000_000_000, 2**31, 2**32 + 1, max_index])))
+    idx = draw(st.lists(st.integers(1, top), max_size=max_pairs, unique=True))
+    if idx and draw(st.booleans()):
+        idx[-1] = top
+    idx = sorted(set(idx))
+    vals = draw(st.lists(st.floats(-1e3, 1e3, allow_nan=False).filter(bool),
+                         min_size=len(idx), max_size=len(idx)))
+    return LibsvmLine(draw(st.integers(-3, 3)), tuple(zip(idx, vals)))
+
+
+_FLAGS = ("1", "true", "yes", "on", "0", "false", "no", "off")
+_BAD_TEXT = ("abc", "1,5", "0x10", "--", "é", "none", "null", "[]")
+
+
+def _cases(words):
+    """Each of ``words`` in lower, upper or title case, with surrounding blanks or not."""
+    return st.builds(lambda w, f, pad: pad + f(w) + pad, st.sampled_from(words),
+                     st.sampled_from([str.lower, str.upper, str.title]),
+                     st.sampled_from(["", " "]))
+
+
+def _env_strategies(valid: bool) -> dict:
+    """Per variable, a strategy of valid or of invalid values (text as a shell sets it)."""
+    byte_valid = st.one_of(st.integers(0, 2**63 - 1).map(str),
+                           st.builds(lambda m, e: f"{m}e{e}", st.integers(0, 9),
+                                     st.integers(0, 18)))
+    byte_invalid = st.one_of(
+        st.sampled_from(("inf", "-inf", "Infinity", "nan", "NaN", "1e400", "-1", "-1e3",
+                         "1.5", "2.5e-1") + _BAD_TEXT),
+        st.integers(-2**70, -1).map(str), st.integers(2**63, 2**80).map(str),
+        st.integers(309, 10_000).map(lambda e: f"1e{e}"))
+    name = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-.", min_size=1, max_size=12)
+    names_valid = st.lists(name, min_size=1, max_size=4).map(",".join)
+    names_invalid = st.one_of(
+        st.sampled_from((",", " , ", "dlc;ncer", "dlc ncer", "a=b", "x/y", "é")),
+        st.builds(lambda a, sep, b: a + sep + b, name, st.sampled_from(";:/= |"), name))
+    if valid:
+        return {"GRAPHCLUST_DENSIFY_LIMIT": byte_valid,
+                "GRAPHCLUST_STRICT_PLUGINS": _cases(_FLAGS),
+                "GRAPHCLUST_DISABLE_PLUGINS": names_valid,
+                "GRAPHCLUST_PROGRESS": _cases(("auto", "bar", "lines")),
+                "GRAPHCLUST_DATA": st.just(".")}
+    return {"GRAPHCLUST_DENSIFY_LIMIT": byte_invalid,
+            "GRAPHCLUST_STRICT_PLUGINS": st.one_of(st.sampled_from(("2", "-1", "y", "enable",
+                                                                     "truee") + _BAD_TEXT)),
+            "GRAPHCLUST_DISABLE_PLUGINS": names_invalid,
+            "GRAPHCLUST_PROGRESS": st.one_of(st.sampled_from(("bars", "line", "tqdm", "0")
+                                                             + _BAD_TEXT)),
+            "GRAPHCLUST_DATA": name.map(lambda s: f"/nonexistent-graphclust-{s}/data")}
+
+
+#: The environment variables :func:`env_values` draws values for.
+ENV_NAMES = ("GRAPHCLUST_DENSIFY_LIMIT", "GRAPHCLUST_STRICT_PLUGINS",
+             "GRAPHCLUST_DISABLE_PLUGINS", "GRAPHCLUST_PROGRESS", "GRAPHCLUST_DATA")
+
+
+def env_values(name: str, valid: bool = True):
+    """Text values of the environment variable ``name`` (one of :data:`ENV_NAMES`), valid
+    or invalid as ``valid`` says, written independently of graphclust's parser: byte
+    counts up to ``2**63 - 1`` as integers and in ``1e9`` notation against ``inf``,
+    ``nan``, ``1e400``, ``2**63``, negatives and fractions; flags in any case against
+    near misses; plugin name lists against other separators; progress modes; and, for
+    ``GRAPHCLUST_DATA``, ``.`` against folders that do not exist."""
+    return _env_strategies(valid)[name]
+
+
+def scale_exponents(low: int = -300, high: int = 300):
+    """Powers of ten ``e`` in ``[low, high]`` to scale data by ``10**e`` (the whole
+    float64 range but its edges: ``1e-300 .. 1e300``), the ends always included."""
+    return st.one_of(st.sampled_from([low, high]), st.integers(low, high))
+
+
+def scales(low: int = -300, high: int = 300):
+    """Positive factors ``m · 10**e`` (``1 <= m < 10``, ``e`` from
+    :func:`scale_exponents`) that multiply a data set from ``1e-300`` up to ``1e300``."""
+    return st.builds(lambda m, e: float(f"{m!r}e{e}"), st.floats(1.0, 9.5),
+                     scale_exponents(low, high))
+
+
+__all__ += ["EXTREME_WIDTHS", "ENV_NAMES", "WideSparse", "LibsvmLine", "wide_sparse",
+            "libsvm_lines", "env_values", "scale_exponents", "scales"]
