@@ -3,10 +3,10 @@
 ``auto_rule_golden.json`` was written by the ``auto`` before the rule table (the one
 ``if/elif`` chain of f3e1284) with ``GRAPHCLUST_WRITE_GOLDEN=1``; the rule table must
 reproduce every spec exactly, and every summary up to the rule number it now names
-(``rule N: `` inserted once). One intended change since: the 11 one-column profiles
+(``rule N: `` inserted once). One intended change since: the one-column profiles
 without ``k`` (rule 9's core distance on a line, issue 46 S2) were rewritten from the
-new code, and only they differed. The grid: dense and sparse, in memory and chunked,
-``n`` from 50 to 10⁶, ``d`` from 1 to 5 000, ``k`` None, 2, 10, 100, nonnegative or
+new code (11 without a sample, 18 with one), and only they differed. The grid: dense
+and sparse, in memory and chunked, ``n`` from 50 to 10⁶, ``d`` from 1 to 5 000, ``k`` None, 2, 10, 100, nonnegative or
 not, column ranges in one unit or in several, and (for the low-dimensional rules 8
 and 9) small seeded samples of blobs, moons and uniform points, so the diagnostics run.
 """
