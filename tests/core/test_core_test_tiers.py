@@ -40,11 +40,15 @@ def test_readme_setup_section_holds_the_install_and_test_commands():
     assert not re.search(r"dask|docs|plot", tests.split("&&")[0]), tests
 
 
-def test_ci_runs_the_readme_commands_before_the_extras():
+def test_ci_runs_the_readme_commands_verbatim_before_the_extras():
+    """Each README command is a line of ``.ci/run`` as written, before any extra is
+    installed; the script checks the same itself before running them."""
     script = (ROOT / ".ci" / "run").read_text()
-    readme_step = script.index("readme_commands.py")
     extras_step = script.index('pip install --quiet -e ".[test,plot,docs,dask]"')
-    assert readme_step < extras_step
+    lines = [line.strip() for line in script[:extras_step].splitlines()]
+    for command in _setup_commands():
+        assert command in lines, f".ci/run does not run {command!r} as written"
+    assert "python .ci/readme_commands.py --check .ci/run" in lines
     assert "--run-slow tests contrib" in script[extras_step:]
 
 
