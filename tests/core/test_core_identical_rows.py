@@ -124,3 +124,20 @@ def test_duplicated_rows_get_equal_labels_in_a_knn_fit(seed, zeros, copies, spar
                                  random_state=0).fit(sp.csr_array(X) if sparse else X).labels_
     assert np.unique(labels[:zeros]).size == 1
     assert np.all(labels[zeros + B.shape[0]:] == labels[zeros + src])
+
+
+def test_twins_at_every_offset_are_candidates_and_grouped():
+    """Identical rows whose projections are summed at different memory offsets (so BLAS may
+    round them differently) are still found: 30 twins of mixed-sign rows in 1 000 columns,
+    each copy at another row of another block."""
+    from graphclust._identical import BLOCK_ROWS, _candidates
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(BLOCK_ROWS + 500, 1000)) * 10.0 ** rng.integers(-3, 4, size=1000)
+    src = rng.choice(400, size=30, replace=False)
+    dst = BLOCK_ROWS + 400 + np.arange(30) * 3 + 1
+    X[dst] = X[src]
+    assert set(src) | set(dst) <= set(_candidates(X))
+    groups = row_groups(X)
+    assert all(groups[s] == groups[t] for s, t in zip(src, dst, strict=True))
+    assert len(np.unique(groups)) == X.shape[0] - 30
