@@ -18,7 +18,7 @@ from graphclust_plugins.ncer.rounding_ellipsoid import EllipsoidRounding, ellips
 from graphclust_plugins.ncer.solver_er import er, er_embedding
 from graphclust_plugins.ncer.solver_mer import MerEmbedding
 from graphclust_plugins.ncer.solver_ncer_embedding import NcerEmbedding
-from graphclust_plugins.ncer._mvee import mvee_cvxpy, mvee_fw
+from graphclust_plugins.ncer._mvee import mvee_cvxpy, mvee_fw, reduce_rank
 from graphclust_plugins.ncer._nnls import nnls_many
 from graphclust_plugins.ncer._spa import spa
 
@@ -271,6 +271,26 @@ def test_mvee_backends_agree_random(rng, r, n, noise):
     la = ellipsoid_round(P, r, mvee_backend="fw")["labels"]
     lb = ellipsoid_round(P, r, mvee_backend="cvxpy")["labels"]
     assert np.array_equal(la, lb)
+
+
+def test_reduce_rank_sees_rounding_noise_the_gram_matrix_hides():
+    # CI's fuzz case: six equal rows (rank one). The Gram matrix's singular values
+    # resolve only sqrt(eps) of the largest, so its second one (~3e-9) passed
+    # rtol = 1e-10 and the whitening failed; QR's resolve eps.
+    P = np.tile([[0.3015113445777636, 0.15430334996209194]], (6, 1))
+    assert reduce_rank(P).shape[1] == 1
+    res = mvee_fw(P)
+    assert res.omega.max() <= 1 + 1e-7 and res.active.size == 6
+
+
+@pytest.mark.parametrize("cond", [1e3, 1e6, 1e9])
+def test_mvee_fw_on_an_ill_conditioned_full_rank_set_matches_cvxpy(rng, cond):
+    # whitening through R of P = QR keeps an ill-conditioned (but full-rank) P exact
+    P, _ = _simplex_points(rng, 3, 200, 0.02)
+    P = P @ np.diag([1.0, 1.0, 1.0 / cond])
+    a, b = mvee_fw(P), mvee_cvxpy(P)
+    assert a.active.tolist() == b.active.tolist()
+    assert a.omega.max() <= 1 + 1e-7
 
 
 def test_mvee_backends_agree_on_usps_embedding(load):

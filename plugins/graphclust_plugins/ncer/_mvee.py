@@ -51,16 +51,23 @@ class MVEEResult:
         self.backend = backend
 
 
-def reduce_rank(P: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
+#: Relative singular-value tolerance below which a direction of P counts as absent.
+_RANK_RTOL = 1e-10
+
+
+def reduce_rank(P: np.ndarray, rtol: float = _RANK_RTOL) -> np.ndarray:
     """Coordinates of the rows of ``P`` in an orthonormal basis of their span.
 
     R(S) has a solution only when ``rank(P) = r`` (Assumption 1). The active points are
     invariant under nonsingular linear maps (Lemma 1), so a rank-deficient ``P`` is
     handled by solving in its row space (an orthogonal change of coordinates there).
+    The singular values come from the triangular factor of ``P = QR`` (for a tall
+    ``P``), not from the Gram matrix ``PᵀP``: the Gram matrix squares the condition
+    number, so its singular values are noise below ``sqrt(eps)`` of the largest and
+    ``rtol = 1e-10`` could not see a rank-one ``P`` with rounding in a second column.
     """
-    _, s, vt = np.linalg.svd(P.T @ P) if P.shape[0] > P.shape[1] else np.linalg.svd(P)
-    if P.shape[0] > P.shape[1]:
-        s = np.sqrt(np.maximum(s, 0.0))
+    A = np.linalg.qr(P, mode="r") if P.shape[0] > P.shape[1] else P
+    _, s, vt = np.linalg.svd(A, full_matrices=False)
     rank = int(np.sum(s > rtol * max(s[0], 1e-300))) if s.size else 0
     if rank == P.shape[1]:
         return P
@@ -171,19 +178,19 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
         return MVEEResult(L, u, om, active, 0, True, "fw")
     batch = batch or max(10 * r, 50)
     # Whiten (Lemma 1: active points are invariant under nonsingular linear maps);
-    # the ellipsoid maps back as L = G Lw Gᵀ.
-    try:
-        C0 = np.linalg.cholesky(P0.T @ P0 / n)
-    except np.linalg.LinAlgError:
-        # numerically rank-deficient (the Gram matrix squares the condition number):
-        # solve in the row space at a tolerance the Gram matrix can resolve
-        Pr = reduce_rank(P0, rtol=1e-7)
-        if Pr.shape[1] == r:
-            raise
-        res = mvee_fw(Pr, tol=tol, active_tol=active_tol, max_iter=max_iter, batch=batch,
-                      progress=progress)
-        return res
-    G = solve_triangular(C0, np.eye(r), lower=True).T
+    # the ellipsoid maps back as L = G Lw Gᵀ. The whitening goes through the triangular
+    # factor of P0 = QR (P0ᵀP0/n = RᵀR/n), not a Cholesky factor of the Gram matrix,
+    # whose condition number is squared; a numerically rank-deficient P0 is solved in
+    # its row space.
+    R = np.linalg.qr(P0, mode="r") / np.sqrt(n)
+    _, s, vt = np.linalg.svd(R, full_matrices=False)
+    rank = int(np.sum(s > _RANK_RTOL * max(s[0], 1e-300)))
+    if rank == 0:
+        raise ValueError("mvee_fw: every point is zero (rank 0); no ellipsoid exists")
+    if rank < r:
+        return mvee_fw(P0 @ vt[:rank].T, tol=tol, active_tol=active_tol,
+                       max_iter=max_iter, batch=batch, progress=progress)
+    G = solve_triangular(R, np.eye(r), lower=False)
     P = P0 @ G
     # Working set: SPA's r points (linearly independent: M(u) > 0 at once) plus the
     # largest-norm points, a cheap Kumar–Yildirim-style start.
