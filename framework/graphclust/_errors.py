@@ -14,6 +14,7 @@ __all__ = [
     "GraphClustWarning",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
+    "DirectedGraphWarning",
     "DensifyWarning",
     "DegenerateDataWarning",
     "FewerClustersWarning",
@@ -47,6 +48,11 @@ class DensifyWarning(GraphClustWarning):
 class DisconnectedGraphWarning(GraphClustWarning):
     """The graph has more connected components than clusters asked for (warned once per
     fit, only then: fewer components cannot change the result)."""
+
+
+class DirectedGraphWarning(GraphClustWarning):
+    """A precomputed graph was not symmetric (a directed graph): it was clustered as
+    the undirected graph ``(A + Aᵀ) / 2`` (:doc:`/graphs`)."""
 
 
 class DegenerateDataWarning(GraphClustWarning):

@@ -46,7 +46,11 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         part (``graph={"n_neighbors": 15}``; with ``"name"`` it chooses another part), a
         registered name, or a part instance. ``anchors`` may also be an ``(m, d)`` array
         of anchors and ``graph`` a precomputed sparse ``n x n`` affinity or ``n x m``
-        matrix ``Z``. ``set_params(solver__lam=0.1)`` and grid searches over
+        matrix ``Z``. ``graph="precomputed"`` (scikit-learn's convention) makes ``fit``
+        take the graph itself instead of ``X``: ``fit(A)`` with ``A`` an ``n x n``
+        nonnegative sparse or dense affinity, a networkx or an igraph graph; parts that
+        read features are refused before any work, and ``"auto"`` runs a normalised cut
+        on it (:doc:`/graphs`). ``set_params(solver__lam=0.1)`` and grid searches over
         ``solver__lam`` work on these.
     metrics : list of dict, optional
         Metrics to score at ``fit`` when ``y`` is given (``[{"name": "acc"}]``).
@@ -105,6 +109,11 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Rule presets only: the profile of ``X`` that decided the spec (``None`` for a
         fixed spec).
     n_features_in_ : int
+        The number of nodes after a fit on a precomputed graph.
+    nodes_ : list or None
+        After ``graph="precomputed"``: the node id of each row of ``labels_`` (the node
+        order of a networkx or igraph graph), ``None`` for a matrix (row ``i`` is node
+        ``i``).
 
     Notes
     -----
@@ -291,6 +300,12 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             return None
 
     def _can_predict(self) -> bool:
+        from graphclust._ongraph import is_precomputed
+
+        if is_precomputed(self):  # hasattr(model, "predict") is False; a call says why
+            raise AttributeError("a model fitted on a precomputed graph cannot predict: new "
+                                 "nodes have neither features nor edges to the fitted ones; "
+                                 "refit on the graph that holds them")
         pipe = self._pipeline_or_none()
         if isinstance(pipe, Ensemble) and not pipe.can_predict():
             # hasattr(model, "predict") stays False; a direct call says why

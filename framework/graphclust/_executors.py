@@ -338,7 +338,9 @@ def open_data(estimator, X: Any, profile_k: tuple[int | None, int] | None):
     """``(executor, X, profile)``: the executor for ``X``, the data validated in its
     container (shape, dtype; no pass over the values) and, when ``profile_k`` is given
     (a rule preset's ``(n_clusters or None, k_max)``), the data's profile."""
-    executor = executor_for(X)
+    from graphclust._ongraph import OnGraph, is_precomputed
+
+    executor = OnGraph() if is_precomputed(estimator) else executor_for(X)
     with np.errstate(all="ignore"):  # NaN/inf in a profile are reported by fit's checks
         X, profile = executor.take(estimator, X, profile_k)
     return executor, X, profile

@@ -17,7 +17,7 @@ from graphclust._errors import InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
 from graphclust._parts import AnchorSelector, GraphBuilder, part
 
-__all__ = ["GivenAnchors", "GivenGraph", "is_array_like"]
+__all__ = ["GivenAnchors", "GivenGraph", "PrecomputedGraph", "is_array_like"]
 
 
 @part
@@ -48,6 +48,7 @@ class GivenGraph(GraphBuilder):
 
     name: ClassVar[str] = "precomputed"
     accepts_sparse: ClassVar[bool] = True  # reads nothing of X but its shape and dtype
+    needs_features: ClassVar[bool] = False  # ... and runs without X (graph="precomputed")
     matrix: Any = None
 
     @property
@@ -82,6 +83,28 @@ class GivenGraph(GraphBuilder):
                 raise InputError("a precomputed n x n graph must be symmetric")
             return AffinityGraph(A, info={"precomputed": True})
         return AnchorGraph(sp.csr_array(self.matrix), None, info={"precomputed": True})
+
+
+@part
+class PrecomputedGraph(GivenGraph):
+    """The graph handed to ``fit`` itself (``graph="precomputed"``): an ``n x n`` affinity.
+
+    Its ``matrix`` is the cleaned CSR matrix (:func:`graphclust._ongraph.graph_matrix`),
+    set by the fit; composed without data (``get_params``) it holds ``None``."""
+
+    @property
+    def produces(self) -> GraphKind:  # type: ignore[override]
+        return GraphKind.AFFINITY
+
+    def build(self, X, anchors, ctx):
+        return AffinityGraph(sp.csr_array(self.matrix), info={"precomputed": True})
+
+    def get_params(self, deep: bool = True) -> dict:
+        """No ``matrix``: it is the data of the fit, not a setting (a resolved spec stays
+        a plain spec, ``{"name": "precomputed"}``)."""
+        params = super().get_params(deep)
+        params.pop("matrix", None)
+        return params
 
 
 def is_array_like(value) -> bool:

@@ -123,6 +123,14 @@ class Part(BaseEstimator):
         (``"eigengap"``, ``"density-tree"``; :doc:`/choosing-k`), through the
         ``estimate_k`` hook of its interface; ``None``: it cannot. Graph builders and
         consensus parts inherit ``"eigengap"`` from their interface.
+    needs_features : bool
+        Whether the part reads the rows of ``X`` (not just its shape). A fit on a
+        precomputed graph (``graph="precomputed"``, :doc:`/graphs`) has no ``X`` and refuses,
+        before any work, every part that declares it. Default ``True`` (a part whose work
+        method receives ``X`` is assumed to read it); the interfaces whose work methods
+        never receive ``X`` (rounding, metric, consensus) set ``False``, and so does the
+        :class:`Solver` interface, whose ``needs_features`` has always been an explicit
+        declaration of every solver.
     """
 
     name: ClassVar[str] = ""
@@ -130,6 +138,7 @@ class Part(BaseEstimator):
     kind: ClassVar[str] = ""
     chunkwise: ClassVar[bool] = False
     accepts_sparse: ClassVar[bool] = False
+    needs_features: ClassVar[bool] = True
     chunk_hooks: ClassVar[tuple[str, ...]] = ()
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = ()
     chunk_needs: ClassVar[tuple[str, ...]] = ()
@@ -694,6 +703,7 @@ class Rounding(Part):
     """
 
     kind: ClassVar[str] = "rounding"
+    needs_features: ClassVar[bool] = False  # its work method receives no X
     needs: ClassVar[SolutionField] = SolutionField.EMBEDDING
     chunk_needs: ClassVar[tuple[str, ...]] = ("assign",)
     optional_chunk_hooks: ClassVar[tuple[tuple[str, ...], ...]] = (("sample_rows",),)
@@ -751,6 +761,7 @@ class Metric(Part):
     """
 
     kind: ClassVar[str] = "metric"
+    needs_features: ClassVar[bool] = False  # its work method receives no X
     needs_truth: ClassVar[bool] = True
     greater_is_better: ClassVar[bool] = True
 
@@ -781,6 +792,7 @@ class Consensus(Part):
     """
 
     kind: ClassVar[str] = "consensus"
+    needs_features: ClassVar[bool] = False  # its work method receives no X
     chunk_hooks: ClassVar[tuple[str, ...]] = ("combine_chunked", "embed_rows")
 
     def combine(self, memberships: Memberships, n_clusters: int,

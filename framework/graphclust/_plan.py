@@ -31,13 +31,15 @@ import numpy as np
 from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
 from graphclust._errors import InputError, Problem, ProblemKind, SpecError
-from graphclust._given import GivenAnchors, GivenGraph, is_array_like
+from graphclust._given import GivenAnchors, GivenGraph, PrecomputedGraph, is_array_like
+from graphclust._ongraph import graph_default_spec, is_precomputed
 from graphclust._kselect import DEFAULT_K_MAX, check_estimable
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, SEED_LIMIT, merge_overrides
 
-__all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "DEFAULT_N_CLUSTERS",
+__all__ = ["FitPlan", "FitParameters", "make_plan", "estimator_spec", "refuse_feature_parts",
+           "DEFAULT_N_CLUSTERS",
            "SECTION_PARAMS", "DEFAULT_K_MAX"]
 
 #: Kept for callers that need a number to show: the old default of ``n_clusters``. A fit
@@ -147,7 +149,11 @@ def estimator_spec(estimator, profile=None) -> dict:
     """The spec ``estimator`` composes: its ``spec`` resolved by the composer (a rule
     preset's decision for ``profile``), with its section parameters and ``overrides``
     merged in; arrays given as ``anchors`` / ``graph`` become the given parts."""
-    base = resolve_spec(estimator.spec, profile=profile)
+    on_graph = is_precomputed(estimator)
+    if on_graph and needs_data(estimator.spec) and profile is not None:
+        base = graph_default_spec(profile.matrix, profile.k)  # graph="precomputed", "auto"
+    else:
+        base = resolve_spec(estimator.spec, profile=profile)
     problem = _mapping_problem(estimator.overrides)
     if problem:
         raise SpecError(Problem("overrides", problem))
@@ -158,6 +164,8 @@ def estimator_spec(estimator, profile=None) -> dict:
             given[key] = GivenAnchors(points=value)
         elif key == "graph" and is_array_like(value):
             given[key] = GivenGraph(matrix=value)
+        elif key == "graph" and on_graph:
+            given[key] = PrecomputedGraph()  # its matrix: the one fit is given
         elif key in SECTIONS and not isinstance(value, (dict, str, type(None))):
             given[key] = value  # a part instance; the composer checks it
         else:
@@ -166,7 +174,24 @@ def estimator_spec(estimator, profile=None) -> dict:
     spec.update(given)
     if isinstance(given.get("graph"), GivenGraph):
         spec.pop("anchors", None)
+    if on_graph:  # the graph replaces what built it from X (asked for explicitly: refused)
+        explicit = _section_overrides(estimator)
+        for key in ("anchors", "scale"):
+            if key in explicit:
+                spec[key] = explicit[key]
+            else:
+                spec.pop(key, None)
     return spec
+
+
+def refuse_feature_parts(estimator) -> None:
+    """For ``graph="precomputed"``: refuse, before any work, the parts of ``estimator``'s
+    spec that read features (:func:`graphclust._ongraph.check_runs_on_graph`); for a rule
+    preset, the sections the estimator gives (the rule's spec for graphs needs none)."""
+    from graphclust._ongraph import check_runs_on_graph
+
+    check_runs_on_graph(_section_overrides(estimator) if needs_data(estimator.spec)
+                        else estimator_spec(estimator))
 
 
 def _seed(random_state: Any, spec_seed: int | None) -> int:
@@ -257,6 +282,8 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     params = FitParameters.of(estimator)
     params.check()
     rule = needs_data(estimator.spec)
+    if is_precomputed(estimator):  # parts that need X are refused before the graph is read
+        refuse_feature_parts(estimator)
     if not rule:  # a spec error is reported before the data are looked at
         pipe = compose(estimator_spec(estimator))
     k_max = params.searched_k_max()

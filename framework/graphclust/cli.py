@@ -254,10 +254,10 @@ def _input_paths(args) -> list[Path]:
     name stands for) and the spec file."""
     from graphclust.data import find_data_dir
 
-    paths = [Path(args.dataset)]
+    paths = [Path(args.dataset or args.graph)]
     if args.spec:
         paths.append(Path(args.spec))
-    if not Path(args.dataset).exists():
+    if args.dataset and not Path(args.dataset).exists():
         with contextlib.suppress(InputError, OSError):
             folder = find_data_dir(args.data_dir)
             if folder is not None:
@@ -321,7 +321,8 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
                 else f"{option} {str(path)!r}")
         for given in inputs:
             if _same_or_inside(path, given) or _same_or_inside(given, path):
-                kind = "--spec" if args.spec and given == Path(args.spec) else "--dataset"
+                kind = ("--spec" if args.spec and given == Path(args.spec) else
+                        "--graph" if args.graph else "--dataset")
                 raise InputError(f"{what} would overwrite the input {kind} {str(given)!r}; "
                                  "choose another output name")
         key = path.resolve()
@@ -362,6 +363,10 @@ def _cmd_run(args) -> int:
 
     if args.preset and args.spec:
         raise SystemExit("error: give at most one of --preset NAME or --spec FILE")
+    if args.graph is not None:  # a graph file: graphclust._cli_graph
+        from graphclust._cli_graph import run_graph
+
+        return run_graph(args)
     scheduled = args.scheduler is not None
     chunked = scheduled or (io.is_large_format(args.dataset) and not _is_npy(args.dataset))
     too_large = ""
@@ -903,7 +908,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--preset", type=_nonempty, help="registered preset name (see 'graphclust presets'; "
                      "default: auto)")
     run.add_argument("--spec", type=_nonempty, help="spec file (.toml or .json)")
-    run.add_argument("--dataset", required=True, type=_nonempty,
+    given = run.add_mutually_exclusive_group(required=True)
+    given.add_argument("--graph", metavar="FILE", type=_nonempty,
+                       help="cluster a graph: an edge list (.csv, .tsv, .parquet with columns "
+                            "source, target and optionally weight; node ids of any kind), a "
+                            "Matrix Market .mtx or a scipy sparse .npz; the labels are "
+                            "written keyed by node id (docs: graphs)")
+    given.add_argument("--dataset", type=_nonempty,
                      help="bundled name (digits), data-folder name (usps) or file path; "
                           ".zarr and .parquet are read in chunks (Dask); .npy is read in "
                           "memory (memory-mapped) when its features fit in a quarter of the "

@@ -5,6 +5,11 @@ the ``dask`` extra (``pip install "graphclust[dask]"``; zarr and pyarrow for tho
 formats). The in-memory formats (``.npz``, ``.mat``, ``.csv``, LIBSVM) stay in
 :mod:`graphclust.data`.
 
+Graphs (no Dask needed): :func:`read_graph` reads an edge list (``.csv``, ``.tsv``,
+``.parquet``), a Matrix Market ``.mtx`` or a scipy sparse ``.npz`` into a CSR matrix and
+its node ids, and :func:`write_node_labels` writes labels keyed by node id
+(:doc:`/graphs`).
+
 Chunk-size rule
 ---------------
 Rows are split into chunks of ``max(1, chunk_bytes // (d * itemsize))`` rows, all
@@ -36,9 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from graphclust._errors import InputError
+from graphclust._graphio import GRAPH_FORMATS, read_graph, write_node_labels
 
-__all__ = ["CHUNK_BYTES", "FORMATS", "chunk_rows", "computed_itemsize", "is_large_format",
-           "open_array", "read_npy", "read_parquet", "read_zarr", "write_labels"]
+__all__ = ["CHUNK_BYTES", "FORMATS", "GRAPH_FORMATS", "chunk_rows", "computed_itemsize",
+           "is_large_format", "open_array", "read_graph", "read_npy", "read_parquet",
+           "read_zarr", "write_labels", "write_node_labels"]
 
 #: Bytes of one input chunk (see the module's chunk-size rule).
 CHUNK_BYTES = 64 * 2**20
