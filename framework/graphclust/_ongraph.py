@@ -98,8 +98,9 @@ def graph_matrix(G) -> tuple[sp.csr_array, list | None, dict[str, int]]:
 
     Notes
     -----
-    The malformed-graph rules (:doc:`/graphs`). Refused with :class:`~graphclust.InputError`: a value that is no matrix or graph,
-    not 2-D or not square, no node, non-numeric, NaN or infinite or negative weights, no
+    The malformed-graph rules (:doc:`/graphs`). Refused with
+    :class:`~graphclust.InputError`: a value that is no matrix or graph, not 2-D or not
+    square, no node, non-numeric, NaN or infinite or negative weights, no
     edge left. Handled: a directed (asymmetric) graph becomes ``(A + Aᵀ) / 2`` with a
     :class:`~graphclust.DirectedGraphWarning` (entries that differ only by rounding,
     relative :data:`SYMMETRY_RTOL`, are averaged silently); self-loops are dropped (no

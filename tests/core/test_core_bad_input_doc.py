@@ -295,6 +295,97 @@ ISSUE_46_STATISTICAL_CASES = [
 ]
 
 
+def _planted_graph():
+    """90 nodes in 3 groups of 30: dense inside, sparse between (symmetric, no loop)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    block = np.repeat(np.arange(3), 30)
+    P = np.where(block[:, None] == block[None, :], 0.4, 0.02)
+    upper = np.triu(rng.random(P.shape) < P, 1).astype(float)
+    return sp.csr_array(upper + upper.T)
+
+
+GRAPH = _planted_graph()
+
+
+def on_graph(A=GRAPH, k=3, spec="auto", **kw) -> Callable[[], object]:
+    """``GraphClustering(spec, graph="precomputed").fit(A)`` (``A`` built when the row
+    runs)."""
+    def run():
+        G = A() if callable(A) else A
+        return GraphClustering(spec, n_clusters=k, random_state=0, graph="precomputed",
+                               **kw).fit(G)
+    return run
+
+
+def graph_with(value: float):
+    def build():
+        B = GRAPH.copy()
+        B.data[0] = value
+        return B
+    return build
+
+
+def graph_cleaned(what: str, build):
+    """A fit on ``build()``: how many entries the rule ``what`` dropped, and whether the
+    labels are those of the clean graph."""
+    def run():
+        model = on_graph(build)()
+        same = bool(np.array_equal(model.labels_, on_graph()().labels_))
+        return (f"{model.graph_.info[f'dropped_{what}']} {what.replace('_', '-')} dropped; "
+                f"labels identical to those of the graph without them: {same}")
+    return run
+
+
+def _with_zeros():
+    import scipy.sparse as sp
+
+    Z = sp.coo_array(GRAPH)
+    return sp.csr_array((np.r_[Z.data, [0.0, 0.0]], (np.r_[Z.row, [0, 1]], np.r_[Z.col, [89, 88]])),
+                        shape=GRAPH.shape)
+
+
+def _isolated(k):
+    import scipy.sparse as sp
+
+    return sp.block_diag([GRAPH, sp.csr_array((3, 3))]).tocsr()
+
+
+#: issue 47: a graph as the input (one block)
+GRAPH_CASES = [
+    ("``graph='precomputed'``: a directed graph (``A`` not symmetric)",
+     on_graph(lambda: __import__("scipy.sparse", fromlist=["triu"]).triu(GRAPH, 1).tocsr())),
+    ("``graph='precomputed'``: self-loops",
+     graph_cleaned("self_loops", lambda: GRAPH + 2.0 * __import__(
+         "scipy.sparse", fromlist=["eye_array"]).eye_array(90))),
+    ("``graph='precomputed'``: stored zero weights", graph_cleaned("zeros", _with_zeros)),
+    ("``graph='precomputed'``: 3 isolated nodes, ``n_clusters=3``",
+     on_graph(lambda: _isolated(3))),
+    ("``graph='precomputed'``: 3 components, ``n_clusters=2``", on_graph(
+        lambda: __import__("scipy.sparse", fromlist=["block_diag"]).block_diag(
+            [GRAPH[:30][:, :30], GRAPH[30:60][:, 30:60], GRAPH[60:][:, 60:]]).tocsr(), k=2)),
+    ("``graph='precomputed'``: a negative weight", on_graph(graph_with(-1.0))),
+    ("``graph='precomputed'``: a NaN weight", on_graph(graph_with(np.nan))),
+    ("``graph='precomputed'``: an infinite weight", on_graph(graph_with(np.inf))),
+    ("``graph='precomputed'``: a 90 x 50 matrix", on_graph(GRAPH[:, :50])),
+    ("``graph='precomputed'``: 0 nodes", on_graph(np.zeros((0, 0)))),
+    ("``graph='precomputed'``: 5 nodes, no edge", on_graph(np.zeros((5, 5)), k=2)),
+    ("``graph='precomputed'``: ``y`` of another length than the nodes",
+     lambda: GraphClustering(graph="precomputed", n_clusters=3).fit(GRAPH, np.zeros(10))),
+    ("``graph='precomputed'`` with the ``ulge`` preset (its solver reads ``X``)",
+     on_graph(GRAPH, spec="ulge")),
+    ("``graph='precomputed'``, ``anchors='kmeans'``", on_graph(GRAPH, anchors="kmeans")),
+    ("``--graph edges.csv --dataset iris``",
+     cli("run", "--graph", "graphs/edges.csv", "--dataset", "iris")),
+    ("``--graph`` an edge list without ``source``/``target`` columns",
+     cli("run", "--graph", "graphs/nohead.csv")),
+    ("``--graph`` an edge list with a negative weight", cli("run", "--graph", "graphs/negw.csv")),
+    ("``--graph edges.csv --output l.npy``",
+     cli("run", "--graph", "graphs/edges.csv", "--output", "l.npy")),
+]
+
+
 three_blobs = np.vstack([np.zeros((10, 2)) + np.arange(10)[:, None] * 1e-3 + 100.0 * i
                          for i in range(3)])
 
@@ -408,6 +499,7 @@ CASES: list[tuple[str, Callable[[], object]]] = [
          "--quiet")),
     ("LIBSVM file that does not parse", cli("run", "--dataset", "bad.svm")),
     *ISSUE_46_STATISTICAL_CASES,
+    *GRAPH_CASES,
     # computational extremes (issue 46 C1-C4)
     ("sparse ``X`` of 90 x 10**9 for ``uspec`` (fitted on its non-empty columns)",
      fit("uspec", X=sparse_wide(), k=3)),
@@ -528,6 +620,12 @@ def ragged_csv(tmp_path, monkeypatch):
     (tmp_path / "semi.csv").write_text("x;y\n1,5;2,25\n3,0;4,75\n0,5;1,25\n")
     (tmp_path / "wide").mkdir()  # a sub-folder: not among the names '--dataset' lists
     (tmp_path / "wide" / "one.svm").write_text("1 2000000000:1.0\n")
+    rows, cols = __import__("scipy.sparse", fromlist=["triu"]).triu(GRAPH, 1).nonzero()
+    (tmp_path / "graphs").mkdir()  # graph files: not among the names '--dataset' lists
+    (tmp_path / "graphs" / "edges.csv").write_text("source,target\n" + "".join(
+        f"n{i},n{j}\n" for i, j in zip(rows, cols)))
+    (tmp_path / "graphs" / "nohead.csv").write_text("a,b\nn1,n2\n")
+    (tmp_path / "graphs" / "negw.csv").write_text("source,target,weight\nn1,n2,1\nn2,n3,-0.5\n")
     monkeypatch.chdir(tmp_path)
 
 
