@@ -340,7 +340,7 @@ def planted_sparse(n, blocks, deg_in, deg_out, seed=0):
 
 
 def test_sparse_planted_partition_quick():
-    A, block = planted_sparse(1_000, 3, 8, 1)
+    A, block = planted_sparse(600, 3, 8, 1)
     model = GraphClustering(graph="precomputed", random_state=0).fit(A)
     assert model.n_clusters_ == 3
     assert adjusted_rand_score(block, model.labels_) > 0.99
