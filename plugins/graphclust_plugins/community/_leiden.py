@@ -16,8 +16,14 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["KSearch", "igraph_of", "leiden_membership", "membership_with_k", "merge_to_k",
+__all__ = ["KSearch", "attach_isolated", "igraph_of", "leiden_membership", "membership_with_k", "merge_to_k",
            "n_communities"]
+
+
+#: The search stops when the resolutions below and above ``k`` are this close (relative):
+#: Leiden's count is not monotone in ``γ`` at that scale (its runs are randomised), so
+#: bisecting further only repeats the jump.
+BRACKET_TOLERANCE = 1e-3
 
 
 def igraph_of(adjacency: sp.csr_array):
@@ -51,6 +57,24 @@ def leiden_membership(graph, resolution: float, seed: int, n_iterations: int) ->
     return np.asarray(part.membership, dtype=np.int64)
 
 
+def attach_isolated(membership: np.ndarray, degrees: np.ndarray) -> np.ndarray:
+    """``membership`` with every vertex of zero degree moved into the largest community of
+    the others (the lowest label on ties).
+
+    Leiden leaves a vertex with no edge alone, a community of its own, so isolated vertices
+    would count as communities (and fill a given ``k``). Such a vertex carries no evidence,
+    and where it goes does not change the modularity (its degree is 0, so its terms are
+    0): it joins the largest community. With no vertex of nonzero degree nothing changes.
+    """
+    isolated = np.asarray(degrees) <= 0
+    if not isolated.any() or isolated.all():
+        return membership
+    out = membership.copy()
+    sizes = np.bincount(out[~isolated])
+    out[isolated] = int(np.argmax(sizes))
+    return out
+
+
 def n_communities(membership: np.ndarray) -> int:
     return int(np.unique(membership).size)
 
@@ -81,7 +105,8 @@ def membership_with_k(run, adjacency: sp.csr_array, k: int, start: float, max_st
     ``γ`` sets the density a community must exceed): from ``start`` the bracket is
     doubled or halved until it encloses ``k``, then bisected in ``log γ``. At most
     ``max_steps`` Leiden runs in all; the first partition with exactly ``k`` communities
-    is kept. Otherwise (the count jumps over ``k``, or the steps ran out) the kept one is
+    is kept. Otherwise (the count jumps over ``k``: the bracket narrows to
+    :data:`BRACKET_TOLERANCE`; or the steps ran out) the kept one is
     the partition with the fewest communities above ``k``, merged down to ``k`` by
     :func:`merge_to_k` (``KSearch.merged`` > 0), or, when every run gave fewer than ``k``
     (possible only for ``k`` above what any ``γ`` tried splits into), the one with the
@@ -122,7 +147,7 @@ def membership_with_k(run, adjacency: sp.csr_array, k: int, start: float, max_st
             gamma = lo * 2.0
         else:
             gamma = math.sqrt(lo * hi)
-            if hi / lo < 1.0 + 1e-9:  # the bracket closed on a jump over k
+            if hi / lo < 1.0 + BRACKET_TOLERANCE:  # closed on a jump over k
                 break
         membership, c = count_of(gamma)
         steps += 1

@@ -20,8 +20,9 @@ import warnings
 import numpy as np
 
 import graphclust
-from graphclust_plugins.community._leiden import (igraph_of, leiden_membership,
-                                                  membership_with_k, n_communities)
+from graphclust_plugins.community._leiden import (attach_isolated, igraph_of,
+                                                  leiden_membership, membership_with_k,
+                                                  n_communities)
 
 __all__ = ["LeidenSolver", "ResolutionGapWarning"]
 
@@ -65,7 +66,9 @@ class LeidenSolver(graphclust.Solver):
       (the same seed for each ``γ`` tried); leidenalg runs on one thread.
     * Self-loops enter as loops of weight ``A_ii / 2`` (igraph counts a loop twice), so
       the degrees are the row sums of ``A``, as in :func:`graphclust.modularity`.
-      Isolated vertices are communities of their own (they count in ``k``).
+      Isolated vertices (zero degree), which Leiden leaves alone, join the largest
+      community (the modularity does not change; ``attach_isolated``), so
+      they never count as communities of their own.
     * Cost: a Leiden run is near-linear in the edges, ``O(nnz)`` memory for the igraph
       copy; the ``soft`` of the solution is ``n x k`` dense.
     """
@@ -92,7 +95,9 @@ class LeidenSolver(graphclust.Solver):
     def _runner(self, graph, ctx):
         ig = igraph_of(graph.adjacency)
         seed = ctx.seed_for("solver.leiden")
-        return lambda gamma: leiden_membership(ig, gamma, seed, self.n_iterations)
+        degrees = graph.degrees
+        return lambda gamma: attach_isolated(
+            leiden_membership(ig, gamma, seed, self.n_iterations), degrees)
 
     def estimate_k(self, graph, X, k_min, k_max, ctx):
         """The number of communities of the Leiden partition at ``resolution``, clipped to
