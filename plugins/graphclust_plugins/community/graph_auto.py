@@ -109,8 +109,15 @@ class GraphAutoChoice:
     profile: GraphProfile
 
 
+def _small(p: GraphProfile) -> bool:
+    """A small graph with no ``k`` given: iterate Leiden until stable, several starts.
+    With ``k`` given the resolution search already runs Leiden up to about a dozen
+    times, so one start of leidenalg's default two iterations per run."""
+    return p.entries <= SMALL_GRAPH_ENTRIES and p.k is None
+
+
 def _leiden(p: GraphProfile) -> dict:
-    small = p.entries <= SMALL_GRAPH_ENTRIES
+    small = _small(p)
     spec = {"graph": dict(_UNUSED_GRAPH),
             "solver": {"name": "leiden", "resolution": 1.0,
                        "n_iterations": -1 if small else 2},
@@ -135,13 +142,13 @@ def _sparse_with_k(p: GraphProfile) -> str | None:
 
 
 def _leiden_reason(p: GraphProfile) -> str:
-    size = ("small graph: iterated to a stable partition, most modular of "
-            f"{SMALL_GRAPH_STARTS} starts" if p.entries <= SMALL_GRAPH_ENTRIES
-            else "large graph: one Leiden run of leidenalg's default two iterations")
     if p.k is None:
+        size = ("small graph: iterated to a stable partition, the most modular of "
+                f"{SMALL_GRAPH_STARTS} starts" if _small(p)
+                else "large graph: one run of leidenalg's default two iterations")
         return f"no k given: Leiden finds it by modularity ({size})"
     return (f"k = {p.k} given and mean degree {p.mean_degree:.3g} >= ln n = {p.log_n:.3g}: "
-            f"Leiden, resolution searched for k ({size})")
+            "Leiden, the resolution searched for k (one start, two iterations a run)")
 
 
 #: ``graph auto``'s rules in precedence order (docs/graphs-auto.rst argues each).
@@ -150,9 +157,9 @@ GRAPH_AUTO_RULES: tuple[GraphRule, ...] = (
               "embedding (tau = mean degree, Qin & Rohe 2013), rows normalised, k-means",
               _sparse_with_k, _spectral),
     GraphRule(2, "otherwise (no k, or k given on a graph of mean degree at least ln n): "
-              "Leiden modularity (leidenalg); with k the resolution is searched for it; at "
-              f"most {SMALL_GRAPH_ENTRIES:,} stored entries: iterated until stable, the most "
-              f"modular of {SMALL_GRAPH_STARTS} starts",
+              "Leiden modularity (leidenalg); with k the resolution is searched for it; no k "
+              f"and at most {SMALL_GRAPH_ENTRIES:,} stored entries: iterated until stable, "
+              f"the most modular of {SMALL_GRAPH_STARTS} starts",
               _leiden_reason, _leiden),
 )
 
