@@ -9,21 +9,18 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import graphclust
+import igraph
+import leidenalg
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
-
-import graphclust
 from graphclust import AffinityGraph, Context, GraphClustering
-
-igraph = pytest.importorskip("igraph")
-leidenalg = pytest.importorskip("leidenalg")
-
-from graphclust_plugins.community._leiden import (attach_isolated, merge_to_k,  # noqa: E402
-                                                  membership_with_k)
-from graphclust_plugins.community.solver_leiden import (LeidenSolver,  # noqa: E402
-                                                        ResolutionGapWarning)
+from graphclust_plugins.community._leiden import attach_isolated, membership_with_k, merge_to_k
+from graphclust_plugins.community.solver_leiden import LeidenSolver, ResolutionGapWarning
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 
 def planted(n=300, blocks=6, p_in=0.12, p_out=0.01, seed=0):
@@ -172,8 +169,8 @@ def test_isolated_vertices_join_the_largest_community_at_no_modularity_cost():
 
 def test_k_clipped_to_k_max_is_searched_and_said():
     A, _ = planted(seed=2)
+    model = GraphClustering("leiden", graph=A, k_max=3, random_state=0)
     with pytest.warns(graphclust.KRangeWarning):
-        model = GraphClustering("leiden", graph=A, k_max=3, random_state=0)
         model.fit(X_for(A.shape[0]))
     assert model.n_clusters_ == 3 == np.unique(model.labels_).size
     assert "outside [1, 3]" in model.k_selection_.rule
@@ -190,3 +187,18 @@ def test_search_stops_on_a_closed_bracket():
     membership, log = membership_with_k(run, A, 3, 1.0, 200)
     assert np.unique(membership).size == 3 and log.merged == 1
     assert len(calls) < 20  # stopped when the bracket closed, not at max_steps
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 25), st.integers(1, 8), st.integers(0, 2**31 - 1), st.data())
+def test_merge_only_joins_communities_into_exactly_k(n, c, seed, data):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n, n)) < 0.3, k=1) * rng.uniform(0.1, 2.0, (n, n))
+    A = sp.csr_array(upper + upper.T)
+    membership = rng.integers(0, c, n)
+    present = np.unique(membership).size
+    k = data.draw(st.integers(1, present))
+    merged = merge_to_k(membership, A, k)
+    assert sorted(np.unique(merged).tolist()) == list(range(k))
+    for label in np.unique(membership):  # a community is never split
+        assert np.unique(merged[membership == label]).size == 1

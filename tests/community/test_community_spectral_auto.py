@@ -6,20 +6,19 @@ from __future__ import annotations
 import math
 import warnings
 
+import graphclust
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.metrics import normalized_mutual_info_score
-
-import graphclust
 from graphclust import AffinityGraph, Context, GraphClustering
-
-pytest.importorskip("leidenalg")
-
-from graphclust_plugins.common.solver_spectral import SpectralEmbedding  # noqa: E402
-from graphclust_plugins.community.graph_auto import (SMALL_GRAPH_STARTS,  # noqa: E402
-                                                     graph_auto, graph_auto_spec,
-                                                     graph_profile)
+from graphclust_plugins.common.solver_spectral import SpectralEmbedding
+from graphclust_plugins.community.graph_auto import (
+    SMALL_GRAPH_STARTS,
+    graph_auto,
+    graph_auto_spec,
+    graph_profile,
+)
+from sklearn.metrics import normalized_mutual_info_score
 
 
 def planted(n, blocks, p_in, p_out, seed, weighted=False):

@@ -16,8 +16,8 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["KSearch", "attach_isolated", "igraph_of", "leiden_membership", "membership_with_k", "merge_to_k",
-           "n_communities"]
+__all__ = ["KSearch", "attach_isolated", "igraph_of", "leiden_membership", "membership_with_k",
+           "merge_to_k", "n_communities"]
 
 
 #: The search stops when the resolutions below and above ``k`` are this close (relative):

@@ -19,9 +19,18 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["GraphProfile", "GraphRule", "GraphAutoChoice", "GRAPH_AUTO_RULES",
-           "SMALL_GRAPH_ENTRIES", "SMALL_GRAPH_STARTS", "graph_profile", "graph_auto",
-           "graph_auto_spec", "describe"]
+__all__ = [
+    "GRAPH_AUTO_RULES",
+    "SMALL_GRAPH_ENTRIES",
+    "SMALL_GRAPH_STARTS",
+    "GraphAutoChoice",
+    "GraphProfile",
+    "GraphRule",
+    "describe",
+    "graph_auto",
+    "graph_auto_spec",
+    "graph_profile",
+]
 
 #: At most this many stored entries (``2 x`` edges) is a small graph: Leiden iterates to a
 #: stable partition and runs from :data:`SMALL_GRAPH_STARTS` seeds (rule 1).

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import warnings
 
+import graphclust
 import numpy as np
 
-import graphclust
-from graphclust_plugins.community._leiden import (attach_isolated, igraph_of,
-                                                  leiden_membership, membership_with_k,
-                                                  n_communities)
+from graphclust_plugins.community._leiden import (
+    attach_isolated,
+    igraph_of,
+    leiden_membership,
+    membership_with_k,
+    n_communities,
+)
 
 __all__ = ["LeidenSolver", "ResolutionGapWarning"]
 
@@ -34,7 +38,7 @@ class ResolutionGapWarning(graphclust.GraphClustWarning):
 
 @graphclust.part
 class LeidenSolver(graphclust.Solver):
-    """Leiden modularity optimisation (leidenalg); finds k, or searches the resolution for a given k.
+    """Leiden modularity optimisation (leidenalg): finds k, or searches the resolution for k.
 
     The Leiden algorithm (Traag, Waltman & van Eck, *From Louvain to Leiden: guaranteeing
     well-connected communities*, Scientific Reports 9, 5233, 2019) run by ``leidenalg``
