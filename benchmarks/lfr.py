@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
-__all__ = ["LFR_PARAMS", "lfr_graph", "main", "run"]
+__all__ = ["LFR_PARAMS", "lfr_graph", "main", "run", "table"]
 
 #: networkx.LFR_benchmark_graph's parameters besides mu and the seed.
 LFR_PARAMS = {"n": 2000, "tau1": 3.0, "tau2": 1.5, "average_degree": 20, "max_degree": 50,
