@@ -202,3 +202,47 @@ def test_merge_only_joins_communities_into_exactly_k(n, c, seed, data):
     assert sorted(np.unique(merged).tolist()) == list(range(k))
     for label in np.unique(membership):  # a community is never split
         assert np.unique(merged[membership == label]).size == 1
+
+
+def naive_merge(membership, A, k):
+    """The greedy rule written plainly: every step recomputes every pair's gain."""
+    codes = np.unique(membership, return_inverse=True)[1]
+    c = codes.max() + 1
+    M = sp.csr_array((np.ones(codes.size), (np.arange(codes.size), codes)), shape=(codes.size, c))
+    E = (M.T @ A @ M).toarray()
+    E /= max(E.sum(), 1e-300) if E.sum() > 0 else 1.0
+    a = E.sum(axis=1)
+    groups = [[i] for i in range(c)]
+    while len(groups) > k:
+        best = None
+        for p, q in itertools.combinations(range(len(groups)), 2):
+            e = E[np.ix_(groups[p], groups[q])].sum()
+            gain = 2 * (e - a[groups[p]].sum() * a[groups[q]].sum())
+            if best is None or gain > best[0]:
+                best = (gain, p, q)
+        _, p, q = best
+        groups[p] += groups.pop(q)
+    out = np.empty(c, dtype=np.int64)
+    for g, members in enumerate(groups):
+        out[members] = g
+    return out[codes]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 30), st.integers(2, 10), st.integers(0, 2**31 - 1))
+def test_cached_greedy_merge_equals_the_plain_greedy_rule(n, c, seed):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n, n)) < 0.3, k=1) * rng.uniform(0.5, 2.0, (n, n))
+    A = sp.csr_array(upper + upper.T)  # continuous weights: no ties between pairs
+    membership = rng.integers(0, c, n)
+    k = max(1, np.unique(membership).size // 2)
+    assert adjusted_rand_score(naive_merge(membership, A, k), merge_to_k(membership, A, k)) == 1
+
+
+def test_more_components_than_can_be_merged_is_refused_by_name(monkeypatch):
+    from graphclust_plugins.community import _leiden
+
+    monkeypatch.setattr(_leiden, "MERGE_LIMIT", 3)  # six components, k = 2
+    A = sp.csr_array(sp.block_diag([np.ones((3, 3)) - np.eye(3)] * 6))
+    with pytest.raises(graphclust.InputError, match="6 connected components.*graph-spectral"):
+        LeidenSolver(max_search=4).solve(AffinityGraph(A), None, 2, Context(seed=0))

@@ -16,14 +16,36 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["KSearch", "attach_isolated", "igraph_of", "leiden_membership", "membership_with_k",
-           "merge_to_k", "n_communities"]
+__all__ = [
+    "MERGE_LIMIT",
+    "KSearch",
+    "TooManyToMerge",
+    "attach_isolated",
+    "igraph_of",
+    "leiden_membership",
+    "membership_with_k",
+    "merge_to_k",
+    "n_communities",
+]
 
 
 #: The search stops when the resolutions below and above ``k`` are this close (relative):
 #: Leiden's count is not monotone in ``γ`` at that scale (its runs are randomised), so
 #: bisecting further only repeats the jump.
 BRACKET_TOLERANCE = 1e-3
+
+
+#: Most communities :func:`merge_to_k` merges (its ``c x c`` matrices: 2 x 72 MB here).
+MERGE_LIMIT = 3000
+
+
+class TooManyToMerge(ValueError):
+    """:func:`merge_to_k` was asked to merge more than :data:`MERGE_LIMIT` communities."""
+
+    def __init__(self, communities: int):
+        super().__init__(f"{communities} communities to merge, more than MERGE_LIMIT = "
+                         f"{MERGE_LIMIT}")
+        self.communities = int(communities)
 
 
 def igraph_of(adjacency: sp.csr_array):
@@ -169,35 +191,57 @@ def merge_to_k(membership: np.ndarray, adjacency: sp.csr_array, k: int) -> np.nd
     between them and ``a_x`` a community's fraction of the total degree (Newman,
     *Fast algorithm for detecting community structure in networks*, Phys. Rev. E 69,
     066133, 2004, Eq. 4), over all pairs, connected or not (two pieces of different
-    components merge at the smallest loss). Works on the ``c x c`` community graph
-    (``c`` communities), ``O(c³)`` in all; labels are renumbered ``0..k-1`` in order of
-    first appearance.
+    components merge at the smallest loss); ties go to the pair of smallest indices.
+    Works on the dense ``c x c`` community graph of the ``c`` communities (at most
+    :data:`MERGE_LIMIT`; ``O(c²)`` memory) with each row's best pair cached, so a step
+    costs ``O(c)`` plus the rows whose best partner was merged; labels are renumbered
+    ``0..k-1`` in order of first appearance.
     """
     _, codes = np.unique(membership, return_inverse=True)
     c = int(codes.max()) + 1
+    if c > MERGE_LIMIT:
+        raise TooManyToMerge(c)
     M = sp.csr_array((np.ones(codes.size), (np.arange(codes.size), codes)),
                      shape=(codes.size, c))
     E = np.asarray((M.T @ adjacency @ M).toarray(), dtype=np.float64)
     total = E.sum()
-    if total <= 0:  # no edges: merge the last communities into the first ones
-        E = np.zeros_like(E)
-        total = 1.0
-    E /= total
+    E /= total if total > 0 else 1.0  # no edges: every gain is 0, pairs merge in order
     a = E.sum(axis=1)
+    G = 2.0 * (E - np.outer(a, a))
+    np.fill_diagonal(G, -np.inf)
+    best = G.argmax(axis=1)
+    value = G[np.arange(c), best]
     alive = np.ones(c, dtype=bool)
     target = np.arange(c)
     for _ in range(c - k):
-        idx = np.flatnonzero(alive)
-        sub = E[np.ix_(idx, idx)]
-        gain = 2.0 * (sub - np.outer(a[idx], a[idx]))
-        np.fill_diagonal(gain, -np.inf)
-        i, j = np.unravel_index(int(np.argmax(gain)), gain.shape)
-        x, y = int(idx[min(i, j)]), int(idx[max(i, j)])
+        i = int(np.argmax(value))
+        j = int(best[i])
+        x, y = min(i, j), max(i, j)
         E[x, :] += E[y, :]
         E[:, x] += E[:, y]
         a[x] += a[y]
         alive[y] = False
         target[target == y] = x
+        row = 2.0 * (E[x, :] - a[x] * a)
+        row[~alive] = -np.inf
+        row[x] = -np.inf
+        G[x, :] = row
+        G[:, x] = row
+        G[y, :] = -np.inf
+        G[:, y] = -np.inf
+        value[y] = -np.inf
+        stale = alive & ((best == x) | (best == y))
+        stale[x] = True
+        rows = np.flatnonzero(stale)
+        if rows.size:
+            best[rows] = G[rows].argmax(axis=1)
+            value[rows] = G[rows, best[rows]]
+        # the others: the merged community may now be their best partner (smaller
+        # index first on ties, as a fresh argmax would choose)
+        col = G[:, x]
+        better = alive & ~stale & ((col > value) | ((col == value) & (x < best)))
+        best[better] = x
+        value[better] = col[better]
     merged = target[codes]
     _, first = np.unique(merged, return_index=True)
     order = np.argsort(np.argsort(first))

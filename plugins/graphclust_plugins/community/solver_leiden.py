@@ -21,6 +21,8 @@ import graphclust
 import numpy as np
 
 from graphclust_plugins.community._leiden import (
+    MERGE_LIMIT,
+    TooManyToMerge,
     attach_isolated,
     igraph_of,
     leiden_membership,
@@ -134,8 +136,17 @@ class LeidenSolver(graphclust.Solver):
         first = None
         if found is not None and found[0] is graph and found[1] == seed:
             first = found[2]
-        membership, search = membership_with_k(self._runner(graph, ctx), graph.adjacency, k,
-                                               self.resolution, self.max_search, first)
+        try:
+            membership, search = membership_with_k(self._runner(graph, ctx), graph.adjacency,
+                                                   k, self.resolution, self.max_search, first)
+        except TooManyToMerge as exc:
+            raise graphclust.InputError(
+                f"solver 'leiden': no resolution gives {k} communities, and the partition "
+                f"nearest above it has {exc.communities} (the graph has "
+                f"{graph.n_components()} connected components, and a modularity partition "
+                f"keeps them apart); merging more than {MERGE_LIMIT} communities is refused "
+                "(c x c memory). Give n_clusters of at least the number of components, or "
+                "use the regularised spectral embedding (preset 'graph-spectral')") from None
         if search.merged:
             warnings.warn(
                 f"solver 'leiden': no resolution tried gives exactly {k} communities "
