@@ -64,7 +64,12 @@ class LeidenSolver(graphclust.Solver):
       exceed). When no ``γ`` tried gives ``k`` (the count jumps over it), the partition
       with the fewest communities above ``k`` is merged down to ``k`` by Newman's greedy
       modularity rule (2004, Eq. 4) on its community graph, with a
-      :class:`ResolutionGapWarning` (one per fit) saying so.
+      :class:`ResolutionGapWarning` (one per fit) saying so; above 3000 communities to
+      merge (more components than ``k``: a modularity partition keeps components apart)
+      the fit is refused with an :class:`~graphclust.InputError` naming the
+      ``graph-spectral`` preset.
+    * **Without** ``k``, graph ``auto`` passes ``k_max = ceil(sqrt(nnz))``
+      (``graph_auto``): the most communities modularity can resolve.
     * The solution's ``soft`` is the one-hot ``n x k`` membership (columns in order of
       first appearance); ``info`` holds the resolution kept, every ``(γ, count)`` tried,
       the number of merges and the modularity of the partition.
