@@ -51,6 +51,7 @@ def test_regularised_embedding_spans_the_dense_eigenvectors(tau):
     solver = SpectralEmbedding(tau=tau, drop_trivial=False, normalize_rows=False)
     t = graph.degrees.mean() if tau == "mean-degree" else tau
     assert solver.degree_shift(graph) == pytest.approx(t)
+    assert SpectralEmbedding(tau=tau).solve(graph, None, 3, Context(seed=0)).info["tau"] == t
     sol = solver.solve(graph, None, 3, Context(seed=0))
     vals, U = dense_reference(A, t, 3)
     np.testing.assert_allclose(sol.info["eigenvalues"], vals, atol=1e-8)

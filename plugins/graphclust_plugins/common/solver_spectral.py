@@ -224,7 +224,9 @@ class SpectralEmbedding(graphclust.Solver):
             vals, U = _deflated_leading(M, q, T, rng, progress)
         if extra:
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
-        return self._finish(sign_flip(U), vals, extra, graph.isolated())
+        sol = self._finish(sign_flip(U), vals, extra, graph.isolated())
+        sol.info["tau"] = tau
+        return sol
 
     def _anchor(self, graph, p, drop, rng, progress=None):
         n, m = graph.n, graph.n_anchors
