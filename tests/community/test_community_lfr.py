@@ -66,3 +66,14 @@ def test_table_says_when_a_target_is_missed():
     assert not table(behind)[1]
     tied = [*met[:2], rec(0.1, "auto-k", 0.9), met[3]]  # not above scikit-learn
     assert not table(tied)[1]
+
+
+def test_lfr_is_a_subcommand_of_the_benchmarks_cli(capsys):
+    from benchmarks import cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["lfr", "--help"])
+    assert exit_.value.code == 0
+    assert "python -m benchmarks lfr" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["lfr", "--methods", "auto,nope"])  # an unknown method is refused
