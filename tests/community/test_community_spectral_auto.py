@@ -149,3 +149,15 @@ def test_graph_auto_hits_a_given_k(p_in, p_out, solver):
         labels = GraphClustering(spec, graph=A, n_clusters=5, random_state=0).fit(X).labels_
     assert np.unique(labels).size == 5
     assert normalized_mutual_info_score(y, labels) > 0.8
+
+
+@pytest.mark.parametrize("k", [None, 4])
+def test_rule_over_the_data_profile_of_the_adjacency_chooses_as_graph_auto(k):
+    from graphclust_plugins.community.graph_auto import graph_auto_rule
+
+    for A in (planted(400, 4, 0.025, 0.004, seed=2)[0], planted(400, 4, 0.2, 0.02, seed=2)[0]):
+        spec = graph_auto_rule(graphclust.profile_data(A, k))
+        assert spec.pop("summary").startswith(f"graph auto rule {graph_auto(A, k).rule}: ")
+        assert spec == graph_auto_spec(A, k)
+    with pytest.raises(graphclust.InputError, match="square adjacency"):
+        graph_auto_rule(graphclust.profile_data(np.ones((10, 3)), k))

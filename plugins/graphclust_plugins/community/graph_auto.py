@@ -28,12 +28,15 @@ __all__ = [
     "GraphRule",
     "describe",
     "graph_auto",
+    "graph_auto_rule",
     "graph_auto_spec",
+    "graph_k_max",
     "graph_profile",
+    "profile_of_data_profile",
 ]
 
 #: At most this many stored entries (``2 x`` edges) is a small graph: Leiden iterates to a
-#: stable partition and runs from :data:`SMALL_GRAPH_STARTS` seeds (rule 1).
+#: stable partition and runs from :data:`SMALL_GRAPH_STARTS` seeds (rule 2, no k).
 SMALL_GRAPH_ENTRIES = 1_000_000
 #: Independent Leiden starts on a small graph; the most modular is kept.
 SMALL_GRAPH_STARTS = 5
@@ -206,6 +209,36 @@ def graph_auto(A, n_clusters: int | None = None) -> GraphAutoChoice:
         reason = rule.applies(p)
         if reason:
             return GraphAutoChoice(rule.build(p), rule.number, reason, graph_k_max(p), p)
+    raise AssertionError("the last rule always applies")  # pragma: no cover
+
+
+def profile_of_data_profile(profile) -> GraphProfile:
+    """The :class:`GraphProfile` of a square adjacency profiled as data
+    (:func:`graphclust.profile_data` of ``A``, ``n = d``): the entries from its exact
+    sparse ``zero_fraction`` (the diagonal counted: at most one entry a row), the degree
+    spread and isolated vertices unknown (0; no rule reads them)."""
+    if profile.n != profile.d:
+        from graphclust import InputError
+
+        raise InputError(f"graph auto needs a square adjacency (n x n), got data of shape "
+                         f"({profile.n}, {profile.d}): pass the graph as the input "
+                         "(graph='precomputed'), or use the preset 'auto' for features")
+    entries = round((1.0 - profile.zero_fraction) * profile.n * profile.d)
+    mean = entries / profile.n if profile.n else 0.0
+    return GraphProfile(int(profile.n), entries, float(mean), 0.0, 0, profile.k)
+
+
+def graph_auto_rule(profile) -> dict:
+    """``graph auto`` as a rule preset's rule (``registry.rules.add("graph-auto",
+    graph_auto_rule, description=describe())``): the spec for the adjacency whose
+    :class:`graphclust.DataProfile` is ``profile``, with a ``summary`` naming the rule.
+    The ``k_max`` to search without ``k`` is :func:`graph_k_max` of the same profile
+    (a fit parameter, not a spec key)."""
+    p = profile_of_data_profile(profile)
+    for rule in GRAPH_AUTO_RULES:
+        reason = rule.applies(p)
+        if reason:
+            return {**rule.build(p), "summary": f"graph auto rule {rule.number}: {reason}"}
     raise AssertionError("the last rule always applies")  # pragma: no cover
 
 
