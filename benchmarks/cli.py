@@ -216,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.generated_summary import main as generated_main
 
         return generated_main(argv[1:])
+    sub.add_parser("lfr", help="LFR graphs: graph auto against Leiden and scikit-learn "
+                   "(python -m benchmarks lfr --help)", add_help=False)
+    if argv and argv[0] == "lfr":
+        from benchmarks.lfr import main as lfr_main
+
+        return lfr_main(argv[1:])
     if argv and argv[0] == "nok":
         from benchmarks.nok import main as nok_main
 

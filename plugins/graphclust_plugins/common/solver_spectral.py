@@ -123,6 +123,18 @@ class SpectralEmbedding(graphclust.Solver):
     ARPACK start vector comes from ``ctx.rng("solver.spectral")``, so a seed fixes the
     result. ``n_components`` is clamped to what the graph size allows.
 
+    Degree regularisation (``tau``, affinity graphs): the embedding is that of
+    ``D_τ^{-1/2} A D_τ^{-1/2}`` with ``D_τ = D + τ I`` (Qin & Rohe, *Regularized spectral
+    clustering under the degree-corrected stochastic blockmodel*, NIPS 2013; Amini, Chen,
+    Bickel & Levina, Ann. Statist. 41, 2013, regularise the adjacency itself to the same
+    end). ``tau = "mean-degree"`` is their default ``τ`` = the mean degree. On a sparse
+    graph, vertices of small degree otherwise dominate the leading eigenvectors (dangling
+    trees, tiny components: eigenvalues near 1 that carry no community); adding ``τ`` to
+    every degree shrinks them. With ``τ > 0`` the trivial direction is no longer an
+    eigenvector, so pair it with ``drop_trivial = false`` (Qin–Rohe keep the ``k``
+    leading vectors and normalise rows), and components are not deflated (their
+    eigenvalues are below 1 and distinct). Anchor graphs are refused with ``τ > 0``.
+
     Note for ``predict``: the out-of-sample rows ``z @ anchor_embedding`` are *not*
     row-normalised; pair ``normalize_rows`` with a rounding that normalises too
     (``rounding = {name = "kmeans", normalize_rows = true}``, as the presets do).
@@ -153,10 +165,26 @@ class SpectralEmbedding(graphclust.Solver):
         "1e-5 gives the same labels at a fraction of the solve on large graphs.",
         check=graphclust.real(0.0))
 
+    tau: float | str = graphclust.param(
+        0.0, doc="Degree regularisation τ added to every degree, D + τI (Qin & Rohe 2013); "
+        "'mean-degree' = the mean degree (their default); 0 = none. Affinity graphs only.",
+        check=graphclust.any_of(graphclust.real(0.0), graphclust.one_of("mean-degree")))
+
+    def degree_shift(self, graph) -> float:
+        """The ``τ`` added to every degree of ``graph`` (0 without regularisation)."""
+        if self.tau == "mean-degree":
+            return float(graph.degrees.mean()) if graph.n else 0.0
+        return float(self.tau)
+
     def solve(self, graph, X, n_clusters, ctx):
         p = int(self.n_components or n_clusters)
         drop = self.drop_trivial
         rng = ctx.rng("solver.spectral")
+        if isinstance(graph, graphclust.AnchorGraph) and self.tau != 0:
+            raise graphclust.InputError(
+                f"solver 'spectral': tau={self.tau!r} (degree regularisation) needs an "
+                "affinity graph, got an anchor graph; use tau=0 with an anchor graph, or a "
+                "graph builder that produces an affinity graph (knn)")
         if isinstance(graph, graphclust.AnchorGraph):
             sol = self._anchor(graph, p, drop, rng, ctx.progress)
         elif isinstance(graph, graphclust.AffinityGraph):
@@ -182,8 +210,13 @@ class SpectralEmbedding(graphclust.Solver):
     def _affinity(self, graph, p, extra, rng, progress=None):
         n = graph.n
         q = int(min(p + extra, n))
-        M = graph.normalized_adjacency()
-        T = component_directions(graph.adjacency, graph.degrees, q)
+        tau = self.degree_shift(graph)
+        if tau > 0:
+            M = regularized_adjacency(graph.adjacency, graph.degrees, tau)
+            T = None  # D_τ^{1/2} 1_C is no eigenvector: nothing known to deflate
+        else:
+            M = graph.normalized_adjacency()
+            T = component_directions(graph.adjacency, graph.degrees, q)
         if T is None:
             vals, U = leading_eigenvectors(M, q, rng=rng, tol=float(self.eig_tol),
                                            progress=progress)
@@ -191,7 +224,9 @@ class SpectralEmbedding(graphclust.Solver):
             vals, U = _deflated_leading(M, q, T, rng, progress)
         if extra:
             vals, U = _drop_trivial(M, vals, U, graph.degrees)
-        return self._finish(sign_flip(U), vals, extra, graph.isolated())
+        sol = self._finish(sign_flip(U), vals, extra, graph.isolated())
+        sol.info["tau"] = tau
+        return sol
 
     def _anchor(self, graph, p, drop, rng, progress=None):
         n, m = graph.n, graph.n_anchors
@@ -226,6 +261,10 @@ class SpectralEmbedding(graphclust.Solver):
         :meth:`solve`; :meth:`lift_rows` gives every block ``B_b V Σ⁻¹``, normalised as
         :meth:`solve` does. Equal to :meth:`solve` up to the order of the block sums.
         """
+        if self.tau != 0:
+            raise graphclust.InputError(
+                f"solver 'spectral': tau={self.tau!r} (degree regularisation) needs an "
+                "affinity graph; the chunked execution runs on anchor graphs: use tau=0")
         p = int(self.n_components or n_clusters)
         n, m = chunks.n, chunks.n_anchors
         lam = chunks.sum(anchor_degrees)
@@ -252,6 +291,15 @@ class SpectralEmbedding(graphclust.Solver):
         return self._finish(U, solution.info["eigenvalues"],
                             int(solution.info["drop_trivial"]), isolated,
                             solution.anchor_embedding)
+
+
+def regularized_adjacency(A, degrees: np.ndarray, tau: float) -> sp.csr_array:
+    """``D_τ^{-1/2} A D_τ^{-1/2}`` with ``D_τ = diag(degrees) + τ I``, ``τ > 0`` (Qin & Rohe
+    2013); a vertex of zero degree keeps a zero row."""
+    s = 1.0 / np.sqrt(np.asarray(degrees, dtype=np.float64) + float(tau))
+    n = A.shape[0]
+    S = sp.dia_array((s[None, :], [0]), shape=(n, n))
+    return sp.csr_array(S @ sp.csr_array(A, dtype=np.float64) @ S)
 
 
 def _anchor_drop(drop, pattern, lam, p, n, m):
