@@ -12,7 +12,8 @@ igraph graph), and there is no ``X``. This module holds, in one place each:
 * :func:`check_runs_on_graph`: the refusal, before any work, of every part that reads
   the features, naming the registered parts that can run on a graph (derived from the
   parts' ``needs_features`` and ``accepts`` declarations, never from a list kept here);
-* :func:`graph_default_spec`: the spec ``"auto"`` runs on a precomputed graph;
+* :func:`graph_default_spec`: the spec ``"auto"`` runs on a precomputed graph (the
+  registered rule preset ``graph-auto``), and :func:`graph_k_max`, the ``k`` searched;
 * :class:`OnGraph`: the executor of such a fit (in memory; it hands the pipeline the
   graph as its precomputed graph stage and no ``X``).
 """
@@ -30,8 +31,9 @@ from graphclust._contracts import GraphKind
 from graphclust._errors import (DirectedGraphWarning, IncompatiblePartsError, InputError,
                                 Problem, ProblemKind)
 
-__all__ = ["PRECOMPUTED", "GraphProfile", "OnGraph", "check_runs_on_graph",
-           "graph_default_spec", "graph_matrix", "is_precomputed", "parts_on_graph"]
+__all__ = ["GRAPH_RULE_PRESET", "PRECOMPUTED", "GraphProfile", "OnGraph",
+           "check_runs_on_graph", "graph_default_spec", "graph_k_max", "graph_matrix",
+           "is_precomputed", "parts_on_graph"]
 
 #: The value of the estimator's ``graph`` parameter that makes ``fit`` take the graph.
 PRECOMPUTED = "precomputed"
@@ -253,22 +255,29 @@ def check_runs_on_graph(spec: dict, registry=None) -> None:
 
 
 # -- the default spec -------------------------------------------------------------------
-def graph_default_spec(A, n_clusters: int | None) -> dict:
-    """The spec ``"auto"`` runs on a precomputed graph ``A`` (``n_clusters`` may be None).
+#: The rule preset ``"auto"`` runs on a precomputed graph (the ``community`` bundle's).
+GRAPH_RULE_PRESET = "graph-auto"
 
-    One fixed spec until rules for graphs decide among the graph parts: the normalised
-    cut (Shi & Malik 2000; Ng, Jordan & Weiss 2001) — the ``k`` leading eigenvectors of
-    ``D^{-1/2} A D^{-1/2}`` without the trivial one, rows normalised — then k-means
-    (10 starts) on them. It needs nothing of ``A`` but its sparse products, so it runs at
-    any size the eigensolver does, and without ``n_clusters`` the graph stage estimates
-    ``k`` by the eigengap of the same spectrum (:doc:`/choosing-k`). The eigenpairs are
-    solved to ARPACK's relative tolerance ``1e-5`` rather than machine precision: they
-    only feed k-means, whose labels an error of that size does not move, and on a
-    200 000-node planted partition (10 blocks, 3.6 M stored entries) it cut the solve from 250 s
-    to 47 s with the same labels (tests/core/test_core_graph_input.py). This function is
-    the one place that chooses the spec: rules for graphs replace its body.
+
+def graph_default_spec(profile: "GraphProfile", registry=None) -> dict:
+    """The spec ``"auto"`` (any rule preset) runs on a precomputed graph.
+
+    The rule preset :data:`GRAPH_RULE_PRESET` decides it from the graph's properties
+    (size, density; docs/graphs-auto.rst): it is a built-in bundle's, registered like
+    any other, so the core names it and never imports it. Where it is not registered
+    (a registry built without the built-in bundles), the fixed fallback below runs: the
+    normalised cut (Shi & Malik 2000; Ng, Jordan & Weiss 2001) — the ``k`` leading
+    eigenvectors of ``D^{-1/2} A D^{-1/2}`` without the trivial one, rows normalised —
+    then k-means (10 starts), ``k`` by the eigengap when not given. Its eigenpairs are
+    solved to ARPACK's relative tolerance ``1e-5``: they only feed k-means, and on a
+    200 000-node planted partition (10 blocks, 3.6 M stored entries) that cut the solve
+    from 250 s to 47 s with the same labels (tests/core/test_core_graph_input.py).
     """
-    del A, n_clusters  # the rules for graphs will read them
+    from graphclust._composer import _registry
+
+    rules = _registry(registry).rules
+    if GRAPH_RULE_PRESET in rules:
+        return rules.get(GRAPH_RULE_PRESET).resolve(profile)
     return {
         "summary": "a precomputed graph: normalised-cut spectral embedding, k-means rounding "
                    "(k by the eigengap when not given)",
@@ -276,6 +285,21 @@ def graph_default_spec(A, n_clusters: int | None) -> dict:
                    "eig_tol": 1e-5},
         "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
     }
+
+
+def graph_k_max(A) -> int:
+    """``k_max`` searched on a graph when the user gives none: ``ceil(sqrt(entries))``,
+    at least :data:`~graphclust.DEFAULT_K_MAX`, at most ``n``.
+
+    Modularity cannot resolve a community with fewer than about ``sqrt(2L)`` internal
+    edges, ``L`` the graph's edges (Fortunato & Barthélemy 2007), so a graph holds at
+    most about ``2L / sqrt(2L) = sqrt(entries)`` resolvable communities; the default of
+    feature data (20) would clip a graph of many small communities.
+    """
+    from graphclust._kselect import DEFAULT_K_MAX
+
+    n = int(A.shape[0])
+    return int(min(max(n, 1), max(DEFAULT_K_MAX, int(np.ceil(np.sqrt(max(A.nnz, 1)))))))
 
 
 @attrs.frozen(eq=False)

@@ -32,7 +32,7 @@ from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
 from graphclust._errors import InputError, Problem, ProblemKind, SpecError
 from graphclust._given import GivenAnchors, GivenGraph, PrecomputedGraph, is_array_like
-from graphclust._ongraph import graph_default_spec, is_precomputed
+from graphclust._ongraph import graph_default_spec, graph_k_max, is_precomputed
 from graphclust._kselect import DEFAULT_K_MAX, check_estimable
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
@@ -151,7 +151,7 @@ def estimator_spec(estimator, profile=None) -> dict:
     merged in; arrays given as ``anchors`` / ``graph`` become the given parts."""
     on_graph = is_precomputed(estimator)
     if on_graph and needs_data(estimator.spec) and profile is not None:
-        base = graph_default_spec(profile.matrix, profile.k)  # graph="precomputed", "auto"
+        base = graph_default_spec(profile)  # graph="precomputed", a rule preset
     else:
         base = resolve_spec(estimator.spec, profile=profile)
     problem = _mapping_problem(estimator.overrides)
@@ -289,6 +289,9 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     k_max = params.searched_k_max()
     executor, X, profile = open_data(estimator, X,
                                      (params.asked_k(), k_max) if rule else None)
+    if is_precomputed(estimator) and params.k_max is None:
+        k_max = graph_k_max(X)  # a graph resolves more communities than the default's 20
+        profile = None if profile is None else attrs.evolve(profile, k_max=k_max)
     spec_summary = None
     if rule:
         spec = estimator_spec(estimator, profile)

@@ -19,7 +19,8 @@ from sklearn.metrics import adjusted_rand_score
 import graphclust as gc
 from graphclust import (DirectedGraphWarning, DisconnectedGraphWarning, GraphClustering,
                         IncompatiblePartsError, InputError)
-from graphclust._ongraph import graph_default_spec, graph_matrix, parts_on_graph
+from graphclust._ongraph import (GraphProfile, graph_default_spec, graph_k_max, graph_matrix,
+                                 parts_on_graph)
 
 
 def planted(n_blocks=3, size=40, p_in=0.4, p_out=0.02, seed=0, weighted=False):
@@ -45,16 +46,34 @@ def fit_graph(A, k=3, spec="auto", **kw):
 # -- the default spec and k --------------------------------------------------------------
 def test_auto_on_a_graph_estimates_k_and_finds_the_blocks():
     model = GraphClustering(graph="precomputed", random_state=0).fit(A3)
-    assert model.n_clusters_ == 3 and model.k_selection_.method == "eigengap"
+    assert model.n_clusters_ == 3 and model.k_selection_.method == "modularity"
     assert adjusted_rand_score(BLOCKS, model.labels_) == 1.0
-    assert model.resolved_spec_["summary"] == graph_default_spec(A3, None)["summary"]
+    profile = GraphProfile(graph_matrix(A3)[0], None, graph_k_max(A3))
+    assert model.resolved_spec_["summary"] == graph_default_spec(profile)["summary"]
+    assert model.resolved_spec_["summary"].startswith("graph auto rule 2")
     assert model.n_features_in_ == N and model.nodes_ is None
+
+
+def test_a_graph_searches_up_to_sqrt_entries_communities_unless_k_max_is_given():
+    # 25 cliques of 8: more communities than the feature default's k_max = 20
+    A = sp.block_diag([np.ones((8, 8)) - np.eye(8)] * 25, format="csr")
+    A = A + sp.diags(np.ones(199), 1, format="csr") * 0.01  # one weak chain: connected
+    A = sp.csr_array((A + A.T) / 2)
+    assert graph_k_max(A) == int(np.ceil(np.sqrt(A.nnz))) > 25
+    model = GraphClustering(graph="precomputed", random_state=0).fit(A)
+    assert model.n_clusters_ == 25
+    assert adjusted_rand_score(np.repeat(np.arange(25), 8), model.labels_) == 1.0
+    capped = GraphClustering(graph="precomputed", random_state=0, k_max=10)
+    with pytest.warns(gc.KRangeWarning):
+        capped.fit(A)
+    assert capped.n_clusters_ == 10
 
 
 def test_auto_on_a_graph_equals_its_fixed_spec_on_the_old_given_graph_path():
     """``graph_default_spec`` is what auto runs: the same labels as that spec given the
     graph beside a dummy X (the path that existed before)."""
-    spec = {k: v for k, v in graph_default_spec(A3, 3).items() if k != "summary"}
+    profile = GraphProfile(graph_matrix(A3)[0], 3, graph_k_max(A3))
+    spec = {k: v for k, v in graph_default_spec(profile).items() if k != "summary"}
     X = np.arange(N, dtype=float)[:, None]  # distinct rows: nothing merged
     old = GraphClustering(spec, n_clusters=3, random_state=0, graph=A3).fit(X)
     new = fit_graph(A3)

@@ -19,6 +19,12 @@ PRESETS = Path(__file__).parent / "presets"
 def graphclust_register_components(registry):
     from graphclust_plugins.community.solver_leiden import LeidenSolver
 
+    from graphclust_plugins.community.graph_auto import describe, graph_auto_rule
+
     registry.solvers.add(LeidenSolver)
+    registry.rules.add("graph-auto", graph_auto_rule, description=describe(),
+                       summary="a graph given as the input (graph='precomputed'): Leiden "
+                               "modularity, or a regularised spectral embedding for a sparse "
+                               "graph with k given; what 'auto' runs on a graph")
     for path in sorted(PRESETS.glob("*.toml")):
         registry.presets.add_toml(path)

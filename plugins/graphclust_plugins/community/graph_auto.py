@@ -229,12 +229,18 @@ def profile_of_data_profile(profile) -> GraphProfile:
 
 
 def graph_auto_rule(profile) -> dict:
-    """``graph auto`` as a rule preset's rule (``registry.rules.add("graph-auto",
-    graph_auto_rule, description=describe())``): the spec for the adjacency whose
-    :class:`graphclust.DataProfile` is ``profile``, with a ``summary`` naming the rule.
-    The ``k_max`` to search without ``k`` is :func:`graph_k_max` of the same profile
-    (a fit parameter, not a spec key)."""
-    p = profile_of_data_profile(profile)
+    """``graph auto`` as the rule of the registered rule preset ``graph-auto``: the spec
+    for a graph, with a ``summary`` naming the rule.
+
+    ``profile`` is what the framework hands a rule preset: on a precomputed graph
+    (``GraphClustering("auto", graph="precomputed")``) the graph's own profile, which holds
+    the cleaned ``matrix`` and the ``k`` asked; given features instead, their
+    :class:`graphclust.DataProfile` — refused unless square (an adjacency profiled as
+    data, :func:`profile_of_data_profile`).
+    """
+    matrix = getattr(profile, "matrix", None)
+    p = (graph_profile(matrix, profile.k) if matrix is not None
+         else profile_of_data_profile(profile))
     for rule in GRAPH_AUTO_RULES:
         reason = rule.applies(p)
         if reason:
