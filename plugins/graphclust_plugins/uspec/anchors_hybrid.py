@@ -10,7 +10,8 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import clamp_anchors, fixed_threads, float_rows
+from graphclust.numerics import clamp_anchors, float_rows
+from graphclust_plugins.uspec._lloyd import lloyd_representatives
 
 
 @graphclust.part
@@ -21,11 +22,13 @@ class HybridAnchors(graphclust.AnchorSelector):
     random, cheap but noisy, and runs a short k-means on them only, so the ``p``
     representatives are k-means quality at ``O(p'·p·d·t)`` cost, independent of ``n``.
     The candidates are drawn without replacement from ``ctx.rng("anchors.hybrid")``; the
-    k-means (scikit-learn, initialised with ``p`` random candidates as the authors'
-    ``litekmeans`` is, ``tol = 0``) runs ``max_iter`` Lloyd iterations with a seed
-    from ``ctx.seed_for("anchors.hybrid")``, on one BLAS/OpenMP thread
-    (:func:`graphclust.numerics.fixed_threads`), so the representatives do not depend on
-    the thread count.
+    k-means (initialised with ``p`` random candidates as the authors' ``litekmeans`` is)
+    runs at most ``max_iter`` Lloyd iterations with a seed from
+    ``ctx.seed_for("anchors.hybrid")``, stopping when an assignment repeats. Dense
+    candidates: :func:`graphclust_plugins.uspec._lloyd.lloyd_representatives` (the
+    assignment a BLAS product on every thread, decided on exact distances; the update a
+    fixed-order sum); sparse ones: scikit-learn on one OpenMP thread. Either way the
+    representatives do not depend on the thread count.
 
     Rules for small ``n``:
 
@@ -34,8 +37,9 @@ class HybridAnchors(graphclust.AnchorSelector):
       candidates, e.g. ``p' = n`` for every data set below 10 000 points at ``p = 1000``;
       the authors' reference runs used ``p = 1000`` on 1 797 and 9 298 points too);
     * when ``p' = p`` the candidates are the representatives (no k-means);
-    * with fewer distinct candidates than ``p``, scikit-learn returns duplicate centres
-      (legal: duplicates share weight in the bipartite graph).
+    * with fewer distinct candidates than ``p``, duplicate centres are returned (legal:
+      duplicates share weight in the bipartite graph); a centre no candidate chose
+      keeps its previous value.
 
     ``Anchors.assignment`` is ``None``: the representatives summarise the candidates,
     not a partition of all points.
@@ -68,14 +72,16 @@ class HybridAnchors(graphclust.AnchorSelector):
         if sp.issparse(C):  # one fit, one OpenMP thread: no per-iteration or per-thread
             km, n_iter = _sparse_lloyd(C, p, int(self.max_iter),  # copy of the p x d centres
                                        ctx.seed_for("anchors.hybrid"))
-        else:  # one BLAS/OpenMP thread: scikit-learn's Lloyd step adds per-thread partial
-            # sums in the order threads finish, and the unconverged k-means amplifies them
-            with fixed_threads():
-                km, n_iter = _lloyd_by_iteration(C, p, int(self.max_iter),
-                                                 ctx.seed_for("anchors.hybrid"), ctx.progress)
-        return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
-                                  info={**info, "n_iter": n_iter,
-                                        "inertia": float(km.inertia_)})
+            return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
+                                      info={**info, "n_iter": n_iter,
+                                            "inertia": float(km.inertia_)})
+        # dense: the assignment on every BLAS thread, decided on exact distances, and a
+        # fixed-order update, so the centres do not depend on the thread count
+        centres, n_iter, inertia = lloyd_representatives(
+            np.asarray(C), p, int(self.max_iter), ctx.seed_for("anchors.hybrid"),
+            ctx.progress)
+        return graphclust.Anchors(centres, info={**info, "n_iter": n_iter,
+                                                 "inertia": inertia})
 
 
 def _sparse_lloyd(C, p: int, max_iter: int, seed: int):
@@ -91,31 +97,3 @@ def _sparse_lloyd(C, p: int, max_iter: int, seed: int):
         km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=max_iter, tol=0.0,
                     random_state=seed).fit(C)
     return km, int(km.n_iter_)
-
-
-def _lloyd_by_iteration(C, p: int, max_iter: int, seed: int, progress):
-    """scikit-learn's k-means (random init, ``tol = 0``) one Lloyd iteration per fit, each
-    started from the previous centres, so ``progress`` gets one step per iteration.
-
-    The centres are those of one ``KMeans(max_iter=max_iter)`` fit: an iteration is the
-    same E-step and M-step from the same centres, and the iterations stop when the
-    centres no longer change (scikit-learn's strict convergence: labels unchanged).
-    Returns the last fitted ``KMeans`` and the number of iterations run.
-    """
-    progress.start(max_iter, f"k-means of {C.shape[0]} candidates into {p} representatives")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate candidates
-        km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=1, tol=0.0,
-                    random_state=seed).fit(C)
-        it = 1
-        progress.step(it, max_iter, f"inertia {km.inertia_:.6g}")
-        while it < max_iter:
-            prev = km.cluster_centers_
-            km = KMeans(n_clusters=p, init=prev, n_init=1, max_iter=1, tol=0.0,
-                        random_state=seed).fit(C)
-            it += 1
-            progress.step(it, max_iter, f"inertia {km.inertia_:.6g}")
-            if np.array_equal(km.cluster_centers_, prev):
-                break
-    progress.end()  # an early convergence closes the bar at the iteration reached
-    return km, it
