@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from graphclust_plugins.uspec._lloyd import lloyd_representatives
+from graphclust_plugins.uspec._lloyd import initial_centres, lloyd_representatives
 
 
 def _reference(C, p, max_iter, seed):
     """Lloyd's algorithm written out: exact float64 distances from the differences, the
     nearest centre with ties to the lower index, means of the members."""
-    centres = C[np.random.RandomState(seed).permutation(C.shape[0])[:p]].astype(np.float64)
+    centres = C[initial_centres(C.shape[0], p, seed)].astype(np.float64)
     labels = None
     for it in range(1, max_iter + 1):
         d = ((C[:, None, :].astype(np.float64) - centres[None, :, :]) ** 2).sum(-1)
@@ -53,10 +53,19 @@ def test_a_centre_no_candidate_chose_keeps_its_value():
     # five copies of one point and one other: the three initial centres include two
     # equal ones; the tie goes to the lower index, so one copy centre is left empty
     C = np.array([[0.0, 0.0]] * 5 + [[3.0, 4.0]])
-    init = C[np.random.RandomState(0).permutation(6)[:3]]
-    got, _, _ = lloyd_representatives(C, 3, 10, 0)
-    assert (init == [0.0, 0.0]).all(1).sum() >= 2  # the case this test is about
+    init = C[initial_centres(6, 3, 4)]  # two copies and the other point
+    got, _, _ = lloyd_representatives(C, 3, 10, 4)
+    assert (init == [0.0, 0.0]).all(1).sum() == 2  # the case this test is about
     np.testing.assert_array_equal(np.sort(got, axis=0), np.sort(init, axis=0))
+
+
+def test_the_start_is_scikit_learns_random_draw():
+    from sklearn.cluster import KMeans
+
+    C = np.random.default_rng(3).random((300, 4))
+    km = KMeans(15, init="random", n_init=1, max_iter=1, tol=0.0, random_state=11).fit(C)
+    got, _, _ = lloyd_representatives(C, 15, 1, 11)  # one assignment, one update
+    np.testing.assert_allclose(got, km.cluster_centers_, rtol=1e-12, atol=1e-12)
 
 
 def test_p_out_of_range_is_refused():

@@ -19,7 +19,15 @@ import scipy.sparse as sp
 
 from graphclust.numerics import nearest_anchors
 
-__all__ = ["lloyd_representatives"]
+__all__ = ["initial_centres", "lloyd_representatives"]
+
+
+def initial_centres(m: int, p: int, seed: int) -> np.ndarray:
+    """``p`` distinct candidates of ``m`` at random: scikit-learn's ``init="random"``
+    draw for ``random_state = seed`` (the representatives' k-means before issue 48), so
+    a seed keeps its start."""
+    return np.random.RandomState(seed).choice(m, size=p, replace=False,
+                                              p=np.full(m, 1.0 / m))
 
 
 def lloyd_representatives(C: np.ndarray, p: int, max_iter: int, seed: int,
@@ -36,8 +44,7 @@ def lloyd_representatives(C: np.ndarray, p: int, max_iter: int, seed: int,
         Assignment steps at most; the steps stop early when an assignment repeats the
         previous one (the centres are then fixed).
     seed : int
-        The initial centres are the candidates ``RandomState(seed).permutation(m)[:p]``
-        (scikit-learn's ``init="random"`` draw for the same seed).
+        The initial centres are the candidates :func:`initial_centres` draws.
     progress : graphclust.Progress, optional
         One step per assignment.
 
@@ -58,7 +65,7 @@ def lloyd_representatives(C: np.ndarray, p: int, max_iter: int, seed: int,
     m = C.shape[0]
     if not 1 <= p <= m:
         raise ValueError(f"p must be in [1, {m}], got {p}")
-    centres = C[np.random.RandomState(seed).permutation(m)[:p]].copy()
+    centres = C[initial_centres(m, p, seed)].copy()
     C64 = np.asarray(C, dtype=np.float64)
     rows = np.arange(m)
     if progress is not None:
