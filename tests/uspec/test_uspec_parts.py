@@ -175,3 +175,23 @@ def test_bundle_init_imports_no_part_module():
             "print(sorted(m for m in sys.modules if m.startswith('graphclust_plugins.uspec.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_hybrid_one_fit_equals_one_fit_per_iteration():
+    """Issue 48: the representatives' k-means runs as one scikit-learn fit; it gives the
+    centres of the earlier loop of one-iteration fits, each started from the last."""
+    from sklearn.cluster import KMeans
+
+    from graphclust.numerics import fixed_threads
+
+    X = np.random.default_rng(2).random((3000, 12)).astype(np.float32)
+    ctx = graphclust.Context(seed=5)
+    got = HybridAnchors(n_anchors=60, max_iter=10).select(X, ctx)
+    C = X[np.sort(ctx.rng("anchors.hybrid").choice(3000, 600, replace=False))]
+    seed = ctx.seed_for("anchors.hybrid")
+    with fixed_threads():  # as the part: one thread, no per-thread partial sums
+        km = KMeans(60, init="random", n_init=1, max_iter=1, tol=0.0, random_state=seed).fit(C)
+        for _ in range(got.info["n_iter"] - 1):
+            km = KMeans(60, init=km.cluster_centers_, n_init=1, max_iter=1, tol=0.0,
+                        random_state=seed).fit(C)
+    np.testing.assert_array_equal(got.points, km.cluster_centers_)

@@ -10,8 +10,7 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
 import graphclust
-from graphclust.numerics import clamp_anchors, float_rows
-from graphclust_plugins.uspec._lloyd import lloyd_representatives
+from graphclust.numerics import clamp_anchors, fixed_threads, float_rows
 
 
 @graphclust.part
@@ -24,11 +23,8 @@ class HybridAnchors(graphclust.AnchorSelector):
     The candidates are drawn without replacement from ``ctx.rng("anchors.hybrid")``; the
     k-means (initialised with ``p`` random candidates as the authors' ``litekmeans`` is)
     runs at most ``max_iter`` Lloyd iterations with a seed from
-    ``ctx.seed_for("anchors.hybrid")``, stopping when an assignment repeats. Dense
-    candidates: :func:`graphclust_plugins.uspec._lloyd.lloyd_representatives` (the
-    assignment a BLAS product on every thread, decided on exact distances; the update a
-    fixed-order sum); sparse ones: scikit-learn on one OpenMP thread. Either way the
-    representatives do not depend on the thread count.
+    ``ctx.seed_for("anchors.hybrid")`` (scikit-learn, ``tol = 0``), as one fit on one
+    BLAS/OpenMP thread, so the representatives do not depend on the thread count.
 
     Rules for small ``n``:
 
@@ -37,9 +33,8 @@ class HybridAnchors(graphclust.AnchorSelector):
       candidates, e.g. ``p' = n`` for every data set below 10 000 points at ``p = 1000``;
       the authors' reference runs used ``p = 1000`` on 1 797 and 9 298 points too);
     * when ``p' = p`` the candidates are the representatives (no k-means);
-    * with fewer distinct candidates than ``p``, duplicate centres are returned (legal:
-      duplicates share weight in the bipartite graph); a centre no candidate chose
-      keeps its previous value.
+    * with fewer distinct candidates than ``p``, scikit-learn returns duplicate centres
+      (legal: duplicates share weight in the bipartite graph).
 
     ``Anchors.assignment`` is ``None``: the representatives summarise the candidates,
     not a partition of all points.
@@ -69,30 +64,30 @@ class HybridAnchors(graphclust.AnchorSelector):
         if n_cand == p:
             points = C.toarray() if sp.issparse(C) else np.array(C, copy=True)
             return graphclust.Anchors(points, info={**info, "n_iter": 0})
-        if sp.issparse(C):  # one fit, one OpenMP thread: no per-iteration or per-thread
-            km, n_iter = _sparse_lloyd(C, p, int(self.max_iter),  # copy of the p x d centres
-                                       ctx.seed_for("anchors.hybrid"))
-            return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
-                                      info={**info, "n_iter": n_iter,
-                                            "inertia": float(km.inertia_)})
-        # dense: the assignment on every BLAS thread, decided on exact distances, and a
-        # fixed-order update, so the centres do not depend on the thread count
-        centres, n_iter, inertia = lloyd_representatives(
-            np.asarray(C), p, int(self.max_iter), ctx.seed_for("anchors.hybrid"),
-            ctx.progress)
-        return graphclust.Anchors(centres, info={**info, "n_iter": n_iter,
-                                                 "inertia": inertia})
+        # one scikit-learn fit on one BLAS/OpenMP thread: its Lloyd step adds per-thread
+        # partial sums in the order threads finish, and the unconverged k-means amplifies
+        # them; sparse candidates keep one p x d copy of the centres (400 MB for 1 000
+        # representatives of 50 000 terms)
+        ctx.progress.start(1, f"k-means of {n_cand} candidates into {p} representatives")
+        km, n_iter = _lloyd(C, p, int(self.max_iter), ctx.seed_for("anchors.hybrid"))
+        ctx.progress.step(1, 1, f"{n_iter} iterations, inertia {km.inertia_:.6g}")
+        ctx.progress.end()
+        return graphclust.Anchors(np.asarray(km.cluster_centers_, dtype=C.dtype),
+                                  info={**info, "n_iter": n_iter,
+                                        "inertia": float(km.inertia_)})
 
 
-def _sparse_lloyd(C, p: int, max_iter: int, seed: int):
-    """The k-means of :func:`_lloyd_by_iteration` on sparse candidates as one fit (the
-    same Lloyd iterations from the same random start, stopping on the same strict
-    convergence), with one OpenMP thread: the dense ``p x d`` centres are the memory of
-    this step (400 MB for 1 000 representatives of 50 000 terms), and every iteration's
-    refit or thread would hold another copy of them."""
-    from threadpoolctl import threadpool_limits
+def _lloyd(C, p: int, max_iter: int, seed: int):
+    """scikit-learn's k-means (random init, ``tol = 0``, at most ``max_iter`` Lloyd
+    iterations, stopping on strict convergence) as one fit on one BLAS and one OpenMP
+    thread (:func:`graphclust.numerics.fixed_threads`).
 
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="openmp"):
+    Until issue 48 the dense fit ran one ``max_iter = 1`` fit per iteration, each from
+    the previous centres, to report every iteration: the same centres (checked bit for
+    bit on MNIST-70k's candidates) at twice the CPU time (3.05 s against 1.51 s), each
+    refit validating and re-normalising the candidates again.
+    """
+    with warnings.catch_warnings(), fixed_threads():
         warnings.simplefilter("ignore", SkConvergenceWarning)  # duplicate candidates
         km = KMeans(n_clusters=p, init="random", n_init=1, max_iter=max_iter, tol=0.0,
                     random_state=seed).fit(C)
