@@ -89,3 +89,22 @@ def test_nearest_with_exact_ties_is_the_brute_force_answer_for_any_block(
                                  block_size=block)
     np.testing.assert_array_equal(g_idx, want_idx)
     np.testing.assert_array_equal(g_d, want_d)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("d", [1, 7, 784])
+def test_exact_distances_are_the_same_bits_for_any_slab_and_as_scattered_pairs(dtype, d):
+    """Issue 48: the exact recomputation runs in cache-sized slabs and, with near-ties,
+    only on each row's pairs; neither may change a bit of a distance."""
+    from graphclust.numerics.distances import _exact_pairs, _exact_sq
+
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(120, d)).astype(dtype)
+    U = rng.normal(size=(30, d)).astype(dtype)
+    idx = rng.integers(0, 30, size=(120, 6))
+    want = ((X.astype(np.float64)[:, None, :] - U.astype(np.float64)[idx]) ** 2).sum(-1)
+    for budget in (8, 4096, 32 * 2**20):
+        np.testing.assert_array_equal(_exact_sq(X, U, idx, budget_bytes=budget), want)
+    rows, cols = np.nonzero(rng.random((120, 6)) < 0.4)
+    np.testing.assert_array_equal(_exact_pairs(X, U, rows, idx[rows, cols], budget_bytes=64),
+                                  want[rows, cols])

@@ -61,10 +61,19 @@ def test_hybrid_sizes_and_determinism():
 
 def test_hybrid_representatives_are_kmeans_centres_of_candidates():
     X = np.random.default_rng(1).normal(size=(1000, 3))
-    a = HybridAnchors(n_anchors=20, max_iter=50).select(X, graphclust.Context(seed=0))
-    # every representative is (close to) the mean of the candidates nearest to it:
-    # a k-means fixed point, not a raw sample
-    assert not any((np.abs(X - u).sum(1) < 1e-12).any() for u in a.points)
+    ctx = graphclust.Context(seed=0)
+    a = HybridAnchors(n_anchors=20, max_iter=50).select(X, ctx)
+    assert a.info["n_iter"] < 50  # converged: the last assignment repeated the previous
+    # every representative is the mean of the candidates nearest to it (a k-means fixed
+    # point); the candidates are the draw documented in HybridAnchors
+    C = X[np.sort(ctx.rng("anchors.hybrid").choice(1000, 200, replace=False))]
+    nearest = ((C[:, None, :] - a.points[None, :, :]) ** 2).sum(2).argmin(1)
+    for j, u in enumerate(a.points):
+        np.testing.assert_allclose(u, C[nearest == j].mean(0), rtol=1e-12, atol=1e-12)
+    # not raw samples, except a candidate alone in its cluster (its own mean)
+    for j, u in enumerate(a.points):
+        if (np.abs(X - u).sum(1) < 1e-12).any():
+            assert (nearest == j).sum() == 1
 
 
 def test_tcut_solver_is_transfer_cut_of_the_graph():
@@ -166,3 +175,23 @@ def test_bundle_init_imports_no_part_module():
             "print(sorted(m for m in sys.modules if m.startswith('graphclust_plugins.uspec.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_hybrid_one_fit_equals_one_fit_per_iteration():
+    """Issue 48: the representatives' k-means runs as one scikit-learn fit; it gives the
+    centres of the earlier loop of one-iteration fits, each started from the last."""
+    from sklearn.cluster import KMeans
+
+    from graphclust.numerics import fixed_threads
+
+    X = np.random.default_rng(2).random((3000, 12)).astype(np.float32)
+    ctx = graphclust.Context(seed=5)
+    got = HybridAnchors(n_anchors=60, max_iter=10).select(X, ctx)
+    C = X[np.sort(ctx.rng("anchors.hybrid").choice(3000, 600, replace=False))]
+    seed = ctx.seed_for("anchors.hybrid")
+    with fixed_threads():  # as the part: one thread, no per-thread partial sums
+        km = KMeans(60, init="random", n_init=1, max_iter=1, tol=0.0, random_state=seed).fit(C)
+        for _ in range(got.info["n_iter"] - 1):
+            km = KMeans(60, init=km.cluster_centers_, n_init=1, max_iter=1, tol=0.0,
+                        random_state=seed).fit(C)
+    np.testing.assert_array_equal(got.points, km.cluster_centers_)

@@ -195,12 +195,21 @@ def sparse_pair_sq(Xb, U: np.ndarray, idx: np.ndarray,
     return out
 
 
+EXACT_SLAB_BYTES = 512 * 2**10
+"""Slab of :func:`_exact_sq`'s float64 differences: small enough to stay in a core's
+cache between the subtraction, the squares and the sum (measured, 20 000 x 6 pairs of
+784 columns: 32 MB slabs 1.47 s, 1 MB 0.43 s, 256 KB 0.37 s, 64 KB 0.62 s, the same
+bits)."""
+
+
 def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
-              budget_bytes: int = 32 * 2**20) -> np.ndarray:
+              budget_bytes: int = EXACT_SLAB_BYTES) -> np.ndarray:
     """``‖X[i] − U[idx[i, j]]‖²`` from the differences, float64 (``O(b · s · d)``, in
     slabs of about ``budget_bytes``). Each value is a function of the two rows alone (a
     sum over the ``d`` columns in numpy's fixed pairwise order, no BLAS), so it is the
-    same bits whatever the block, the thread count or the machine's BLAS."""
+    same bits whatever the block, the thread count or the machine's BLAS, and whatever
+    ``budget_bytes``: the slab only decides whether the differences stay in cache
+    (:data:`EXACT_SLAB_BYTES`)."""
     b, s = idx.shape
     out = np.empty((b, s), dtype=np.float64)
     step = max(1, budget_bytes // (8 * max(s * X.shape[1], 1)))
@@ -210,6 +219,22 @@ def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
                 - np.asarray(U[idx[lo:hi]], dtype=np.float64))
         np.square(diff, out=diff)
         out[lo:hi] = diff.sum(axis=2)
+    return out
+
+
+def _exact_pairs(X: np.ndarray, U: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                 budget_bytes: int = EXACT_SLAB_BYTES) -> np.ndarray:
+    """``‖X[rows[t]] − U[cols[t]]‖²`` for each pair ``t``: :func:`_exact_sq`'s value of
+    the same two rows (the same differences summed in the same pairwise order), for
+    scattered pairs."""
+    out = np.empty(rows.size, dtype=np.float64)
+    step = max(1, budget_bytes // (8 * max(X.shape[1], 1)))
+    for lo in range(0, rows.size, step):
+        hi = min(rows.size, lo + step)
+        diff = (np.asarray(X[rows[lo:hi]], dtype=np.float64)
+                - np.asarray(U[cols[lo:hi]], dtype=np.float64))
+        np.square(diff, out=diff)
+        out[lo:hi] = diff.sum(axis=1)
     return out
 
 
@@ -251,25 +276,37 @@ def exact_smallest(Xb: np.ndarray, U: np.ndarray, scores: np.ndarray, s: int,
     if b == 0:
         return np.zeros((0, s), dtype=np.int64), np.zeros((0, s))
     s = int(min(s, m))
-    if s < m:
-        part = np.argpartition(scores, s - 1, axis=1)
-        kth = np.take_along_axis(scores, part[:, s - 1:s], axis=1)[:, 0]
-        width = int((scores <= (kth + slack)[:, None]).sum(axis=1).max())
-        if width == s:  # no near-tie at the boundary in this block (the usual case)
-            cand = part[:, :s]
-        elif width < m:
-            cand = np.argpartition(scores, width - 1, axis=1)[:, :width]
-        else:
-            cand = np.broadcast_to(np.arange(m), (b, m))
+    if s == m:
+        cand = np.broadcast_to(np.arange(m), (b, m))
+        exact = _exact_sq(Xb, U, cand)
     else:
-        width, cand = m, np.broadcast_to(np.arange(m), (b, m))
-    exact = _exact_sq(Xb, U, cand)
-    if width > s:  # a candidate outside the row's slack (another row's width) cannot win
-        lim = np.take_along_axis(scores, cand, axis=1) > (kth + slack)[:, None]
-        exact[lim] = np.inf
+        if s == 1:  # the row minimum, without a partition of the whole row
+            first = np.argmin(scores, axis=1)[:, None]
+            kth = np.take_along_axis(scores, first, axis=1)[:, 0]
+        else:
+            first = np.argpartition(scores, s - 1, axis=1)
+            kth = np.take_along_axis(scores, first[:, s - 1:s], axis=1)[:, 0]
+        near = scores <= (kth + slack)[:, None]
+        if int(near.sum(axis=1).max()) > s:  # near-ties at some row's boundary
+            return _smallest_of_pairs(Xb, U, near, s)
+        cand = first[:, :s]  # no near-tie at the boundary in this block (the usual case)
+        exact = _exact_sq(Xb, U, cand)
     order = np.lexsort((cand, exact), axis=1)[:, :s]
     return (np.ascontiguousarray(np.take_along_axis(cand, order, axis=1), dtype=np.int64),
             np.take_along_axis(exact, order, axis=1))
+
+
+def _smallest_of_pairs(Xb: np.ndarray, U: np.ndarray, near: np.ndarray,
+                       s: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`exact_smallest` when some row has more than ``s`` columns within its slack
+    (``near``, at least ``s`` a row): only those pairs are recomputed, and each row keeps
+    its ``s`` smallest exact values, ties to the lower column index."""
+    rows, cols = np.nonzero(near)  # row by row, columns ascending
+    exact = _exact_pairs(Xb, U, rows, cols)
+    order = np.lexsort((cols, exact, rows))
+    starts = np.searchsorted(rows[order], np.arange(near.shape[0]))
+    take = order[starts[:, None] + np.arange(s)[None, :]]
+    return np.ascontiguousarray(cols[take], dtype=np.int64), exact[take]
 
 
 def mean_sq_distance(X: np.ndarray, U: np.ndarray, block_size: int = 8192) -> float:
