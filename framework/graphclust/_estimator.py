@@ -223,7 +223,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scaling_ = result.scaling
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
-        from graphclust._kselect import given_selection
+        from graphclust._kselection import given_selection
 
         selection = getattr(result, "k_selection", None)
         if selection is None:

@@ -37,6 +37,7 @@ from graphclust._checks import Check, check_fields
 from graphclust._contracts import GraphKind, RenamedDeclaration, SolutionField, \
     normalise_declarations
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._kselection import eigengap_selection
 from graphclust._membership import Memberships
 from graphclust._progress import Progress
 from graphclust._solution import Solution
@@ -361,7 +362,6 @@ class GraphBuilder(Part):
         :class:`graphclust.KSelection` with ``k_min <= k <= k_max``; one that cannot
         estimate sets ``estimates_k = None``.
         """
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import (affinity_spectrum_without_tiny_groups,
                                                   anchor_spectrum_without_tiny_groups)
 
@@ -381,7 +381,6 @@ class GraphBuilder(Part):
         ``X`` and ``Z``. The default sums each block's ``(Z_bᵀ D_b⁻¹ Z_b, Z_bᵀ 1)``
         (``m``-sized) and solves the ``m x m`` eigenproblem here: the in-memory value
         up to the order of the sums."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import anchor_spectrum_without_tiny_groups
 
         mu, rows, dropped = anchor_spectrum_without_tiny_groups(
@@ -799,7 +798,6 @@ class Consensus(Part):
         eigengap of the point × base-cluster bipartite graph (rows of the memberships
         scaled to sum to one: an anchor graph on ``Σk_i`` base clusters, so the
         ``Σk_i x Σk_i`` problem; :mod:`graphclust.numerics.eigengap`)."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import anchor_spectrum
 
         mu = anchor_spectrum(memberships.matrix, k_max + 1)
@@ -809,7 +807,6 @@ class Consensus(Part):
         """:meth:`estimate_k` in the chunked execution (k hook): ``chunks`` as in
         :meth:`combine_chunked`; the default sums each block's ``Σk_i``-sized share of
         the spectrum problem and solves it here."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import spectrum_from_anchor_sums
 
         G, lam = chunks.sum(_anchor_sums)
