@@ -598,6 +598,13 @@ class Adapter(Part):
         :meth:`lift`: the rows :meth:`lift` gives those points in memory."""
         raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
 
+    def layers(self, solution: Solution, graph, labels: np.ndarray):
+        """The hierarchy of the labels this adapter cut itself (layers hook, optional):
+        a :class:`graphclust.Layers` of the rows whose atoms refine ``labels``, from the
+        lifted ``solution`` and the run's ``graph``; or ``None`` (the default: the
+        pipeline's rounding is asked, then the framework's merge tree)."""
+        return None
+
     @classmethod
     def can_adapt_chunked(cls) -> bool:
         """Whether the class implements :meth:`adapt_chunked` and :meth:`lift_rows`."""
@@ -727,6 +734,14 @@ class Rounding(Part):
             Sorted distinct global row indices, or ``None`` for all rows.
         """
         raise NotImplementedError(f"rounding {self.name!r} draws no rows of its own")
+
+    def layers(self, solution: Solution, labels: np.ndarray):
+        """This rounding's own hierarchy of its last :meth:`round` (layers hook,
+        optional): a :class:`graphclust.Layers` whose atoms refine ``labels`` (the fit's
+        labels of the same rows) and whose layer at the fitted ``k`` is ``labels``, or
+        ``None``. The default is ``None``: the framework then merges the clusters
+        (Ward's rule on their centroids in ``solution``; :doc:`/layers`)."""
+        return None
 
     @classmethod
     def can_assign(cls) -> bool:
