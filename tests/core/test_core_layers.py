@@ -220,3 +220,40 @@ def test_genie_layers_are_its_cuts_at_every_k():
         refit = GraphClustering("genie", n_clusters=k, random_state=0).fit(X)
         assert adjusted_rand_score(model.partition_at(k), refit.labels_) == 1.0
     assert adjusted_rand_score(blob, model.partition_at(9)) >= 0.95
+
+
+def test_on_sample_layers_carry_the_sample_tree_to_every_row():
+    """The manifold family fits its tree on a sample and places the other rows: every
+    row gets an atom inside its own cluster, so the layers nest and labels_ is one."""
+    X, group, blob = three_groups_of_three_blobs(n_per=40)
+    spec = {"anchors": {"name": "sample", "n_anchors": 200},
+            "graph": {"name": "sample-knn", "n_neighbors": 3},
+            "adapter": {"name": "on-sample",
+                        "graph": {"name": "fuzzy-knn", "n_neighbors": 8, "method": "exact"},
+                        "rounding": {"name": "density", "min_cluster_size": 5}},
+            "solver": {"name": "features"}, "rounding": {"name": "argmax"}}
+    model = GraphClustering(spec, n_clusters=3, random_state=0).fit(X)
+    layers = model.layers_
+    assert "sample rows" in layers.source and layers.n_atoms >= 3
+    assert (layers.atoms >= 0).all()
+    assert adjusted_rand_score(model.partition_at(3), model.labels_) == 1.0
+    found = layers.layers()
+    for (_, _, coarse), (_, _, fine) in zip(found, found[1:]):
+        assert _nested(fine, coarse)
+    parent = layers.parent_of(layers.n_atoms, 3)  # each atom's group at k = 3
+    fine = model.partition_at(layers.n_atoms)
+    assert np.array_equal(parent[fine], model.partition_at(3))
+
+
+def test_ensemble_layers_merge_the_consensus_clusters():
+    X, group, _ = three_groups_of_three_blobs(n_per=30)
+    spec = {"ensemble": {"members": [{"preset": "ncut", "n_clusters": 9},
+                                     {"preset": "ncut", "n_clusters": 6}],
+                         "consensus": {"name": "tcut"}}}
+    model = GraphClustering(spec, n_clusters=6, random_state=0).fit(X)
+    layers = model.layers_
+    assert "membership rows" in layers.source and layers.ks == list(range(1, 7))
+    assert adjusted_rand_score(model.partition_at(6), model.labels_) == 1.0
+    found = model.cluster_layers_
+    for coarse, fine in zip(found, found[1:]):
+        assert _nested(fine, coarse)
