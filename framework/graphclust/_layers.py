@@ -60,6 +60,9 @@ class Layers:
         The fitted ``k`` (the layer ``labels_`` is).
     reason : str
         Why that ``k`` (the fit's ``k_selection_`` rule, or ``"n_clusters given"``).
+    base_height : float or None
+        The height by which every atom exists, when the source knows it (the density
+        tree: where its last leaf appears); it scores the finest layer.
     """
 
     atoms: np.ndarray = attrs.field(converter=lambda a: np.asarray(a, dtype=np.int64))
@@ -69,6 +72,7 @@ class Layers:
     source: str = ""
     chosen: int | None = None
     reason: str = ""
+    base_height: float | None = None
 
     def __attrs_post_init__(self):
         if self.heights.shape != (self.merges.shape[0],):
@@ -92,7 +96,7 @@ class Layers:
     def stability(self) -> dict[int, float]:
         """``{k: stability}``: each layer's relative persistence in ``[0, 1]``
         (:func:`graphclust.numerics.hierarchy.persistence`)."""
-        score = persistence(self.heights, self.n_atoms)
+        score = persistence(self.heights, self.n_atoms, self.base_height)
         return {k: float(score[k - 1]) for k in self.ks}
 
     def partition_at(self, k: int) -> np.ndarray:

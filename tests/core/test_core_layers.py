@@ -257,3 +257,12 @@ def test_ensemble_layers_merge_the_consensus_clusters():
     found = model.cluster_layers_
     for coarse, fine in zip(found, found[1:]):
         assert _nested(fine, coarse)
+
+
+def test_the_finest_layer_scores_from_where_its_atoms_exist():
+    # merges at 2, 3, 10 over 4 atoms: with the atoms all there by height 1 the finest
+    # layer lasts from 1 to 2 (.5); without a base it scores 0; a base above the first
+    # merge means the atoms never all coexist: 0
+    np.testing.assert_allclose(persistence([2.0, 3.0, 10.0], 4)[3], 0.0)
+    np.testing.assert_allclose(persistence([2.0, 3.0, 10.0], 4, base=1.0)[3], 0.5)
+    np.testing.assert_allclose(persistence([2.0, 3.0, 10.0], 4, base=2.5)[3], 0.0)

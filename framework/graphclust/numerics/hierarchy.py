@@ -127,7 +127,7 @@ def ward_merges(centroids: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, n
     return np.asarray(merges, dtype=np.int64), np.asarray(heights)
 
 
-def persistence(heights: np.ndarray, n_atoms: int) -> np.ndarray:
+def persistence(heights: np.ndarray, n_atoms: int, base: float | None = None) -> np.ndarray:
     """Stability of each layer: entry ``k − 1`` for ``k`` groups, ``k`` in
     ``[n_atoms − len(heights), n_atoms]`` (0 outside).
 
@@ -137,12 +137,15 @@ def persistence(heights: np.ndarray, n_atoms: int) -> np.ndarray:
     were joined far below the height that joins two of them (a gap in the hierarchy, the
     dendrogram analogue of the eigengap's relative gap), near 0 when the next merge
     follows at once. Heights are made non-decreasing first (running maximum), so a merge
-    list applied out of height order scores its layers by the heights reached. The two
-    ends have no persistence the hierarchy can measure (the atoms form at no height, the
-    coarsest layer never breaks): 0."""
+    list applied out of height order scores its layers by the heights reached. The
+    coarsest layer never breaks: 0. The finest (the atoms) forms at ``base``, the height
+    by which every atom exists when the source knows it (the density tree: where its
+    last leaf appears); without it, 0."""
     h = np.maximum.accumulate(np.asarray(heights, dtype=np.float64)) if len(heights) else \
         np.zeros(0)
     out = np.zeros(max(int(n_atoms), 1))
+    if base is not None and h.size and h[0] > 0:
+        out[n_atoms - 1] = (h[0] - min(float(base), h[0])) / h[0]
     for j in range(1, h.size):  # after j merges: k = n_atoms - j groups
         form, brk = h[j - 1], h[j]
         out[n_atoms - j - 1] = (brk - form) / brk if brk > 0 else 0.0

@@ -22,7 +22,7 @@ import numpy as np
 
 from graphclust.numerics import nearest_anchors
 
-__all__ = ["density_layers"]
+__all__ = ["density_layers", "leaves_appear"]
 
 
 def _owners(tree, selected: np.ndarray) -> np.ndarray:
@@ -93,3 +93,21 @@ def density_layers(tree, selected, labels: np.ndarray, E: np.ndarray):
     heights = np.array([h for _, _, h in order], dtype=np.float64)
     heights[~np.isfinite(heights)] = heights[np.isfinite(heights)].max(initial=1.0)
     return atoms, merges, heights, int(is_leaf.sum())
+
+
+def leaves_appear(raw: np.ndarray, n: int, tree) -> float:
+    """The distance by which every leaf of the condensed tree exists: each leaf appears
+    at ``1/λ`` of its densest point (the last to fall out of it), the last leaf at the
+    largest of these."""
+    parent = np.asarray(raw["parent"], dtype=np.int64) - n
+    child = np.asarray(raw["child"], dtype=np.int64)
+    lam = np.asarray(raw["lambda_val"], dtype=np.float64)
+    finite = np.isfinite(lam)
+    lam = np.where(finite, lam, lam[finite].max(initial=0.0))
+    pts = child < n
+    top = np.zeros(tree.n_nodes)
+    np.maximum.at(top, parent[pts], lam[pts])
+    leaves = [c for c in range(tree.n_nodes) if not tree.children[c]]
+    dens = top[leaves]
+    dens = dens[dens > 0]
+    return float(1.0 / dens.min()) if dens.size else 0.0

@@ -11,7 +11,7 @@ from graphclust.numerics import as_float, fit_rows, nearest_anchors
 from graphclust_plugins.manifold._boruvka import mutual_reachability_mst
 from graphclust_plugins.manifold._condensed import (CondensedTree, excess_of_mass, label_points,
                                                     select_k)
-from graphclust_plugins.manifold._layers import density_layers
+from graphclust_plugins.manifold._layers import density_layers, leaves_appear
 from graphclust_plugins.manifold._linkage import condense_tree, single_linkage
 
 
@@ -212,7 +212,8 @@ class DensityRounding(graphclust.Rounding):
             idx, _ = nearest_anchors(full, E, 1)
             atoms = atoms[idx[:, 0]]
         return graphclust.Layers(atoms, merges, heights, m,
-                                 f"the density tree's splits ({m} leaves)")
+                                 f"the density tree's splits ({m} leaves)",
+                                 base_height=leaves_appear(raw, E.shape[0], tree))
 
     def _embedding(self, solution):
         if solution.embedding is None:
