@@ -18,7 +18,8 @@ from graphclust._estimator import GraphClustering
 from graphclust._composer import compose, resolve_part, validate_spec
 from graphclust._ensemble import Ensemble, EnsembleMember, EnsembleResult
 from graphclust._membership import Memberships
-from graphclust._kselect import DEFAULT_K_MAX, KSelection
+from graphclust._kselection import DEFAULT_K_MAX, KSelection
+from graphclust._layers import Layers
 from graphclust._input import check_input
 from graphclust._pipeline import STAGES, FitResult, Pipeline
 from graphclust._checks import Check, any_of, boolean, integer, one_of, optional, part_spec, real
@@ -97,6 +98,7 @@ __all__ = [
     "EnsembleResult",
     "Memberships",
     "KSelection",
+    "Layers",
     "DEFAULT_K_MAX",
     "FitResult",
     "Pipeline",

@@ -34,6 +34,7 @@ import attrs
 import numpy as np
 
 from graphclust._errors import InputError
+from graphclust._kselect import DEFAULT_K_MAX, KDispatch, estimating_stage
 from graphclust._membership import Memberships
 from graphclust._parts import Consensus, Context, Metric
 from graphclust._pipeline import FitResult, Pipeline, scale_stage
@@ -217,8 +218,6 @@ class Ensemble:
         """Each member's ``k_j`` and seed for a run on ``n`` points. With no
         ``n_clusters`` (estimated), ranges are clipped with ``k_max`` in its place and a
         member with no ``k`` of its own estimates it (``None``)."""
-        from graphclust._kselect import DEFAULT_K_MAX
-
         clip_k = n_clusters if n_clusters is not None else (k_max or DEFAULT_K_MAX)
         ks, seeds = [], []
         for j, member in enumerate(self.members):
@@ -265,11 +264,7 @@ class Ensemble:
         pre: dict[str, float] = {}
         scaling, X = scale_stage(self.scale, X, ctx.progress, pre)
         n = X.shape[0]
-        from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, given_selection,
-                                         k_range_for, warn_selection)
-
-        if n_clusters is None:
-            check_estimable(self, repr(self))
+        kd = KDispatch.begin(self, n_clusters, k_range, n, repr(self))
         k_range = k_range or (1, DEFAULT_K_MAX)
         ks, seeds = self.plan(n, n_clusters, ctx, k_range[1])
         bar = ctx.progress.for_stage("members", f"{len(self.members)} members")
@@ -309,13 +304,9 @@ class Ensemble:
         cstage = ctx.progress.for_stage("consensus", self.consensus.name)
         cstage.open(message=f"{memberships.n_base_clusters} base clusters")
         cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
-        if n_clusters is None:
-            selection = self.consensus.estimate_k(memberships, *k_range_for(*k_range, n),
-                                                  cctx)
-            warn_selection(selection, repr(self))
-            n_clusters = selection.k
-        else:
-            selection = given_selection(n_clusters)
+        n_clusters = kd.at("consensus",
+                           lambda part, lo, hi, _: part.estimate_k(memberships, lo, hi, cctx))
+        selection = kd.selection
         labels = np.asarray(self.consensus.combine(memberships, n_clusters, cctx),
                             dtype=np.int64)
         t_consensus = cstage.close(f"{memberships.n_base_clusters} base clusters")
@@ -352,9 +343,7 @@ class Ensemble:
         """``("consensus", part)`` when the consensus estimates ``k`` for a run without
         ``n_clusters`` (a member without a ``k`` of its own is estimated by its own
         pipeline's :meth:`Pipeline.estimating_stage`), else ``None``."""
-        from graphclust._kselect import _can
-
-        return ("consensus", self.consensus) if _can(self.consensus) else None
+        return estimating_stage(self)
 
     # -- new points ---------------------------------------------------------------
     def can_predict(self) -> bool:

@@ -10,6 +10,7 @@ from graphclust._composer import compose
 from graphclust._ensemble import Ensemble
 from graphclust._errors import Problem, SpecError
 from graphclust._executors import executor_for, held
+from graphclust._layers import LayersMixin
 from graphclust._parts import Part
 from graphclust._pipeline import Pipeline
 from graphclust._plan import SECTION_PARAMS, FitPlan, estimator_spec, make_plan
@@ -18,7 +19,7 @@ from graphclust._toml import resolved_ensemble_spec, resolved_spec
 __all__ = ["GraphClustering"]
 
 
-class GraphClustering(ClusterMixin, BaseEstimator):
+class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
     """Graph clustering pipeline from a preset or a declarative spec.
 
     Parameters
@@ -78,6 +79,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         How it was chosen: ``method`` (``"given"``, ``"eigengap"``, ``"density-tree"``),
         the ``candidates`` examined with their ``scores``, the ``rule`` in words and the
         ``part`` that estimated.
+    layers_ : Layers
+        Nested partitions of the training rows from coarse to fine, each with its ``k``
+        and a stability, the fitted ``labels_`` the layer at ``n_clusters_``
+        (``layers_.chosen``, with ``k_selection_``'s rule as ``layers_.reason``);
+        computed when first read, from what the fit kept (:doc:`/layers`).
+    cluster_layers_ : list of ndarray
+        The labels of the layers, coarse to fine, up to ``max(n_clusters_, k_max)``
+        clusters; :meth:`partition_at` gives any ``k`` of the hierarchy.
     pipeline_ : Pipeline or Ensemble
         The composed, fitted parts (an :class:`~graphclust.Ensemble` for an ensemble spec).
     graph_ : AffinityGraph, AnchorGraph or None
@@ -232,7 +241,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.scaling_ = result.scaling
         self.timings_ = dict(result.timings)
         self.scores_ = dict(result.scores)
-        from graphclust._kselect import given_selection
+        from graphclust._kselection import given_selection
 
         selection = getattr(result, "k_selection", None)
         if selection is None:

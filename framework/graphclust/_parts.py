@@ -37,6 +37,7 @@ from graphclust._checks import Check, check_fields
 from graphclust._contracts import GraphKind, RenamedDeclaration, SolutionField, \
     normalise_declarations
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._kselection import eigengap_selection
 from graphclust._membership import Memberships
 from graphclust._progress import Progress
 from graphclust._solution import Solution
@@ -370,7 +371,6 @@ class GraphBuilder(Part):
         :class:`graphclust.KSelection` with ``k_min <= k <= k_max``; one that cannot
         estimate sets ``estimates_k = None``.
         """
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import (affinity_spectrum_without_tiny_groups,
                                                   anchor_spectrum_without_tiny_groups)
 
@@ -390,7 +390,6 @@ class GraphBuilder(Part):
         ``X`` and ``Z``. The default sums each block's ``(Z_bᵀ D_b⁻¹ Z_b, Z_bᵀ 1)``
         (``m``-sized) and solves the ``m x m`` eigenproblem here: the in-memory value
         up to the order of the sums."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import anchor_spectrum_without_tiny_groups
 
         mu, rows, dropped = anchor_spectrum_without_tiny_groups(
@@ -608,6 +607,13 @@ class Adapter(Part):
         :meth:`lift`: the rows :meth:`lift` gives those points in memory."""
         raise NotImplementedError(f"adapter {self.name!r} does not run chunk-wise")
 
+    def layers(self, solution: Solution, graph, labels: np.ndarray):
+        """The hierarchy of the labels this adapter cut itself (layers hook, optional):
+        a :class:`graphclust.Layers` of the rows whose atoms refine ``labels``, from the
+        lifted ``solution`` and the run's ``graph``; or ``None`` (the default: the
+        pipeline's rounding is asked, then the framework's merge tree)."""
+        return None
+
     @classmethod
     def can_adapt_chunked(cls) -> bool:
         """Whether the class implements :meth:`adapt_chunked` and :meth:`lift_rows`."""
@@ -739,6 +745,14 @@ class Rounding(Part):
         """
         raise NotImplementedError(f"rounding {self.name!r} draws no rows of its own")
 
+    def layers(self, solution: Solution, labels: np.ndarray):
+        """This rounding's own hierarchy of its last :meth:`round` (layers hook,
+        optional): a :class:`graphclust.Layers` whose atoms refine ``labels`` (the fit's
+        labels of the same rows) and whose layer at the fitted ``k`` is ``labels``, or
+        ``None``. The default is ``None``: the framework then merges the clusters
+        (Ward's rule on their centroids in ``solution``; :doc:`/layers`)."""
+        return None
+
     @classmethod
     def can_assign(cls) -> bool:
         """Whether the class implements :meth:`assign`."""
@@ -811,7 +825,6 @@ class Consensus(Part):
         eigengap of the point × base-cluster bipartite graph (rows of the memberships
         scaled to sum to one: an anchor graph on ``Σk_i`` base clusters, so the
         ``Σk_i x Σk_i`` problem; :mod:`graphclust.numerics.eigengap`)."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import anchor_spectrum
 
         mu = anchor_spectrum(memberships.matrix, k_max + 1)
@@ -821,7 +834,6 @@ class Consensus(Part):
         """:meth:`estimate_k` in the chunked execution (k hook): ``chunks`` as in
         :meth:`combine_chunked`; the default sums each block's ``Σk_i``-sized share of
         the spectrum problem and solves it here."""
-        from graphclust._kselect import eigengap_selection
         from graphclust.numerics.eigengap import spectrum_from_anchor_sums
 
         G, lam = chunks.sum(_anchor_sums)

@@ -17,6 +17,7 @@ import numpy as np
 from graphclust._contracts import GraphKind
 from graphclust._errors import DisconnectedGraphWarning, InputError
 from graphclust._graphs import AffinityGraph, Anchors, AnchorGraph
+from graphclust._kselect import KDispatch, estimating_stage
 from graphclust._parts import Adapter, Context, Metric, Part
 from graphclust._solution import Solution
 from graphclust.numerics import float_dtype
@@ -175,8 +176,6 @@ class Pipeline:
         """``(stage, part)`` of the part that estimates ``k`` when no ``n_clusters`` is
         given (the latest stage that can, :doc:`/choosing-k`), or ``None`` when no part
         can (a run without ``n_clusters`` is then refused before any work)."""
-        from graphclust._kselect import estimating_stage
-
         return estimating_stage(self)
 
     # -- stages --------------------------------------------------------------------
@@ -260,8 +259,6 @@ class Pipeline:
             ``(1, DEFAULT_K_MAX)``), clipped to the graph's size.
         """
         from graphclust._identical import identical_rows_share_labels
-        from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
-                                         given_selection, k_range_for, warn_selection)
 
         ctx = ctx or Context(seed=self.seed or 0)
         progress = ctx.progress
@@ -290,22 +287,11 @@ class Pipeline:
             built_here = False  # a given graph was checked by whoever built it
             if isinstance(graph, AnchorGraph):
                 anchors = graph.anchors
-        selection = None if n_clusters is None else given_selection(n_clusters)
-        k_stage = None
-        if n_clusters is None:
-            check_estimable(self, repr(self))
-            k_stage, k_part = estimating_stage(self)
-            k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), graph.n)
-            if k_stage not in ("rounding", "adapter"):
-                kctx = stage("k", k_part)
-                kctx.progress.open()
-                if k_stage == "graph":
-                    selection = k_part.estimate_k(graph, k_min, k_max, kctx)
-                else:
-                    selection = k_part.estimate_k(graph, X, k_min, k_max, kctx)
-                timings["k"] = kctx.progress.close(selection.method)
-                warn_selection(selection, repr(self))
-                n_clusters = selection.k
+        kd = KDispatch.begin(self, n_clusters, k_range, graph.n, repr(self))
+        kd.at("graph", lambda part, lo, hi, c: part.estimate_k(graph, lo, hi, c), stage, timings)
+        kd.at("solver", lambda part, lo, hi, c: part.estimate_k(graph, X, lo, hi, c), stage,
+              timings)
+        n_clusters = kd.k
         # an adapter building its own graph from the anchors (``own_graph``) makes the
         # built graph a placement of the rows: its components are not the solver's problem
         own = self.adapter is not None and getattr(self.adapter, "own_graph", False)
@@ -316,20 +302,12 @@ class Pipeline:
             warnings.warn(disconnected_message(component_sizes(graph), n_clusters),
                           DisconnectedGraphWarning, stacklevel=3)
         # a solver that does not use k (the rounding estimates it) is handed k_max
-        solution, adapter_sel = self._solve(
-            graph, X, n_clusters or k_max, stage, timings,
-            (k_min, k_max) if k_stage == "adapter" else None)
-        if k_stage == "adapter":  # estimated on the sample, in the adapter's ``k`` stage
-            selection = adapter_sel
-            warn_selection(selection, repr(self))
-            n_clusters = selection.k
-        if k_stage == "rounding":
-            kctx = stage("k", k_part)
-            kctx.progress.open()
-            selection = k_part.estimate_k(solution, k_min, k_max, kctx)
-            timings["k"] = kctx.progress.close(selection.method)
-            warn_selection(selection, repr(self))
-            n_clusters = selection.k
+        solution, adapter_sel = self._solve(graph, X, kd.solver_k, stage, timings,
+                                            kd.range_for("adapter"))
+        kd.take("adapter", adapter_sel)  # estimated on the sample, in the adapter's stage
+        kd.at("rounding", lambda part, lo, hi, c: part.estimate_k(solution, lo, hi, c), stage,
+              timings)
+        n_clusters, selection = kd.k, kd.selection
         sctx = stage("rounding", self.rounding)
         sctx.progress.open()
         labels = np.asarray(self.rounding.round(solution, n_clusters, sctx), dtype=np.int64)

@@ -53,6 +53,7 @@ from graphclust._dask._run import (
 )
 from graphclust._ensemble import EnsembleResult
 from graphclust._errors import FewerClustersWarning
+from graphclust._kselect import DEFAULT_K_MAX, KDispatch
 from graphclust._membership import Memberships
 from graphclust._parts import Context
 from graphclust._progress import Progress
@@ -116,11 +117,7 @@ def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
     n = int(X.shape[0])
     scaling, X = scale_stage(ens.scale, X, progress, timings)
 
-    from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, given_selection,
-                                     k_range_for, warn_selection)
-
-    if n_clusters is None:
-        check_estimable(ens, who)
+    kd = KDispatch.begin(ens, n_clusters, k_range, n, who, chunked=True)
     k_range = k_range or (1, DEFAULT_K_MAX)
     ks, seeds = ens.plan(n, n_clusters, ctx, k_range[1])
     bar = progress.for_stage("members", f"{len(ens.members)} members")
@@ -152,12 +149,9 @@ def fit_ensemble_chunked(ens, X, n_clusters: int | None, ctx: Context,
     chunks = DaskChunks(X, B_blocks, n_anchors=sum(sizes), progress=cstage)
     cctx = Context(ctx.seed_for("ensemble.consensus"), cstage, ctx.n_jobs)
     consensus = ens.consensus
-    if n_clusters is None:
-        selection = consensus.estimate_k_chunked(chunks, *k_range_for(*k_range, n), cctx)
-        warn_selection(selection, who)
-        n_clusters = selection.k
-    else:
-        selection = given_selection(n_clusters)
+    n_clusters = kd.at("consensus",
+                       lambda part, lo, hi, _: part.estimate_k_chunked(chunks, lo, hi, cctx))
+    selection = kd.selection
     consensus.combine_chunked(chunks, n_clusters, cctx)
 
     quiet = Context(cctx.seed, Progress(), ctx.n_jobs)

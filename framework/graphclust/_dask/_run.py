@@ -44,6 +44,7 @@ from graphclust._dask import _sizeof  # noqa: F401 - sizes the kept rows of Z (s
 from graphclust._dask._chunks import DaskChunks
 from graphclust._errors import FewerClustersWarning
 from graphclust._graphs import AnchorGraph, anchor_modularity
+from graphclust._kselect import KDispatch
 from graphclust._parts import Context
 from graphclust._pipeline import (BestStart, FitResult, given_in_scaled_units, iterations_note,
                                   solve_adapted, start_copies)
@@ -285,20 +286,8 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     (:doc:`/choosing-k`).
     """
     import dask
-    from graphclust._kselect import (DEFAULT_K_MAX, check_estimable, estimating_stage,
-                                     given_selection, k_range_for, warn_selection)
 
-    k_stage = None
-    if n_clusters is None:
-        check_estimable(pipe, who)
-        k_stage, k_part = estimating_stage(pipe)
-        # the adapter's estimate: on its sample; a rounding's: on the rows it draws
-        if not (k_stage in ("graph", "adapter")
-                or (k_stage == "rounding" and k_part.draws_rows())):
-            from graphclust._errors import InputError
-
-            raise InputError(f"{who}: {k_stage} {k_part.name!r} estimates n_clusters in "
-                             "memory only; give n_clusters for a chunked fit")
+    kd = KDispatch.begin(pipe, n_clusters, k_range, int(X.shape[0]), who, chunked=True)
     import dask.array as da
 
     progress = ctx.progress
@@ -350,18 +339,9 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
     chunks = DaskChunks(X, Z_blocks, n_anchors=anchors.n_anchors)
     timings["graph"] = sctx.progress.close(f"{chunks.n_blocks} chunks of Z")
 
-    k_min, k_max = k_range_for(*(k_range or (1, DEFAULT_K_MAX)), n)
-    adapter_k = n_clusters is None and k_stage == "adapter"
-    rounding_k = n_clusters is None and k_stage == "rounding"
-    if n_clusters is None and not (adapter_k or rounding_k):  # m-sized sums, m x m here
-        kctx = stage("k", pipe.graph)
-        kctx.progress.open()
-        selection = pipe.graph.estimate_k_chunked(template, chunks, k_min, k_max, kctx)
-        timings["k"] = kctx.progress.close(selection.method)
-        warn_selection(selection, who)
-        n_clusters = selection.k
-    elif not (adapter_k or rounding_k):
-        selection = given_selection(n_clusters)
+    kd.at("graph", lambda part, lo, hi, c: part.estimate_k_chunked(template, chunks, lo, hi, c),
+          stage, timings)  # m-sized sums, m x m here
+    n_clusters = kd.k
 
     # solver: m-sized sums over blocks, m-sized solve here (through the adapter, if any:
     # stages adapter, solver, k and lift, as in memory)
@@ -369,16 +349,13 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
         sctx = stage("solver", pipe.solver)
         sctx.progress.open()
         chunks.progress = sctx.progress
-        solution = pipe.solver.solve_chunked(chunks, n_clusters or k_max, sctx)
+        solution = pipe.solver.solve_chunked(chunks, kd.solver_k, sctx)
         timings["solver"] = sctx.progress.close(iterations_note(solution))
     else:
-        solution, adapter_sel = _adapted_solve(
-            pipe, template, chunks, k_max if adapter_k else n_clusters, stage, timings,
-            (k_min, k_max) if adapter_k else None)
-        if adapter_k:  # estimated on the sample the adapter fits, as in memory
-            selection = adapter_sel
-            warn_selection(selection, who)
-            n_clusters = selection.k
+        solution, adapter_sel = _adapted_solve(pipe, template, chunks, kd.solver_k, stage,
+                                               timings, kd.range_for("adapter"))
+        # estimated on the sample the adapter fits, as in memory
+        n_clusters = kd.take("adapter", adapter_sel)
     # rows a solver keeps per block (ONGR's F and G) stay on the workers, never shipped
     shipped, kept = split_kept(solution)
     kept = kept.values if kept is not None else [None] * chunks.n_blocks
@@ -400,14 +377,11 @@ def fit_chunked_once(pipe, X, n_clusters: int | None, ctx: Context,
              for xb, zb, local, kb in zip(chunks.X_blocks, Z_blocks,
                                           split_by_block(r_idx, X.chunks[0]), kept)]
     (fitted, sample_found, rounding_sel), caught = dask.delayed(_capturing)(
-        _round, pipe.rounding, parts, n_clusters, quiet,
-        (k_min, k_max) if rounding_k else None).compute()
+        _round, pipe.rounding, parts, n_clusters, quiet, kd.range_for("rounding")).compute()
     _reissue(caught)
     pipe.rounding = fitted
-    if rounding_k:  # estimated on the rows the rounding draws, as in memory
-        selection = rounding_sel
-        warn_selection(selection, who)
-        n_clusters = selection.k
+    # estimated on the rows the rounding draws, as in memory
+    n_clusters, selection = kd.take("rounding", rounding_sel), kd.selection
     assign = dask.delayed(_assign, pure=True)
     shipped_rounding = dask.delayed(fitted)
     blocks = [da.from_delayed(assign(shipped_rounding, lifter, shipped_solution, xb, zb, kb),

@@ -21,6 +21,8 @@ module                    what it holds
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
 :mod:`.threads`           :func:`fixed_threads`: one BLAS/OpenMP thread for the steps
                           whose last bits feed later decisions (thread-count-free)
+:mod:`.hierarchy`         merge sequences over atoms: nested cuts at every ``k``,
+                          Ward's merges, persistence (a fit's layers)
 ========================  ==========================================================
 
 A bundle that needs a numeric another bundle already has moves it here instead of

@@ -10,7 +10,7 @@ import numpy as np
 
 from graphclust.numerics import fixed_threads, nearest_anchors
 
-__all__ = ["distinct_rows", "genie_partition", "nearest_labels", "first_seen"]
+__all__ = ["distinct_rows", "genie_partition", "genie_merges", "nearest_labels", "first_seen"]
 
 
 def distinct_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -21,7 +21,8 @@ def distinct_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, np.asarray(inverse).ravel()
 
 
-def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
+def genie_partition(P: np.ndarray, k: int, gini_threshold: float,
+                    merges: list | None = None) -> np.ndarray:
     """Labels ``0..k'-1`` of the distinct points ``P`` by Genie, ``k' = min(k, len(P))``.
 
     ``k' = 1`` labels every point 0 and ``k' = len(P)`` gives every point its own
@@ -47,7 +48,24 @@ def genie_partition(P: np.ndarray, k: int, gini_threshold: float) -> np.ndarray:
     with fixed_threads():
         model = genieclust.Genie(n_clusters=k, gini_threshold=float(gini_threshold), M=1)
         labels = model.fit_predict(P)
+    if merges is not None:  # Genie's whole merge sequence, for the layers
+        merges.extend(genie_merges(model.children_, model.distances_, m))
     return np.asarray(labels, dtype=np.int64)
+
+
+def genie_merges(children: np.ndarray, distances: np.ndarray, m: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Genie's merges as pairs of points (the smallest point of each side) and their
+    heights: ``children`` in scipy's linkage numbering (``j < m`` a point, ``m + i`` the
+    group made by merge ``i``), applied in order; the first ``m − k`` give Genie's
+    partition with ``k`` clusters."""
+    children = np.asarray(children, dtype=np.int64).reshape(-1, 2)
+    rep = np.r_[np.arange(m), np.zeros(children.shape[0], dtype=np.int64)]
+    pairs = np.empty_like(children)
+    for i, (a, b) in enumerate(children):
+        pairs[i] = rep[a], rep[b]
+        rep[m + i] = min(rep[a], rep[b])
+    return pairs, np.asarray(distances, dtype=np.float64).ravel()
 
 
 def nearest_labels(E: np.ndarray, U: np.ndarray, labels: np.ndarray,

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 import graphclust
-from graphclust.numerics import as_dense_float, fit_rows, normalize_rows
+from graphclust.numerics import as_dense_float, fit_rows, nearest_anchors, normalize_rows
 from graphclust_plugins.genie._genie import (distinct_rows, first_seen, genie_partition,
                                              nearest_labels)
 
@@ -96,14 +96,18 @@ class GenieRounding(graphclust.Rounding):
         if idx is None:
             return self._fit(E, n_clusters, ctx)
         self._fit(E[idx], n_clusters, ctx)  # every sample cluster keeps its own rows
-        return nearest_labels(E, self.anchors_, self.anchor_labels_, progress=ctx.progress)
+        near, _ = nearest_anchors(E, self.anchors_, 1, progress=ctx.progress)
+        self._row_atoms = near[:, 0]
+        return np.asarray(self.anchor_labels_, dtype=np.int64)[self._row_atoms]
 
     def _fit(self, E: np.ndarray, n_clusters: int, ctx) -> np.ndarray:
         """The rules on the prepared rows ``E``: their labels (``anchors_`` set)."""
         n = E.shape[0]
         if n <= self.max_exact:
             uniq, inverse = distinct_rows(E)
-            base = genie_partition(uniq, n_clusters, self.gini_threshold)
+            tree: list = []
+            base = genie_partition(uniq, n_clusters, self.gini_threshold, tree)
+            self._tree, self._row_atoms = (tuple(tree) or None), inverse
             labels = first_seen(base[inverse])
             keep = np.empty(uniq.shape[0], dtype=np.int64)
             keep[inverse] = labels
@@ -115,13 +119,31 @@ class GenieRounding(graphclust.Rounding):
         actx = ctx.child("rounding.genie")
         U = _points(selector.select(E, actx).points)  # already in normalised units
         U, _ = distinct_rows(U)
-        anchor_lab = genie_partition(U, n_clusters, self.gini_threshold)
-        raw = nearest_labels(E, U, anchor_lab, progress=ctx.progress)
+        tree = []
+        anchor_lab = genie_partition(U, n_clusters, self.gini_threshold, tree)
+        near, _ = nearest_anchors(E, U, 1, progress=ctx.progress)
+        self._tree, self._row_atoms = (tuple(tree) or None), near[:, 0]
+        raw = anchor_lab[self._row_atoms]
         labels = first_seen(raw)
         self.anchors_ = U
         self.anchor_labels_ = _carry(raw, labels, anchor_lab, U)
         self.n_anchors_ = int(U.shape[0])
         return labels
+
+    def layers(self, solution, labels):
+        """Genie's merges (layers hook): the fitted rows Genie ran on (``anchors_``) as
+        atoms, every row in its own or its nearest one's, and Genie's whole merge
+        sequence, whose first ``m − k`` merges are its partition with ``k`` clusters:
+        a layer at every ``k`` from 1 to the number of rows Genie ran on. ``None`` when
+        genieclust was not called (``k = 1``, or as many clusters as rows)."""
+        tree = getattr(self, "_tree", None)
+        atoms = getattr(self, "_row_atoms", None)
+        if tree is None or atoms is None or atoms.shape[0] != np.shape(labels)[0]:
+            return None
+        m = self.anchors_.shape[0]
+        where = "anchors" if self.n_anchors_ else "distinct rows"
+        return graphclust.Layers(atoms, tree[0], tree[1], m,
+                                 f"Genie's merges of its {m} {where}")
 
     def assign(self, solution):
         if not hasattr(self, "anchors_"):

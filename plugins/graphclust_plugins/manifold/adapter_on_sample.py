@@ -227,6 +227,44 @@ class OnSampleAdapter(graphclust.Adapter):
                                   "start": self.start_} if self.n_starts > 1 else {}),
                               "sample_clusters": k})
 
+    def layers(self, solution, graph, labels):
+        """The sample rounding's layers carried to the rows (layers hook).
+
+        The ``rounding``'s own hierarchy of the sample (its ``layers`` hook, e.g. the
+        density tree's) gives every sample row an atom. A row takes, among the atoms of
+        the sample cluster its vote chose (the argmax of ``Z H``, as the ``argmax``
+        rounding took it), the one its row of ``Z`` weighs most (the first on ties): so
+        the rows' atoms refine their labels, and every layer is nested in the coarser
+        ones with the fitted labels the layer at the fitted ``k``. ``None`` when the
+        rounding has no hierarchy of its own (then the framework merges the clusters)."""
+        rounding = getattr(self, "rounding_", None)
+        E, soft = solution.anchor_embedding, solution.soft
+        if rounding is None or E is None or soft is None or not hasattr(graph, "Z"):
+            return None
+        sample = rounding.layers(Solution(embedding=E), self.sample_labels_)
+        if sample is None:
+            return None
+        atoms = _row_atoms(graph.Z, sample.atoms, self.sample_labels_,
+                           np.argmax(np.asarray(soft), axis=1), sample.n_atoms)
+        return attrs.evolve(sample, atoms=atoms,
+                            source=f"{sample.source} on {E.shape[0]} sample rows, carried "
+                                   "to the rows by their strongest sample atom")
+
     def lift_rows(self, solution, block):
         """One block's rows: ``Z_b E`` and ``Z_b H``."""
         return solution.extend(Z_new=block.Z)
+
+
+def _row_atoms(Z, sample_atoms, sample_labels, row_labels, n_atoms) -> np.ndarray:
+    """Each row's atom: among the atoms of its own sample cluster, the one its row of
+    ``Z`` weighs most (``-1`` when it weighs none)."""
+    Z = sp.coo_array(sp.csr_array(Z))
+    a = np.asarray(sample_atoms)[Z.col]
+    ok = (a >= 0) & (np.asarray(sample_labels)[Z.col] == np.asarray(row_labels)[Z.row])
+    V = sp.csr_array((Z.data[ok], (Z.row[ok], a[ok])), shape=(Z.shape[0], n_atoms))
+    V.sum_duplicates()
+    out = np.full(Z.shape[0], -1, dtype=np.int64)
+    has = np.diff(V.indptr) > 0
+    if has.any():
+        out[has] = np.asarray(V.argmax(axis=1)).ravel()[has]
+    return out

@@ -11,6 +11,7 @@ from graphclust.numerics import as_float, fit_rows, nearest_anchors
 from graphclust_plugins.manifold._boruvka import mutual_reachability_mst
 from graphclust_plugins.manifold._condensed import (CondensedTree, excess_of_mass, label_points,
                                                     select_k)
+from graphclust_plugins.manifold._layers import density_layers, leaves_appear
 from graphclust_plugins.manifold._linkage import condense_tree, single_linkage
 
 
@@ -192,6 +193,27 @@ class DensityRounding(graphclust.Rounding):
                                    "selection_stability": eom_total,
                                    "min_cluster_size": size,
                                    "min_samples": int(samples_used)})
+
+    def layers(self, solution, labels):
+        """The condensed tree's layers (layers hook): its leaves as atoms, its splits as
+        merges, the fitted selection the layer at the fitted ``k``
+        (:mod:`graphclust_plugins.manifold._layers`). Rows fitted through a sample take
+        their nearest sample row's atom, as they took its label. ``None`` when no tree
+        was built (fewer than 3 rows, or ``k`` as large as the rows)."""
+        raw = getattr(self, "condensed_tree_", None)
+        if raw is None or not hasattr(self, "anchors_") or len(self.selected_) == 0:
+            return None
+        E = self.anchors_
+        tree = CondensedTree(raw, E.shape[0])
+        selected = np.asarray(self.selected_, dtype=np.int64) - E.shape[0]
+        atoms, merges, heights, m = density_layers(tree, selected, self.anchor_labels_, E)
+        full = self._embedding(solution)
+        if full.shape[0] != E.shape[0] or not np.array_equal(full, E):
+            idx, _ = nearest_anchors(full, E, 1)
+            atoms = atoms[idx[:, 0]]
+        return graphclust.Layers(atoms, merges, heights, m,
+                                 f"the density tree's splits ({m} leaves)",
+                                 base_height=leaves_appear(raw, E.shape[0], tree))
 
     def _embedding(self, solution):
         if solution.embedding is None:
