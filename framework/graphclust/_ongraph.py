@@ -273,9 +273,9 @@ def graph_default_spec(profile: "GraphProfile", registry=None) -> dict:
     200 000-node planted partition (10 blocks, 3.6 M stored entries) that cut the solve
     from 250 s to 47 s with the same labels (tests/core/test_core_graph_input.py).
     """
-    from graphclust._composer import _registry
+    from graphclust._plugins import get_registry
 
-    rules = _registry(registry).rules
+    rules = (registry or get_registry()).rules
     if GRAPH_RULE_PRESET in rules:
         return rules.get(GRAPH_RULE_PRESET).resolve(profile)
     return {
@@ -323,9 +323,7 @@ class OnGraph:
         """``(A, profile)``: the cleaned graph (:func:`graph_matrix`); the estimator
         records the node ids (``nodes_``) and ``n_features_in_ = n`` (scikit-learn's
         precomputed convention)."""
-        from graphclust._executors import is_dask_input
-
-        if is_dask_input(G):
+        if hasattr(G, "__dask_graph__"):  # a Dask collection (Dask is not imported)
             raise InputError('graph="precomputed" reads the graph in memory (a scipy sparse '
                              "matrix holds 10**8 edges in about 1.2 GB); a Dask collection is "
                              "not accepted")
