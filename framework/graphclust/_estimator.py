@@ -63,6 +63,10 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         processes (``-1``: all cores). The labels do not depend on it.
     k_max : int or None, default=None
         The largest number of clusters searched when it is estimated (``None``: 20).
+    noise : bool, default=False
+        Label ``-1`` the points the fit says belong to no cluster (the density tree's
+        noise, else a confidence below a threshold derived from the data;
+        :doc:`/confidence`). Default: every point labelled.
 
     Attributes
     ----------
@@ -105,6 +109,14 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         Rule presets only: the profile of ``X`` that decided the spec (``None`` for a
         fixed spec).
     n_features_in_ : int
+    confidence_ : ndarray of shape (n_samples,)
+        How sure the fit is of each point's label, in ``[0, 1]``; its meaning depends on
+        the part that gives it (:doc:`/confidence`). A dask array after a chunked fit,
+        computed when read.
+    confidence_source_ : str
+        The part that gave ``confidence_`` (or ``"graph neighbours"``, the fallback).
+    n_noise_ : int
+        Points labelled ``-1`` (``noise=True`` only; 0 otherwise).
 
     Notes
     -----
@@ -127,7 +139,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def __init__(self, spec="auto", n_clusters=None, random_state=None, *, anchors=None,
                  graph=None, adapter=None, solver=None, rounding=None, metrics=None,
-                 overrides=None, verbose=False, n_jobs=None, k_max=None):
+                 overrides=None, verbose=False, n_jobs=None, k_max=None, noise=False):
         self.spec = spec
         self.n_clusters = n_clusters
         self.random_state = random_state
@@ -141,6 +153,7 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.k_max = k_max
+        self.noise = noise
 
     def _compose(self) -> Pipeline | Ensemble:
         """The composed spec without data (a rule preset raises: the data decide it)."""
@@ -245,7 +258,20 @@ class GraphClustering(ClusterMixin, BaseEstimator):
             self.embedding_ = plan.executor.embedding(plan, result)
             spec = resolved_spec(pipe, result.graph, k, seed)
         self.resolved_spec_ = {"summary": plan.summary, **spec} if plan.summary else spec
+        self._record_confidence(plan, result)
         return self
+
+    def _record_confidence(self, plan: FitPlan, result) -> None:
+        """``confidence_`` and, with ``noise``, ``-1`` labels (:doc:`/confidence`)."""
+        from graphclust._confidence_fit import fit_confidence
+
+        fitted = fit_confidence(plan, result, bool(self.noise))
+        self.confidence_ = fitted.confidence
+        self.confidence_source_ = fitted.state.source
+        self._confidence_state = fitted.state
+        self.n_noise_ = fitted.n_noise
+        if self.noise:
+            self.labels_ = fitted.labels
 
     @property
     def labels_(self):
@@ -311,6 +337,16 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self, "pipeline_")
         return executor_for(X).predict(self, X)
+
+    @available_if(_can_predict)
+    def predict_proba(self, X):
+        """Class probabilities of new points: ``n x n_clusters_``, rows summing to one,
+        whose argmax is :meth:`predict` (the rounding's probabilities, else the label
+        shares of the points' neighbours through the anchors; :doc:`/confidence`)."""
+        check_is_fitted(self, "pipeline_")
+        from graphclust._confidence_fit import predict_proba
+
+        return predict_proba(self, X)
 
     @available_if(_can_transform)
     def transform(self, X):
