@@ -51,9 +51,7 @@ def fit_confidence(plan, result, noise: bool) -> FitConfidence:
     """The fit's confidence (and noise) by the protocol of :mod:`graphclust._confidence`."""
     pipe = plan.pipeline
     if plan.executor.chunked:
-        from graphclust._dask._confidence import chunked_confidence
-
-        return chunked_confidence(plan, result, noise)
+        return plan.executor.confidence(plan, result, noise)
     labels = np.asarray(result.labels, dtype=np.int64)
     width = _width(result, int(labels.max()) if labels.size else 0)
     if isinstance(pipe, Ensemble):
@@ -104,6 +102,4 @@ def predict_proba(estimator, X) -> Any:
     pipe, result = estimator.pipeline_, estimator.result_
     if not executor.chunked:
         return _proba_rows(executor._new_rows(estimator, X), pipe, result, state)
-    from graphclust._dask._confidence import proba_chunked
-
-    return proba_chunked(executor, estimator, X, _proba_rows, state)
+    return executor.predict_proba(estimator, X, _proba_rows, state)

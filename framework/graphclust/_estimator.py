@@ -95,7 +95,9 @@ class GraphClustering(ClusterMixin, BaseEstimator):
         The fitted ``scale`` stage of the spec (kind, per-column offset and scale),
         reapplied by ``predict`` and ``transform``; ``Scaling("none")`` by default.
     timings_ : dict of str to float
-        Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales).
+        Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales);
+        ``"confidence"``: the time of ``confidence_`` (and the noise rule), after the
+        fit's ``"total"``.
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
     resolved_spec_ : dict
@@ -263,9 +265,13 @@ class GraphClustering(ClusterMixin, BaseEstimator):
 
     def _record_confidence(self, plan: FitPlan, result) -> None:
         """``confidence_`` and, with ``noise``, ``-1`` labels (:doc:`/confidence`)."""
+        import time
+
         from graphclust._confidence_fit import fit_confidence
 
+        start = time.perf_counter()
         fitted = fit_confidence(plan, result, bool(self.noise))
+        self.timings_["confidence"] = time.perf_counter() - start  # not in "total"
         self.confidence_ = fitted.confidence
         self.confidence_source_ = fitted.state.source
         self._confidence_state = fitted.state

@@ -214,3 +214,16 @@ def test_cluster_gaussians_flag_nothing_for_small_clusters():
 def test_noise_parameter_is_checked():
     with pytest.raises(gc.SpecError, match="noise"):
         gc.GraphClustering("anchor-spectral", n_clusters=3, noise="yes").fit(np.eye(4))
+
+
+def test_sparse_fit_gives_confidence_and_predict_proba(blobs):
+    """Sparse rows in and out (scikit-learn's sparse check cannot read a clusterer's
+    predict_proba: tests/core/test_core_estimator.py)."""
+    X, _ = blobs
+    Xs = sp.csr_array(np.abs(X))
+    model = gc.GraphClustering("anchor-spectral", n_clusters=3, random_state=0,
+                               **SMALL).fit(Xs)
+    assert np.isfinite(model.confidence_).all()
+    P = model.predict_proba(Xs[:50])
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_array_equal(P.argmax(axis=1), model.predict(Xs[:50]))
