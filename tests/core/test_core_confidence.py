@@ -227,3 +227,26 @@ def test_sparse_fit_gives_confidence_and_predict_proba(blobs):
     P = model.predict_proba(Xs[:50])
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_array_equal(P.argmax(axis=1), model.predict(Xs[:50]))
+
+
+def _every_preset():
+    return [*gc.get_registry().presets.names(), "auto"]
+
+
+@pytest.mark.slow  # every preset on digits: about two minutes
+@pytest.mark.parametrize("preset", _every_preset())
+def test_every_preset_on_digits_is_surer_of_its_correct_labels(preset):
+    """The issue's target: confidence_ in [0, 1] and higher on average for correctly
+    labelled points (best one-to-one matching of clusters to classes) than for wrong ones."""
+    from scipy.optimize import linear_sum_assignment
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model = gc.GraphClustering(preset, n_clusters=10, random_state=0).fit(X)
+    labels, conf = np.asarray(model.labels_), np.asarray(model.confidence_)
+    assert np.isfinite(conf).all() and conf.min() >= 0 and conf.max() <= 1
+    table = np.zeros((10, 10))
+    np.add.at(table, (labels, y), 1)
+    rows, cols = linear_sum_assignment(-table)
+    ok = cols[np.argsort(rows)][labels] == y
+    assert conf[ok].mean() > conf[~ok].mean()
