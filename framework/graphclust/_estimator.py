@@ -309,6 +309,21 @@ class GraphClustering(ClusterMixin, BaseEstimator):
     def embedding_(self, value):
         self.__dict__["_embedding"] = value
 
+    @property
+    def confidence_(self):
+        """How sure the fit is of each point's label (after a chunked fit a lazy dask
+        array: :class:`~graphclust.ClusterLostError` once what it needs is gone)."""
+        try:
+            confidence = self.__dict__["_confidence"]
+        except KeyError:
+            raise AttributeError("'GraphClustering' object has no attribute "
+                                 "'confidence_'") from None
+        return held(confidence, "confidence_")
+
+    @confidence_.setter
+    def confidence_(self, value):
+        self.__dict__["_confidence"] = value
+
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_
 

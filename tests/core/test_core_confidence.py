@@ -31,7 +31,7 @@ def _rows_and_labels(draw):
     return P, labels
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(_rows_and_labels())
 def test_agree_gives_probabilities_whose_argmax_is_the_label(case):
     P, labels = case
@@ -250,3 +250,35 @@ def test_every_preset_on_digits_is_surer_of_its_correct_labels(preset):
     rows, cols = linear_sum_assignment(-table)
     ok = cols[np.argsort(rows)][labels] == y
     assert conf[ok].mean() > conf[~ok].mean()
+
+
+@gc.part
+class _HalfSure(gc.Rounding):
+    """A third-party rounding giving a confidence of its own (NaN for odd rows)."""
+
+    name = "half-sure"
+    needs = gc.SolutionField.EMBEDDING
+
+    def round(self, solution, n_clusters, ctx):
+        E = solution.embedding
+        return (E[:, 0] > np.median(E[:, 0])).astype(np.int64)
+
+    def confidence(self, solution, labels):
+        out = np.full(len(labels), 0.5)
+        out[1::2] = np.nan
+        return out
+
+
+def test_a_third_party_rounding_gives_the_confidence(blobs):
+    """The protocol is part-level: a rounding outside graphclust implements it and the
+    fit uses it (NaN read as 0); a pipeline whose rounding gives none gets the fallback."""
+    X, _ = blobs
+    model = gc.GraphClustering("ncut", n_clusters=2, random_state=0,
+                               rounding=_HalfSure()).fit(X)
+    assert model.confidence_source_ == "rounding 'half-sure'"
+    np.testing.assert_array_equal(model.confidence_[::2], 0.5)
+    np.testing.assert_array_equal(model.confidence_[1::2], 0.0)
+    fallback = gc.GraphClustering("ncer", n_clusters=3, random_state=0).fit(X)
+    assert fallback.confidence_source_ == "graph neighbours"
+    np.testing.assert_allclose(fallback.confidence_, graph_agreement(
+        fallback.graph_, fallback.labels_, 3))
