@@ -82,7 +82,8 @@ def plot_report(model: Any, X: np.ndarray, y: np.ndarray | None = None, *,
     """One figure summarising a fitted clustering.
 
     Four panels: the points in 2-D coloured by cluster (see :func:`embedding_2d`), each
-    as opaque as its ``confidence_`` (noise, ``-1``, in grey), with the anchors marked; the cluster sizes; the wall time of each stage; and, when
+    as opaque as its ``confidence_`` (noise, ``-1``, in grey), with the anchors marked;
+    the cluster sizes; the wall time of each stage; and, when
     ``y`` is given, the confusion matrix of true classes against clusters (rows and
     columns ordered by the best one-to-one matching) with ACC / NMI / ARI, else a
     summary of the run.
