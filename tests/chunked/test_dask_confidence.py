@@ -57,3 +57,33 @@ def test_chunked_noise_equals_in_memory(as_dask, dask_client):
                                  **kw).fit(as_dask(X, 300))
     assert mem.n_noise_ > 0 and chunked.n_noise_ == mem.n_noise_
     np.testing.assert_array_equal(chunked.labels_.compute(), mem.labels_)
+
+
+@gc.part
+class _SignRounding(gc.Rounding):
+    """A chunk-wise rounding without a confidence of its own: the fallback applies."""
+
+    name = "sign-test"
+    needs = gc.SolutionField.EMBEDDING
+    chunkwise = True
+
+    def round(self, solution, n_clusters, ctx):
+        return self.assign(solution)
+
+    def assign(self, solution):
+        return (np.asarray(solution.embedding)[:, 0] > 0).astype(np.int64)
+
+
+@pytest.mark.slow  # 3 s
+def test_chunked_fallback_confidence_equals_in_memory(digits, as_dask, dask_client):
+    """The fallback (graph neighbours through the anchors' label profile, summed over the
+    blocks) and the profile's predict_proba, chunked and in memory."""
+    X, _ = digits
+    kw = {**SMALL, "rounding": _SignRounding()}
+    mem = gc.GraphClustering("anchor-spectral", n_clusters=2, random_state=0, **kw).fit(X)
+    chunked = gc.GraphClustering("anchor-spectral", n_clusters=2, random_state=0,
+                                 **kw).fit(as_dask(X, 300))
+    assert chunked.confidence_source_ == mem.confidence_source_ == "graph neighbours"
+    np.testing.assert_allclose(chunked.confidence_.compute(), mem.confidence_, atol=1e-6)
+    P = chunked.predict_proba(as_dask(X[:400], 100)).compute()
+    np.testing.assert_allclose(P, mem.predict_proba(X[:400]), atol=1e-6)

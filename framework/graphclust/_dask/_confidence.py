@@ -106,12 +106,14 @@ def chunked_confidence(plan, result, noise: bool):
         kept = kept.values if kept is not None else [None] * len(x_blocks)
         args = (pipe, result.graph, solution)
         profile_of = dask.delayed(_profile_block, pure=True)
+        # lazy: only the fallback's confidence and predict_proba without the rounding's
+        # probabilities read it (a second pass over the blocks' rows of Z)
         profile = dask.delayed(sum)([profile_of(xb, lb, *args, kb, result.scaling, width)
-                                     for xb, lb, kb in zip(x_blocks, l_blocks, kept)]
-                                    ).compute()
+                                     for xb, lb, kb in zip(x_blocks, l_blocks, kept)])
         block = dask.delayed(_confidence_block, pure=True)
+        needed = profile if source_of(pipe) == "graph neighbours" else None
         conf = da.concatenate([
-            da.from_delayed(block(xb, lb, *args, kb, result.scaling, profile),
+            da.from_delayed(block(xb, lb, *args, kb, result.scaling, needed),
                             shape=(c,), dtype=np.float64)
             for xb, lb, kb, c in zip(x_blocks, l_blocks, kept, sizes)])
         state = ConfidenceState(width, profile, source_of(pipe))
@@ -179,6 +181,8 @@ def proba_chunked(executor, estimator, X, rows_fn, state):
     from graphclust._dask._input import with_row_chunks
     from graphclust._dask._run import slim_result
 
+    if hasattr(state.profile, "compute"):  # the chunked fit's lazy label profile
+        state.profile = np.asarray(state.profile.compute())
     pipe = estimator.pipeline_
     slim = (slim_ensemble_result(estimator.result_) if isinstance(pipe, Ensemble)
             else slim_result(estimator.result_))
