@@ -68,6 +68,10 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         processes (``-1``: all cores). The labels do not depend on it.
     k_max : int or None, default=None
         The largest number of clusters searched when it is estimated (``None``: 20).
+    noise : bool, default=False
+        Label ``-1`` the points the fit says belong to no cluster (the density tree's
+        noise, else a confidence below a threshold derived from the data;
+        :doc:`/confidence`). Default: every point labelled.
 
     Attributes
     ----------
@@ -104,7 +108,9 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         The fitted ``scale`` stage of the spec (kind, per-column offset and scale),
         reapplied by ``predict`` and ``transform``; ``Scaling("none")`` by default.
     timings_ : dict of str to float
-        Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales).
+        Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales);
+        ``"confidence"``: the time of ``confidence_`` (and the noise rule), after the
+        fit's ``"total"``.
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
     resolved_spec_ : dict
@@ -123,6 +129,14 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         After ``graph="precomputed"``: the node id of each row of ``labels_`` (the node
         order of a networkx or igraph graph), ``None`` for a matrix (row ``i`` is node
         ``i``).
+    confidence_ : ndarray of shape (n_samples,)
+        How sure the fit is of each point's label, in ``[0, 1]``; its meaning depends on
+        the part that gives it (:doc:`/confidence`). A dask array after a chunked fit,
+        computed when read.
+    confidence_source_ : str
+        The part that gave ``confidence_`` (or ``"graph neighbours"``, the fallback).
+    n_noise_ : int
+        Points labelled ``-1`` (``noise=True`` only; 0 otherwise).
 
     Notes
     -----
@@ -145,7 +159,7 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
 
     def __init__(self, spec="auto", n_clusters=None, random_state=None, *, anchors=None,
                  graph=None, adapter=None, solver=None, rounding=None, metrics=None,
-                 overrides=None, verbose=False, n_jobs=None, k_max=None):
+                 overrides=None, verbose=False, n_jobs=None, k_max=None, noise=False):
         self.spec = spec
         self.n_clusters = n_clusters
         self.random_state = random_state
@@ -159,6 +173,7 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.k_max = k_max
+        self.noise = noise
 
     def _compose(self) -> Pipeline | Ensemble:
         """The composed spec without data (a rule preset raises: the data decide it)."""
@@ -263,7 +278,24 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
             self.embedding_ = plan.executor.embedding(plan, result)
             spec = resolved_spec(pipe, result.graph, k, seed)
         self.resolved_spec_ = {"summary": plan.summary, **spec} if plan.summary else spec
+        self._record_confidence(plan, result)
         return self
+
+    def _record_confidence(self, plan: FitPlan, result) -> None:
+        """``confidence_`` and, with ``noise``, ``-1`` labels (:doc:`/confidence`)."""
+        import time
+
+        from graphclust._confidence_fit import fit_confidence
+
+        start = time.perf_counter()
+        fitted = fit_confidence(plan, result, bool(self.noise))
+        self.timings_["confidence"] = time.perf_counter() - start  # not in "total"
+        self.confidence_ = fitted.confidence
+        self.confidence_source_ = fitted.state.source
+        self._confidence_state = fitted.state
+        self.n_noise_ = fitted.n_noise
+        if self.noise:
+            self.labels_ = fitted.labels
 
     @property
     def labels_(self):
@@ -294,6 +326,21 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
     @embedding_.setter
     def embedding_(self, value):
         self.__dict__["_embedding"] = value
+
+    @property
+    def confidence_(self):
+        """How sure the fit is of each point's label (after a chunked fit a lazy dask
+        array: :class:`~graphclust.ClusterLostError` once what it needs is gone)."""
+        try:
+            confidence = self.__dict__["_confidence"]
+        except KeyError:
+            raise AttributeError("'GraphClustering' object has no attribute "
+                                 "'confidence_'") from None
+        return held(confidence, "confidence_")
+
+    @confidence_.setter
+    def confidence_(self, value):
+        self.__dict__["_confidence"] = value
 
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_
@@ -335,6 +382,16 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self, "pipeline_")
         return executor_for(X).predict(self, X)
+
+    @available_if(_can_predict)
+    def predict_proba(self, X):
+        """Class probabilities of new points: ``n x n_clusters_``, rows summing to one,
+        whose argmax is :meth:`predict` (the rounding's probabilities, else the label
+        shares of the points' neighbours through the anchors; :doc:`/confidence`)."""
+        check_is_fitted(self, "pipeline_")
+        from graphclust._confidence_fit import predict_proba
+
+        return predict_proba(self, X)
 
     @available_if(_can_transform)
     def transform(self, X):

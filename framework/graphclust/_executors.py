@@ -303,6 +303,19 @@ class Chunked:
         return with_row_chunks(predict(estimator.pipeline_, estimator.result_, X),
                                self.row_chunks)
 
+    def confidence(self, plan, result, noise: bool):
+        """``confidence_`` (lazy, per block), noise and the predict state of a chunked fit
+        (:mod:`graphclust._dask._confidence`)."""
+        from graphclust._dask._confidence import chunked_confidence
+
+        return chunked_confidence(plan, result, noise)
+
+    def predict_proba(self, estimator, X, rows_fn, state):
+        """Class probabilities of a dask array's rows, one task per block."""
+        from graphclust._dask._confidence import proba_chunked
+
+        return proba_chunked(self, estimator, X, rows_fn, state)
+
     def transform(self, estimator, X):
         from graphclust._dask._run import embed_chunked
 

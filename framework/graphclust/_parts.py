@@ -590,6 +590,29 @@ class Adapter(Part):
         Empty (the default) when it can."""
         return []
 
+    def confidence(self, Z, solution: Solution, labels: np.ndarray) -> np.ndarray:
+        """How sure the adapter is of each lifted row's label (confidence protocol,
+        optional; :doc:`/confidence`), after :meth:`lift`.
+
+        ``Z`` holds the rows' memberships in the anchors (``n x m``, the built graph's
+        rows in memory, a block's in the chunked execution), ``solution`` their lifted
+        rows and ``labels`` the pipeline's labels of them. Returns ``(n,)`` values in
+        ``[0, 1]``; when implemented it is the pipeline's confidence (the rounding after
+        an adapter reads the adapter's lifted rows, so the adapter knows more of how a
+        row got its label)."""
+        raise NotImplementedError(f"adapter {self.name!r} gives no confidence")
+
+    def outliers(self, Z, solution: Solution, labels: np.ndarray) -> np.ndarray:
+        """Lifted rows the adapter says belong to no cluster (confidence protocol,
+        optional; ``noise=True``): a boolean array of shape ``(n,)``, or ``None`` when
+        this fit has no flags of its own (the framework's rule then applies)."""
+        raise NotImplementedError(f"adapter {self.name!r} flags no outliers")
+
+    @classmethod
+    def gives_confidence(cls) -> bool:
+        """Whether the class implements :meth:`confidence`."""
+        return cls.implements("confidence")
+
     def adapt_chunked(self, graph: AnchorGraph, chunks, n_clusters: int,
                       ctx: Context) -> Adapted:
         """:meth:`adapt` in the chunked execution (chunk hook, required with
@@ -728,6 +751,40 @@ class Rounding(Part):
         the solver's solution does not depend on ``k`` (``Solver.uses_k`` false).
         Returns a :class:`graphclust.KSelection` with ``k_min <= k <= k_max``."""
         raise NotImplementedError(f"rounding {self.name!r} does not estimate k")
+
+    def confidence(self, solution: Solution, labels: np.ndarray) -> np.ndarray:
+        """How sure the rounding is of each row's label (confidence protocol, optional;
+        :doc:`/confidence`).
+
+        Called after :meth:`round` (or :meth:`assign`) with the same solution rows and
+        the labels it gave them, in memory on all rows and in the chunked execution per
+        block: a row's value must depend on that row and the fitted state only. Returns
+        an array of shape ``(n,)`` in ``[0, 1]`` (the framework clips it and reads NaN
+        as 0). A rounding without it gets the framework's fallback, the share of each
+        point's graph neighbours that carry its label."""
+        raise NotImplementedError(f"rounding {self.name!r} gives no confidence")
+
+    def probabilities(self, solution: Solution, labels: np.ndarray) -> np.ndarray:
+        """Class probabilities of rows (confidence protocol, optional; ``predict_proba``).
+
+        After :meth:`round`, for rows of a solution and the labels :meth:`round` or
+        :meth:`assign` gave them: an ``(n, k)`` nonnegative array, column ``c`` for label
+        ``c``. The framework normalises the rows to sum to one and, where a row's
+        largest entry is not its label's, moves it to the label by the least amount
+        that makes the label the strict argmax (:doc:`/confidence`)."""
+        raise NotImplementedError(f"rounding {self.name!r} gives no class probabilities")
+
+    def outliers(self, solution: Solution, labels: np.ndarray) -> np.ndarray:
+        """Rows the rounding itself says belong to no cluster (confidence protocol,
+        optional; the estimator's ``noise=True``): a boolean array of shape ``(n,)``, or
+        ``None`` for no flags of its own. Without it, ``noise=True`` applies the
+        framework's rule (:doc:`/confidence`)."""
+        raise NotImplementedError(f"rounding {self.name!r} flags no outliers")
+
+    @classmethod
+    def gives_confidence(cls) -> bool:
+        """Whether the class implements :meth:`confidence`."""
+        return cls.implements("confidence")
 
     def sample_rows(self, n: int, n_clusters: int, ctx: Context) -> np.ndarray | None:
         """The rows of a run's ``n`` rows that :meth:`round` fits on (chunk hook, optional).

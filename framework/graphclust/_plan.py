@@ -94,6 +94,8 @@ class FitParameters:
                         check=Check("None or a nonzero integer", _jobs_problem))
     overrides: Any = param(None, doc="Overrides of top-level spec keys.",
                            check=Check("a dict", _mapping_problem))
+    noise: Any = param(False, doc="Label -1 the points the fit says belong to no cluster.",
+                       check=Check("a boolean", _flag_problem))
 
     @classmethod
     def of(cls, estimator) -> "FitParameters":

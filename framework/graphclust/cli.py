@@ -133,15 +133,24 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def write_labels(path: str | os.PathLike, labels: np.ndarray) -> Path:
+def write_labels(path: str | os.PathLike, labels: np.ndarray, confidence=None) -> Path:
     """Write labels atomically (:func:`_atomic_write`): ``.npy`` as NumPy binary, anything
-    else (``.csv``, ``.txt``) as text, one label a line."""
+    else (``.csv``, ``.txt``) as text, one label a line. With ``confidence``, a ``.csv``
+    file has a header and two columns, ``label,confidence`` (the other formats have no
+    columns: the caller writes the confidence as a second array,
+    :func:`graphclust.io.confidence_path`)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".npy":
         buf = BytesIO()
         np.save(buf, labels)
         data = buf.getvalue()
+    elif confidence is not None and out.suffix.lower() == ".csv":
+        conf = np.asarray(confidence, dtype=np.float64)
+        data = ("label,confidence\n" + "".join(
+            f"{int(v)},{c:.9g}\n" for v, c in zip(labels, conf, strict=True))).encode()
+    elif np.issubdtype(np.asarray(labels).dtype, np.floating):  # a confidence array
+        data = "".join(f"{float(v):.9g}\n" for v in labels).encode()
     else:
         data = "".join(f"{int(v)}\n" for v in labels).encode()
     _atomic_write(out, data)
@@ -312,13 +321,19 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
         outputs["--output"] = Path(args.output)
         if chunked or Path(args.output).suffix.lower() in (".zarr", ".parquet"):
             outputs["report"] = Path(args.output).with_suffix(".json")
+        from graphclust.io import confidence_path
+
+        second = confidence_path(args.output)  # a format without columns: a second array
+        if second is not None:
+            outputs["confidence"] = second
     if args.plot:
         outputs["--plot"] = Path(args.plot)
     inputs = _input_paths(args)
     seen: dict[Path, str] = {}
     for option, path in outputs.items():
         what = (f"the JSON report {str(path)!r} (beside --output)" if option == "report"
-                else f"{option} {str(path)!r}")
+                else f"the confidence {str(path)!r} (beside --output)"
+                if option == "confidence" else f"{option} {str(path)!r}")
         for given in inputs:
             if _same_or_inside(path, given) or _same_or_inside(given, path):
                 kind = ("--spec" if args.spec and given == Path(args.spec) else
@@ -330,7 +345,8 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
             raise InputError(f"{what} is also {seen[key]}: two outputs of one run must have "
                              "different names")
         seen[key] = what
-        _check_writable(path, option if option != "report" else "the JSON report")
+        _check_writable(path, {"report": "the JSON report",
+                               "confidence": "the confidence"}.get(option, option))
         if option == "report" and path.exists() and not _is_report(path):
             raise InputError(f"{what}: {str(path)!r} exists and is not the report of an "
                              "earlier run; graphclust will not overwrite it: choose another "
@@ -488,7 +504,7 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         asked = _n_classes(y)
     model = GraphClustering(spec, n_clusters=asked, random_state=args.seed,
                             verbose=not args.quiet, n_jobs=args.n_jobs, overrides=overrides,
-                            k_max=args.k_max)
+                            k_max=args.k_max, noise=args.noise)
     k_from = "the labels" if args.n_clusters == "labels" else "--n-clusters"
     if model.n_clusters is None:
         from graphclust._composer import needs_data
@@ -505,12 +521,16 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
     if _is_dask(labels):
         import dask.array as da
 
-        sizes = da.bincount(labels, minlength=int(model.n_clusters_)).compute()
+        sizes = da.bincount(da.where(labels < 0, int(model.n_clusters_), labels),
+                            minlength=int(model.n_clusters_) + 1).compute()
+        sizes = sizes[:int(model.n_clusters_)]
         if not scores and y is not None:
             metrics = getattr(model.pipeline_, "metrics", [])
             scores, skipped = chunked_scores(metrics, labels, y)
+        mean_conf = float(model.confidence_.mean().compute())
     else:
-        sizes = np.bincount(labels)
+        sizes = np.bincount(labels[labels >= 0], minlength=int(model.n_clusters_))
+        mean_conf = float(np.mean(model.confidence_)) if labels.size else 0.0
     result = {
         "dataset": str(args.dataset),
         "spec": spec if isinstance(spec, str) else "<spec>",
@@ -523,8 +543,12 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
         "cluster_sizes": sizes.tolist(),
         "scores": scores,
         "timings": model.timings_,
+        "mean_confidence": mean_conf,
+        "confidence_source": model.confidence_source_,
         "resolved_spec": _json_safe(model.resolved_spec_),
     }
+    if args.noise:
+        result["n_noise"] = int(model.n_noise_)
     if skipped:
         result["metrics_skipped"] = skipped
     if notes:
@@ -545,12 +569,20 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
                                   res.member_seeds)]
     if args.output:
         out = outputs["--output"]
+        conf = model.confidence_
         if _is_dask(labels) or out.suffix.lower() in (".zarr", ".parquet"):
             result["output"] = str(_write_output("the labels", out,
-                                                 lambda: io.write_labels(out, labels)))
+                                                 lambda: io.write_labels(out, labels, conf)))
         else:
             result["output"] = str(_write_output("the labels", out,
-                                                 lambda: write_labels(out, labels)))
+                                                 lambda: write_labels(out, labels, conf)))
+        if "confidence" in outputs:  # a format without columns: a second array beside
+            second = outputs["confidence"]
+            result["confidence_output"] = str(_write_output(
+                "the confidence", second,
+                lambda: (io.write_labels(second, conf) if _is_dask(conf)
+                         or second.suffix.lower() == ".zarr"
+                         else write_labels(second, np.asarray(conf, np.float64)))))
         if "report" in outputs:
             report = outputs["report"]
             result["report"] = str(report)
@@ -574,7 +606,9 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
     head = f"timings (summed over the {starts} starts)" if starts > 1 else "timings"
     print(f"{head}: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if args.output:
-        print(f"labels written to {args.output}")
+        print(f"labels written to {args.output}"
+              + (f" (confidence: {result['confidence_output']})"
+                 if "confidence_output" in result else ""))
         if "report" in result:
             print(f"JSON report written to {result['report']}")
     if plot_path is not None:
@@ -945,6 +979,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "it as <name>.json) or text, one label a line (.csv, .txt). Never "
                      "the data set, the spec or an existing folder; checked before work")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    run.add_argument("--noise", action="store_true",
+                     help="label -1 the points the fit says belong to no cluster (the "
+                          "density tree's noise, else the cluster-Gaussian rule; "
+                          "docs/confidence.rst); default: every point labelled")
     run.add_argument("--plot", metavar="FILE", type=_nonempty,
                      help="write a picture of the result (.png, .pdf or .svg; needs the plot "
                           "extra): 2-D view, cluster sizes, stage timings, confusion matrix")

@@ -43,9 +43,10 @@ import numpy as np
 from graphclust._errors import InputError
 from graphclust._graphio import GRAPH_FORMATS, read_graph, write_node_labels
 
-__all__ = ["CHUNK_BYTES", "FORMATS", "GRAPH_FORMATS", "chunk_rows", "computed_itemsize",
-           "is_large_format", "open_array", "read_graph", "read_npy", "read_parquet",
-           "read_zarr", "write_labels", "write_node_labels"]
+__all__ = ["CHUNK_BYTES", "COLUMN_FORMATS", "FORMATS", "GRAPH_FORMATS", "chunk_rows",
+           "computed_itemsize", "confidence_path", "is_large_format", "open_array",
+           "read_graph", "read_npy", "read_parquet", "read_zarr", "write_labels",
+           "write_node_labels"]
 
 #: Bytes of one input chunk (see the module's chunk-size rule).
 CHUNK_BYTES = 64 * 2**20
@@ -376,13 +377,33 @@ def _zarr(labels, tmp: Path) -> None:
     labels.to_zarr(str(tmp))  # every worker writes its own chunks
 
 
-def _parquet(labels, tmp: Path) -> None:
+def _parquet(labels, tmp: Path, confidence=None) -> None:
+    import dask.array as da
     import dask.dataframe as dd
 
-    dd.from_dask_array(labels, columns="label").to_frame().to_parquet(str(tmp), write_index=False)
+    if confidence is None:
+        frame = dd.from_dask_array(labels, columns="label").to_frame()
+    else:  # a second column, the fit's confidence_ (docs/confidence.rst)
+        confidence = da.asarray(confidence).rechunk((labels.chunks[0],))
+        both = da.stack([labels.astype(np.float64), confidence.astype(np.float64)], axis=1)
+        frame = dd.from_dask_array(both, columns=["label", "confidence"])
+        frame = frame.astype({"label": "int64"})
+    frame.to_parquet(str(tmp), write_index=False)
 
 
 _WRITERS = {".npy": _npy, ".zarr": _zarr, ".parquet": _parquet}
+#: Label formats with columns: the confidence is a column there, a second array elsewhere.
+COLUMN_FORMATS = (".parquet", ".csv")
+
+
+def confidence_path(path: str | os.PathLike) -> Path | None:
+    """Where the confidence of labels written to ``path`` goes when the format has no
+    columns (``labels.npy`` → ``labels.confidence.npy``; the same for ``.zarr`` and
+    ``.txt``); ``None`` for a format with columns (:data:`COLUMN_FORMATS`)."""
+    out = Path(path)
+    if out.suffix.lower() in COLUMN_FORMATS:
+        return None
+    return out.with_name(f"{out.stem}.confidence{out.suffix}")
 
 
 def _never_a_folder(out: Path) -> None:
@@ -391,9 +412,12 @@ def _never_a_folder(out: Path) -> None:
                          "(remove it or choose another name)")
 
 
-def write_labels(path: str | os.PathLike, labels) -> Path:
+def write_labels(path: str | os.PathLike, labels, confidence=None) -> Path:
     """Write labels (a Dask or NumPy array) to ``.npy``, ``.zarr`` or ``.parquet`` by the
-    suffix, chunk by chunk, never whole in one process for zarr and parquet.
+    suffix, chunk by chunk, never whole in one process for zarr and parquet. With
+    ``confidence`` (one value a label), a ``.parquet`` output gets a second column
+    ``confidence``; the other formats have no columns (the caller writes it as a second
+    array, :func:`confidence_path`).
 
     The result appears only when complete: it is written beside ``path`` under a
     temporary name, then renamed; an existing file ``path`` is replaced, an existing
@@ -411,7 +435,10 @@ def write_labels(path: str | os.PathLike, labels) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.")) / out.name
     try:
-        writer(labels, tmp)
+        if writer is _parquet:
+            writer(labels, tmp, confidence)
+        else:
+            writer(labels, tmp)
         _never_a_folder(out)  # one made meanwhile is still never replaced
         if (out.exists() or out.is_symlink()) and tmp.is_dir():
             out.unlink()

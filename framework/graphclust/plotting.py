@@ -81,8 +81,9 @@ def plot_report(model: Any, X: np.ndarray, y: np.ndarray | None = None, *,
                 max_points: int = 20000, random_state: int = 0, figsize=(11, 8.5)):
     """One figure summarising a fitted clustering.
 
-    Four panels: the points in 2-D coloured by cluster (see :func:`embedding_2d`) with
-    the anchors marked; the cluster sizes; the wall time of each stage; and, when
+    Four panels: the points in 2-D coloured by cluster (see :func:`embedding_2d`), each
+    as opaque as its ``confidence_`` (noise, ``-1``, in grey), with the anchors marked;
+    the cluster sizes; the wall time of each stage; and, when
     ``y`` is given, the confusion matrix of true classes against clusters (rows and
     columns ordered by the best one-to-one matching) with ACC / NMI / ARI, else a
     summary of the run.
@@ -116,13 +117,14 @@ def plot_report(model: Any, X: np.ndarray, y: np.ndarray | None = None, *,
     if X.shape[0] != labels.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but the model was fitted on "
                          f"{labels.shape[0]}: pass the training data")
-    k = int(labels.max()) + 1
+    k = int(max(labels.max(initial=-1) + 1, 1))
     fig, axes = plt.subplots(2, 2, figsize=figsize, constrained_layout=True)
     _scatter(axes[0, 0], model, X, labels, k, max_points, random_state)
     _sizes(axes[0, 1], labels, k)
     _timings(axes[1, 0], model)
     if y is not None:
-        _confusion(axes[1, 1], np.asarray(y), labels)
+        kept = labels >= 0  # noise (noise=True) has no cluster to match
+        _confusion(axes[1, 1], np.asarray(y)[kept], labels[kept])
     else:
         _summary(axes[1, 1], model, X, k)
     return fig
@@ -140,21 +142,36 @@ def _scatter(ax, model, X, labels, k, max_points, random_state):
     idx = np.arange(n)
     if n > max_points:
         idx = np.sort(np.random.default_rng(random_state).choice(n, max_points, replace=False))
-    colours = np.array(_colours(k))
-    ax.scatter(pts[idx, 0], pts[idx, 1], c=colours[labels[idx]], s=6 if n > 2000 else 14,
-               linewidths=0, alpha=0.8)
+    colours = np.vstack([np.array(_colours(k)), [0.55, 0.55, 0.55, 1.0]])  # last: noise
+    rgba = colours[np.where(labels[idx] < 0, k, labels[idx])].copy()
+    conf = _confidence(model, n)
+    # each point as opaque as the fit is sure of it (confidence_), noise pale grey
+    rgba[:, 3] = 0.8 if conf is None else 0.1 + 0.85 * conf[idx]
+    ax.scatter(pts[idx, 0], pts[idx, 1], c=rgba, s=6 if n > 2000 else 14, linewidths=0)
     if anc is not None:
         ax.scatter(anc[:, 0], anc[:, 1], marker="x", c="black", s=18, linewidths=0.8,
                    label=f"{len(anc)} anchors")
         ax.legend(loc="best", fontsize=8)
     shown = f" ({len(idx)} of {n} points)" if len(idx) < n else f" ({n} points)"
-    ax.set_title(f"{k} clusters{shown}\n{what}", fontsize=9)
+    shade = "" if conf is None else f", shaded by confidence (mean {conf.mean():.2f})"
+    noise = int((labels < 0).sum())
+    shade += f", {noise} noise (grey)" if noise else ""
+    ax.set_title(f"{k} clusters{shown}{shade}\n{what}", fontsize=9)
     ax.set_xticks([])
     ax.set_yticks([])
 
 
+def _confidence(model: Any, n: int) -> np.ndarray | None:
+    """``model.confidence_`` in memory (``None`` for a model fitted without one)."""
+    conf = getattr(model, "confidence_", None)
+    if conf is None:
+        return None
+    conf = np.clip(np.nan_to_num(np.asarray(conf, dtype=np.float64)), 0.0, 1.0)
+    return conf if conf.shape == (n,) else None
+
+
 def _sizes(ax, labels, k):
-    counts = np.bincount(labels, minlength=k)
+    counts = np.bincount(labels[labels >= 0], minlength=k)
     ax.bar(np.arange(k), counts, color=_colours(k))
     ax.set_xlabel("cluster")
     ax.set_ylabel("points")

@@ -128,8 +128,9 @@ def test_fill_validate_run_round_trip(preset, digits200, tmp_path, capsys):
     assert code == 0, err
     result = json.loads(out)
     assert result["n_samples"] == 200 and result["n_clusters"] == 10
-    got = np.loadtxt(labels, dtype=np.int64)
+    got = np.loadtxt(labels, dtype=np.int64, delimiter=",", skiprows=1, usecols=0)
     assert got.shape == (200,) and sum(result["cluster_sizes"]) == 200
+    assert labels.read_text().startswith("label,confidence\n")
     # the filled spec runs exactly like the preset it came from
     code, out, err = run(capsys, "run", "--preset", preset, "--dataset", digits200, "--quiet",
                          "--output", str(tmp_path / "preset.npy"), "--n-clusters", "labels")
@@ -157,11 +158,16 @@ def test_output_csv_is_text_npy_is_binary_and_modes_follow_umask(digits200, tmp_
     finally:
         os.umask(old)
     text = (tmp_path / "l.csv").read_text()
-    assert text.count("\n") == 200 and set(text) <= set("0123456789\n")
+    head, *rows = text.splitlines()
+    assert head == "label,confidence" and len(rows) == 200  # the confidence column
+    table = np.loadtxt(tmp_path / "l.csv", delimiter=",", skiprows=1)
     assert (tmp_path / "l.npy").read_bytes().startswith(b"\x93NUMPY")
-    np.testing.assert_array_equal(np.load(tmp_path / "l.npy"), np.loadtxt(tmp_path / "l.csv"))
+    np.testing.assert_array_equal(np.load(tmp_path / "l.npy"), table[:, 0])
+    # .npy has no columns: the confidence is a second array beside it, the same values
+    np.testing.assert_allclose(np.load(tmp_path / "l.confidence.npy"), table[:, 1], atol=1e-8)
     assert (tmp_path / "l.csv").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "l.npy").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "l.confidence.npy").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "g.csv").stat().st_mode & 0o777 == 0o640
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
 
@@ -510,3 +516,40 @@ def test_headerless_csv_with_a_byte_order_mark_and_npz_labels_with_nan(capsys, t
                        str(tmp_path / "nany.npz"), "--no-labels", "--n-clusters", "2",
                        "--json", "--quiet")
     assert code == 0 and json.loads(out)["scores"] == {}
+
+
+def test_noise_json_mean_confidence_and_a_confidence_beside_txt(tmp_path, capsys):
+    """--noise labels the background -1 (n_noise in --json), --json holds the mean of
+    confidence_, a .txt output gets its confidence as a second text file beside it."""
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(1000, centers=5, cluster_std=0.5, center_box=(-10, 10), random_state=0)
+    B = np.random.default_rng(0).uniform(X.min(0) - 1, X.max(0) + 1, (250, 2))
+    data = tmp_path / "d.npy"
+    np.save(data, np.vstack([X, B]))
+    out = tmp_path / "l.txt"
+    code, text, err = run(capsys, "run", "--preset", "anchor-spectral", "--dataset", str(data),
+                          "--n-clusters", "5", "--set", "anchors.n_anchors=200", "--quiet",
+                          "--json", "--noise", "--output", str(out))
+    assert code == 0, err
+    result = json.loads(text)
+    labels = np.loadtxt(out, dtype=np.int64)
+    conf = np.loadtxt(tmp_path / "l.confidence.txt")
+    assert result["n_noise"] == int((labels < 0).sum()) > 100
+    assert labels[1000:].tolist().count(-1) > 0.6 * 250  # mostly the background
+    assert result["mean_confidence"] == pytest.approx(conf.mean(), abs=1e-6)
+    assert result["confidence_source"] == "rounding 'kmeans'"
+    assert sum(result["cluster_sizes"]) == int((labels >= 0).sum())
+
+
+def test_confidence_beside_output_is_checked_before_work(tmp_path, capsys):
+    """The second array is an output like the others: never over an input, checked
+    before any work (nothing written)."""
+    from sklearn.datasets import load_digits
+
+    data = tmp_path / "l.confidence.npy"
+    np.save(data, load_digits().data[:200])
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(data), "--quiet",
+                       "--output", str(tmp_path / "l.npy"))
+    assert code == 2 and "would overwrite the input" in err
+    assert not (tmp_path / "l.npy").exists()

@@ -17,9 +17,17 @@ from graphclust import GraphClustering, InputError, SpecError
 
 PRESETS = gc.get_registry().presets.names()
 
-# Checks that cannot hold for a whole family of presets, with the reason (none today:
-# every preset passes every check).
-EXPECTED_FAILED: dict[str, str] = {}
+# Checks that cannot hold for a whole family of presets, with the reason.
+_PROBA_IS_NOT_A_CLASSIFIERS = (
+    "scikit-learn's sparse-input check calls predict_proba whenever it exists and reads "
+    "tags.classifier_tags (None for a clusterer) for the shape it expects (2 or 4 "
+    "classes); a clusterer's predict_proba has n_clusters_ columns (docs/confidence.rst). "
+    "The sparse fit and predict themselves pass; GaussianMixture never reaches this "
+    "line only because it refuses sparse input")
+EXPECTED_FAILED: dict[str, str] = {
+    "check_estimator_sparse_array": _PROBA_IS_NOT_A_CLASSIFIERS,
+    "check_estimator_sparse_matrix": _PROBA_IS_NOT_A_CLASSIFIERS,
+}
 
 
 def _small_overrides(preset):
@@ -143,7 +151,8 @@ def test_check_estimator_passes_every_check():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gc.GraphClustWarning)
         check_estimator(GraphClustering("anchor-spectral", random_state=0,
-                                        anchors={"n_anchors": 16}))
+                                        anchors={"n_anchors": 16}),
+                        expected_failed_checks=EXPECTED_FAILED)
 
 
 def test_grid_search_over_section_params(blobs4):

@@ -49,6 +49,11 @@ def _declared(plan: OutputPlan) -> set[str]:
         out.add(plan.output)
         if Path(plan.output).suffix.lower() in (".zarr", ".parquet"):
             out.add(str(Path(plan.output).with_suffix(".json")))
+        from graphclust.io import confidence_path
+
+        second = confidence_path(plan.output)  # a format without columns: a second array
+        if second is not None:
+            out.add(str(second))
     if plan.plot is not None:
         out.add(plan.plot)
     return out

@@ -50,6 +50,33 @@ class ArgmaxRounding(graphclust.Rounding):
         self.fallback_ = int(np.searchsorted(kept, fallback)) if fallback in kept else 0
         return labels
 
+    def _kept(self, solution) -> np.ndarray:
+        if not hasattr(self, "columns_"):
+            raise RuntimeError("rounding 'argmax': call round() before assign()")
+        if solution.soft is None:
+            raise ValueError("rounding 'argmax' needs a solution with a soft assignment")
+        return np.asarray(solution.soft, dtype=np.float64)[:, self.columns_]
+
+    def confidence(self, solution, labels):
+        """The normalised margin ``(s_own − s_rival) / s_own`` of the row's soft
+        assignment (its label's entry against the largest other): 1 when only its label
+        has mass, 0 on a tie or an all-zero row."""
+        S = np.maximum(self._kept(solution), 0.0)
+        labels = np.asarray(labels, dtype=np.int64)
+        n, k = S.shape
+        rows = np.arange(n)
+        own = S[rows, np.clip(labels, 0, max(k - 1, 0))] if k else np.zeros(n)
+        if k < 2:
+            return (own > 0).astype(np.float64)
+        S[rows, np.clip(labels, 0, k - 1)] = -np.inf
+        rival = np.maximum(S.max(axis=1), 0.0)
+        return np.divide(own - rival, own, out=np.zeros(n), where=own > 0).clip(0.0, 1.0)
+
+    def probabilities(self, solution, labels):
+        """The soft assignment over the kept columns (scaled to sum to one by the
+        framework)."""
+        return np.maximum(self._kept(solution), 0.0)
+
     def assign(self, solution):
         if not hasattr(self, "columns_"):
             raise RuntimeError("rounding 'argmax': call round() before assign()")

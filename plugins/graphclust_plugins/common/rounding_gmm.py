@@ -115,6 +115,24 @@ class GMMRounding(graphclust.Rounding):
                              f"fitted one had {self.mixture_.means_.shape[1]}")
         return self._label(E)
 
+    def probabilities(self, solution, labels):
+        """The mixture's posterior over the kept components (Bishop 2006, Eq. 9.23)."""
+        if not hasattr(self, "mixture_"):
+            raise RuntimeError("rounding 'gmm': call round() before probabilities()")
+        E = self._prepare(solution.embedding)
+        with threadpool_limits(limits=1):
+            post = self.mixture_.predict_proba(E)
+        return post[:, self.kept_components_]
+
+    def confidence(self, solution, labels):
+        """The posterior probability of the row's own component (renormalised over the
+        kept components)."""
+        P = self.probabilities(solution, labels)
+        s = P.sum(axis=1)
+        labels = np.asarray(labels, dtype=np.int64)
+        own = P[np.arange(labels.size), np.clip(labels, 0, P.shape[1] - 1)]
+        return np.divide(own, s, out=np.zeros(labels.size), where=s > 0)
+
     def _label(self, E: np.ndarray) -> np.ndarray:
         """The most probable kept component of each row of the prepared ``E``."""
         with threadpool_limits(limits=1):

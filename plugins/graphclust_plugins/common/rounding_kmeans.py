@@ -75,6 +75,9 @@ class KMeansRounding(graphclust.Rounding):
         labels, kept = consecutive(raw)
         self.cluster_centers_ = km.cluster_centers_[kept]
         self.inertia_ = float(km.inertia_)
+        # the isotropic variance of the Gaussian mixture k-means is the limit of, by
+        # maximum likelihood from the fit (probabilities' temperature, docs/confidence.rst)
+        self.variance_ = float(km.inertia_) / max(n * max(E.shape[1], 1), 1)
         self.n_iter_ = int(km.n_iter_)
         return labels
 
@@ -106,6 +109,44 @@ class KMeansRounding(graphclust.Rounding):
         if mean is not None:
             best.cluster_centers_ += mean
         return best
+
+    def _distances(self, solution) -> np.ndarray:
+        """Squared distances of the prepared rows to the fitted centres (``n x k'``)."""
+        if not hasattr(self, "cluster_centers_"):
+            raise RuntimeError("rounding 'kmeans': call round() before assign()")
+        if solution.embedding is None:
+            raise ValueError("rounding 'kmeans' needs a solution with an embedding")
+        E = np.asarray(self._prepare(solution.embedding), dtype=np.float64)
+        C = np.asarray(self.cluster_centers_, dtype=np.float64)
+        if E.shape[1] == 0:
+            E = np.zeros((E.shape[0], C.shape[1]))
+        d = (E * E).sum(1)[:, None] - 2.0 * E @ C.T + (C * C).sum(1)[None, :]
+        return np.maximum(d, 0.0)
+
+    def confidence(self, solution, labels):
+        """The margin in the embedding: ``1 − d_own / d_rival``, the Euclidean distance to
+        the row's own centre over that to the nearest other centre (0 on the boundary
+        between two centres, 1 at its own centre; 1 with a single centre)."""
+        d = np.sqrt(self._distances(solution))
+        labels = np.asarray(labels, dtype=np.int64)
+        n, k = d.shape
+        if k < 2:
+            return np.ones(n)
+        rows = np.arange(n)
+        own = d[rows, np.clip(labels, 0, k - 1)]
+        d[rows, np.clip(labels, 0, k - 1)] = np.inf
+        rival = d.min(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.clip(1.0 - np.where(rival > 0, own / rival, 1.0), 0.0, 1.0)
+
+    def probabilities(self, solution, labels):
+        """The posterior of the equal-weight isotropic Gaussian mixture whose limit is
+        k-means: ``∝ exp(−‖e − c‖² / 2σ²)`` with ``σ²`` the fit's within-cluster variance
+        per coordinate (``inertia / (n p)``); its argmax is the nearest centre."""
+        d = self._distances(solution)
+        var = max(getattr(self, "variance_", 0.0), np.finfo(np.float64).tiny)
+        logits = -(d - d.min(axis=1, keepdims=True)) / (2.0 * var)
+        return np.exp(logits)
 
     def assign(self, solution):
         if not hasattr(self, "cluster_centers_"):

@@ -210,6 +210,8 @@ class OnSampleAdapter(graphclust.Adapter):
                          shape=(labels.size, k)).toarray()
         self.rounding_ = rounding
         self.sample_labels_ = labels
+        self.sample_confidence_, self.sample_noise_ = _sample_confidence(
+            rounding, solution, adapted.graph, labels, k)
         E = None if solution.embedding is None else np.asarray(solution.embedding)
         if E is not None and E.dtype not in (np.float32, np.float64):
             E = E.astype(np.float64)
@@ -250,6 +252,38 @@ class OnSampleAdapter(graphclust.Adapter):
                             source=f"{sample.source} on {E.shape[0]} sample rows, carried "
                                    "to the rows by their strongest sample atom")
 
+    def confidence(self, Z, solution, labels):
+        """The sample rows' confidence carried to the rows like their labels: row ``i``
+        gets ``Σ_s Z_is c_s [ℓ_s = label_i] / Σ_s Z_is``, the membership-weighted share of
+        its sample neighbours that carry its label, each counted by its own confidence
+        ``c_s`` (the sample rounding's, e.g. the density tree's membership strength, else
+        the share of its neighbours in the sample's graph with its label). A sample row
+        (``Z`` one-hot) gets its own ``c_s``."""
+        return self._carried(Z, labels, self.sample_confidence_)
+
+    def outliers(self, Z, solution, labels):
+        """Rows most of whose sample-neighbour weight lies on rows the sample rounding
+        calls noise (a sample row: its own flag); ``None`` when the sample rounding
+        flags no outliers itself."""
+        if self.sample_noise_ is None:
+            return None  # the sample rounding flags none: the framework's rule applies
+        Z = sp.csr_array(Z)
+        total = np.asarray(Z.sum(axis=1)).ravel()
+        weight = Z @ self.sample_noise_.astype(np.float64)
+        return weight > 0.5 * total
+
+    def _carried(self, Z, labels, values):
+        Z = sp.csr_array(Z)
+        labels = np.asarray(labels, dtype=np.int64)
+        ell = self.sample_labels_
+        k = max(int(ell.max()) + 1 if ell.size else 1, int(labels.max()) + 1 if labels.size else 1)
+        HC = sp.csr_array((np.asarray(values, dtype=np.float64), (np.arange(ell.size), ell)),
+                          shape=(ell.size, k))
+        R = (Z @ HC).toarray()
+        total = np.asarray(Z.sum(axis=1)).ravel()
+        own = R[np.arange(labels.size), np.clip(labels, 0, k - 1)]
+        return np.divide(own, total, out=np.zeros(labels.size), where=total > 0)
+
     def lift_rows(self, solution, block):
         """One block's rows: ``Z_b E`` and ``Z_b H``."""
         return solution.extend(Z_new=block.Z)
@@ -268,3 +302,37 @@ def _row_atoms(Z, sample_atoms, sample_labels, row_labels, n_atoms) -> np.ndarra
     if has.any():
         out[has] = np.asarray(V.argmax(axis=1)).ravel()[has]
     return out
+
+def _sample_confidence(rounding, solution, graph, labels, k):
+    """The sample rows' confidence and the sample rounding's noise flags (``None`` when
+    it gives none).
+
+    The confidence of sample row ``s`` is the weighted share of its neighbours in the
+    sample's own graph ``A`` that carry its label; when the sample rounding gives a
+    confidence ``r_s`` of its own (confidence protocol), that counts as one more
+    neighbour of weight one: ``(Σ_j A_sj [ℓ_j = ℓ_s] + r_s) / (Σ_j A_sj + 1)``.
+
+    Why the neighbours: on MNIST-70k (``auto``, k = 10, seed 0) the neighbour share in
+    the sample's fuzzy 15-NN graph of the pixels ranks the wrong labels (AUROC .92 for
+    "label correct") where the density tree's membership strength does not (.76): the
+    layout places most wrong points deep inside a wrong cluster, while their neighbours
+    in the data still carry other labels (the mean of the two: .89). Why also the
+    rounding's, with the weight of one neighbour: a sparse sample graph (``genie``'s
+    2-NN) agrees with a tree-based partition everywhere, where the rounding's margin does
+    not; in a 15-NN graph it breaks the ties of the share (docs/confidence.rst)."""
+    import scipy.sparse as sp
+
+    from graphclust.confidence import graph_agreement
+
+    share = graph_agreement(graph, labels, k)
+    if not type(rounding).gives_confidence():
+        conf = share
+    else:
+        own = np.clip(np.nan_to_num(np.asarray(rounding.confidence(solution, labels),
+                                               dtype=np.float64)), 0.0, 1.0)
+        total = np.asarray(sp.csr_array(graph.adjacency).sum(axis=1)).ravel()
+        conf = (share * total + own) / (total + 1.0)
+    noise = None
+    if type(rounding).implements("outliers"):
+        noise = np.asarray(rounding.outliers(solution, labels), dtype=bool)
+    return conf, noise

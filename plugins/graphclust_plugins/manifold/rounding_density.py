@@ -279,14 +279,47 @@ class DensityRounding(graphclust.Rounding):
                           stacklevel=2)
         selected = select_k(tree, got)
         labels = label_points(tree, selected)
+        lam = leaving_levels(tree.raw, n)
         self.n_clusters_found_ = int(found)
         self.n_noise_ = int((labels < 0).sum())
         self.min_cluster_size_ = size
         self.selected_ = np.asarray(selected, dtype=np.int64) + n
         self.stability_ = tree.stability[selected] if got > 1 else np.zeros(1)
+        self.fit_noise_ = labels < 0
+        share = np.ones(n)
         if not self.noise:
-            labels = vote(E, labels, self.vote_neighbors)
+            labels, share = vote_with_shares(E, labels, self.vote_neighbors)
+        self.fit_confidence_ = membership_strength(lam, labels) * share
         return labels.astype(np.int64)
+
+    def confidence(self, solution, labels):
+        """HDBSCAN's membership strength (``probabilities_``): ``λ_p / λ_max(C)``, the
+        density level at which the point leaves the tree over the densest level any
+        point of its cluster reaches; a noise point voted into a cluster gets its own
+        level over that cluster's, times the share of its voters that chose it. A row
+        placed by its nearest fitted row takes that row's value (0 when their labels
+        differ)."""
+        return self._per_fitted_row(solution, labels, self.fit_confidence_, 0.0)
+
+    def outliers(self, solution, labels):
+        """HDBSCAN's noise: the points that leave the tree above every selected cluster
+        (a placed row: its nearest fitted row's flag)."""
+        return self._per_fitted_row(solution, labels, self.fit_noise_, None).astype(bool)
+
+    def _per_fitted_row(self, solution, labels, values, other):
+        if not hasattr(self, "anchors_"):
+            raise RuntimeError("rounding 'density': call round() first")
+        E = self._embedding(solution)
+        labels = np.asarray(labels, dtype=np.int64)
+        values = np.asarray(values)
+        if E.shape == self.anchors_.shape and np.array_equal(E, self.anchors_):
+            near = np.arange(E.shape[0])
+        else:
+            near = nearest_anchors(E, self.anchors_, 1)[0][:, 0]
+        out = values[near]
+        if other is not None:
+            out = np.where(np.asarray(self.anchor_labels_)[near] == labels, out, other)
+        return out
 
     def _size(self, n: int) -> int:
         if self.min_cluster_size is not None:
@@ -324,21 +357,61 @@ class DensityRounding(graphclust.Rounding):
         self.min_cluster_size_ = int(min(self._size(n), max(n, 1)))
         self.selected_ = np.arange(0)
         self.stability_ = np.zeros(0)
+        self.fit_confidence_ = np.ones(n)
+        self.fit_noise_ = np.zeros(n, dtype=bool)
         self.condensed_tree_ = None
         return labels
+
+
+def leaving_levels(raw, n: int) -> np.ndarray:
+    """Each point's ``λ = 1/distance`` at which it leaves the condensed tree ``raw``
+    (``λ = ∞``, a duplicate, read as the largest finite level; 0 for a point missing
+    from the tree)."""
+    lam = np.zeros(n)
+    child = np.asarray(raw["child"], dtype=np.int64)
+    val = np.asarray(raw["lambda_val"], dtype=np.float64)
+    pts = child < n
+    finite = np.isfinite(val)
+    top = val[finite].max(initial=0.0)
+    lam[child[pts]] = np.where(finite[pts], val[pts], top)
+    return lam
+
+
+def membership_strength(lam: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``min(λ_p, λ_max(C)) / λ_max(C)`` with ``λ_max(C)`` the largest leaving level of
+    the points labelled ``C`` (HDBSCAN's ``probabilities_``); 1 in a cluster whose points
+    all leave at level 0, 0 for a label ``-1``."""
+    out = np.zeros(labels.size)
+    ok = labels >= 0
+    if not ok.any():
+        return out
+    k = int(labels.max()) + 1
+    top = np.zeros(k)
+    np.maximum.at(top, labels[ok], lam[ok])
+    t = top[labels[ok]]
+    out[ok] = np.where(t > 0, np.minimum(lam[ok], t) / np.where(t > 0, t, 1.0), 1.0)
+    return out
 
 
 def vote(E: np.ndarray, labels: np.ndarray, n_vote: int) -> np.ndarray:
     """Labels with every ``-1`` replaced by the majority label of its ``n_vote``
     nearest labelled rows of ``E`` (ties: the nearest's label)."""
+    return vote_with_shares(E, labels, n_vote)[0]
+
+
+def vote_with_shares(E: np.ndarray, labels: np.ndarray, n_vote: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`vote`'s labels and, per row, the share of its voters that chose its label
+    (1 for a row that was labelled already)."""
     from sklearn.neighbors import NearestNeighbors
 
+    shares = np.ones(labels.size)
     noise = np.flatnonzero(labels < 0)
     if noise.size == 0:
-        return labels
+        return labels, shares
     have = np.flatnonzero(labels >= 0)
     if have.size == 0:
-        return np.zeros_like(labels)
+        return np.zeros_like(labels), np.zeros(labels.size)
     v = int(min(n_vote, have.size))
     _, nbr = NearestNeighbors(n_neighbors=v).fit(E[have]).kneighbors(E[noise])
     votes = labels[have][nbr]  # (noise, v), nearest first
@@ -349,4 +422,5 @@ def vote(E: np.ndarray, labels: np.ndarray, n_vote: int) -> np.ndarray:
               np.tile(weight, noise.size))
     out = labels.copy()
     out[noise] = score.argmax(axis=1)
-    return out
+    shares[noise] = (votes == out[noise][:, None]).mean(axis=1)
+    return out, shares
