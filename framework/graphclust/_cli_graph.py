@@ -4,7 +4,7 @@ Part of the command line (:mod:`graphclust.cli`): the graph is read by
 :func:`graphclust.io.read_graph` and fitted as ``GraphClustering(spec,
 graph="precomputed").fit(A)``, the same call a Python user makes, so the labels are
 those of that call. The command line's safety rules apply unchanged
-(:func:`graphclust.cli.plan_outputs`): every output is checked before any work, never
+(:func:`graphclust._cli_common.plan_outputs`): every output is checked before any work, never
 the graph file, the spec or an existing folder, and written under a temporary name then
 renamed.
 """
@@ -62,8 +62,8 @@ def run_graph(args) -> int:
     from graphclust import GraphClustering
     from graphclust._graphio import read_graph, write_node_labels
     from graphclust._plan import refuse_feature_parts
-    from graphclust.cli import (_json_safe, _note, _overrides, _write_output, _write_text,
-                                plan_outputs, write_labels)
+    from graphclust._cli_common import (_json_safe, _note, _overrides, _write_output,
+                                        _write_text, plan_outputs, write_labels)
 
     check_graph_options(args)
     outputs = plan_outputs(args, False)  # the user's files first, before any work
