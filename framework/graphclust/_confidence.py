@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from graphclust._graphs import AnchorGraph
 
-__all__ = ["ConfidenceState", "agree", "clean_confidence", "graph_agreement",
+__all__ = ["ConfidenceState", "FitConfidence", "agree", "clean_confidence", "graph_agreement",
            "label_profile", "member_agreement", "member_probabilities",
            "profile_agreement", "profile_probabilities", "rows_confidence",
            "rows_outliers", "rows_probabilities", "source_of"]
@@ -242,3 +242,14 @@ def member_agreement(memberships, labels: np.ndarray, width: int) -> np.ndarray:
     labels = np.asarray(labels, dtype=np.int64)
     P, _ = member_probabilities(memberships, labels, width)
     return clean_confidence(P[np.arange(labels.size), labels], labels.size, "the ensemble")
+
+
+@attrs.define
+class FitConfidence:
+    """A fit's confidence (``(n,)``, a dask array after a chunked fit), its labels with
+    ``-1`` for noise when asked, and the state ``predict_proba`` needs."""
+
+    confidence: Any
+    labels: Any
+    state: ConfidenceState
+    n_noise: Any = 0

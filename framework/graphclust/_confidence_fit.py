@@ -5,27 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 import numpy as np
 
-from graphclust._confidence import (ConfidenceState, agree, label_profile,
+from graphclust._confidence import (ConfidenceState, FitConfidence, agree, label_profile,
                                     member_agreement, member_probabilities, rows_confidence,
                                     rows_outliers, rows_probabilities, source_of)
 from graphclust._ensemble import Ensemble
 from graphclust._graphs import AnchorGraph
 
 __all__ = ["FitConfidence", "fit_confidence", "predict_proba"]
-
-
-@attrs.define
-class FitConfidence:
-    """A fit's confidence (``(n,)``, a dask array after a chunked fit), its labels with
-    ``-1`` for noise when asked, and the state ``predict_proba`` needs."""
-
-    confidence: Any
-    labels: Any
-    state: ConfidenceState
-    n_noise: Any = 0
 
 
 def _width(result, labels_max: int) -> int:

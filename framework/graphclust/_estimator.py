@@ -109,8 +109,8 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         reapplied by ``predict`` and ``transform``; ``Scaling("none")`` by default.
     timings_ : dict of str to float
         Wall time per stage in seconds (a ``"scale"`` entry only when the spec scales);
-        ``"confidence"``: the time of ``confidence_`` (and the noise rule), after the
-        fit's ``"total"``.
+        the last stage, ``"confidence"``, is the time of ``confidence_`` (and of the noise
+        rule); ``"total"`` is their sum, as the progress reporter's stages.
     scores_ : dict of str to float
         The spec's metrics, when ``fit`` was given ``y``.
     resolved_spec_ : dict
@@ -283,13 +283,13 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
 
     def _record_confidence(self, plan: FitPlan, result) -> None:
         """``confidence_`` and, with ``noise``, ``-1`` labels (:doc:`/confidence`)."""
-        import time
-
         from graphclust._confidence_fit import fit_confidence
 
-        start = time.perf_counter()
+        progress = plan.ctx.progress.for_stage("confidence", "noise" if self.noise else "")
+        progress.open()
         fitted = fit_confidence(plan, result, bool(self.noise))
-        self.timings_["confidence"] = time.perf_counter() - start  # not in "total"
+        elapsed = progress.close(fitted.state.source)
+        self.timings_ = _with_stage(self.timings_, "confidence", elapsed)
         self.confidence_ = fitted.confidence
         self.confidence_source_ = fitted.state.source
         self._confidence_state = fitted.state
@@ -414,3 +414,12 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.non_deterministic = False
         return tags
+
+
+def _with_stage(timings: dict, stage: str, seconds: float) -> dict:
+    """``timings`` with ``stage`` added before ``"total"``, which counts it."""
+    out = {k: v for k, v in timings.items() if k != "total"}
+    out[stage] = seconds
+    if "total" in timings:
+        out["total"] = timings["total"] + seconds
+    return out

@@ -42,9 +42,10 @@ ALLOWED = {
         "a nested part's check accepts a built Part (lazy import in part_spec)",
     frozenset({"graphclust._pipeline", "graphclust._executors", "graphclust._ensemble",
                "graphclust._dask._run", "graphclust._dask._ensemble",
-               "graphclust._dask._refuse"}):
+               "graphclust._dask._refuse", "graphclust._dask._confidence"}):
         "FitResult.labels is read through the executor (lazy import of held): only the "
-        "executors import the Dask layer",
+        "executors import the Dask layer (the chunked confidence, which slims the fitted "
+        "result as the chunked run does, is part of that layer)",
 }
 
 #: Modules that import nothing of graphclust but these (k selection's leaf).

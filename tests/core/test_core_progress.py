@@ -32,8 +32,10 @@ def test_verbose_fit_writes_one_line_per_stage_to_a_log(X, capsys):
     GraphClustering("anchor-spectral", n_clusters=4, random_state=0, verbose=True).fit(X)
     err = capsys.readouterr().err.splitlines()
     heads = [re.match(r"\[graphclust\] (\S+) done in", line).group(1) for line in err]
-    assert heads == STAGES  # every stage once, in order, no duplicate start/done lines
-    rounding = err[-1]
+    # every stage once, in order, no duplicate start/done lines; the estimator's own last
+    # stage, the confidence of the labels, after the pipeline's
+    assert heads == [*STAGES, "confidence:"]
+    rounding = err[-2]
     assert "10/10 steps" in rounding and "steps/s" in rounding  # the restarts are counted
 
 

@@ -28,19 +28,19 @@ def _fit_recorded(monkeypatch, spec, X, **kwargs):
 
 
 @pytest.mark.parametrize("spec, k, expected", [
-    ("anchor-spectral", 4, ["anchors", "graph", "solver", "rounding"]),
-    ("ncut", None, ["graph", "k", "solver", "rounding"]),
+    ("anchor-spectral", 4, ["anchors", "graph", "solver", "rounding", "confidence"]),
+    ("ncut", None, ["graph", "k", "solver", "rounding", "confidence"]),
     ({"scale": "standard", "graph": {"name": "knn"}, "solver": {"name": "spectral"},
-      "rounding": {"name": "kmeans"}}, 4, ["scale", "graph", "solver", "rounding"]),
+      "rounding": {"name": "kmeans"}}, 4, ["scale", "graph", "solver", "rounding", "confidence"]),
     ({"anchors": {"name": "kmeans", "n_anchors": 40}, "graph": {"name": "gaussian-anchor"},
       "adapter": "anchor-level", "solver": {"name": "spectral"},
       "rounding": {"name": "kmeans"}}, 4,
-     ["anchors", "graph", "adapter", "solver", "lift", "rounding"]),
+     ["anchors", "graph", "adapter", "solver", "lift", "rounding", "confidence"]),
     pytest.param("manifold", None,
-                 ["anchors", "graph", "adapter", "solver", "k", "lift", "rounding"],
+                 ["anchors", "graph", "adapter", "solver", "k", "lift", "rounding", "confidence"],
                  marks=pytest.mark.slow),  # the layout takes 8 s: an adapter that estimates k
     ({"ensemble": {"members": ["ncut", "anchor-spectral"], "consensus": "tcut"}}, 4,
-     ["members", "consensus"]),
+     ["members", "consensus", "confidence"]),
 ])
 def test_progress_stages_are_the_timings_stages_on_one_clock(monkeypatch, blobs150, spec, k,
                                                             expected):
@@ -51,7 +51,7 @@ def test_progress_stages_are_the_timings_stages_on_one_clock(monkeypatch, blobs1
     if "members" not in expected:  # the members' own stages are inside the members stage
         assert names == expected
     else:
-        assert names[-2:] == expected and "members" not in names[:-2]
+        assert names[-3:] == expected and "members" not in names[:-3]
     timed = [s for s in model.timings_ if s != "total"]
     assert timed == expected
     closes = {e.stage: e for e in closes}  # in an ensemble, its own two stages

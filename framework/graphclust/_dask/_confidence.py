@@ -74,7 +74,7 @@ def chunked_confidence(plan, result, noise: bool):
     import dask
     import dask.array as da
 
-    from graphclust._confidence_fit import FitConfidence
+    from graphclust._confidence import FitConfidence
     from graphclust._dask._input import with_row_chunks
 
     executor = plan.executor
