@@ -12,8 +12,9 @@ module                    what it holds
                           scaling without division by zero (``safe_inverse``)
 :mod:`.scaling`           the ``scale`` stage: blocked column statistics, fitted
                           :class:`Scaling` reapplied at predict
-:mod:`.pca`               principal-component reduction through the blocked
-                          ``d x d`` covariance (:class:`Projection`)
+:mod:`.pca`               principal-component reduction (:class:`Projection`)
+:mod:`.pca_routes`        its route: the blocked ``d x d`` covariance or
+                          randomized subspace iteration, the cheaper for (n, d, p)
 :mod:`.sparse`            sparse rows kept sparse: row/column statistics, column
                           scaling; :func:`densify` within :data:`DENSIFY_LIMIT_BYTES`
 :mod:`.dtypes`            the keep-float32 rule
