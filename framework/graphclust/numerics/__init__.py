@@ -52,8 +52,9 @@ from graphclust.numerics.distances import (
     sparse_sq_distances,
     sq_distances,
 )
-from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, ColumnMap, as_csr, densify,
-                                        densify_limit, drop_empty_columns, float_rows)
+from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, SPARSE_ROWS_ZEROS, ColumnMap,
+                                        as_csr, densify, densify_limit, drop_empty_columns,
+                                        float_rows, rows_by_zeros)
 from graphclust.numerics.exact import ExactSum
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
@@ -101,6 +102,8 @@ __all__ = [
     "fixed_threads",
     "Projection",
     "fit_pca",
+    "rows_by_zeros",
+    "SPARSE_ROWS_ZEROS",
     "adaptive_anchor_rows",
     "adaptive_weights",
     "as_dense_float",

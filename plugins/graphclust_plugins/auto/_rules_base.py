@@ -8,6 +8,7 @@ so each is defined once and a test that moves one moves it for every rule.
 from __future__ import annotations
 
 from graphclust import DataProfile
+from graphclust.numerics import SPARSE_ROWS_ZEROS
 
 __all__ = ["DIAGNOSTIC_MIN_N", "EIG_TOL", "EXACT_BUDGET", "EXACT_MAX_N", "HIGH_DIM",
            "SPARSE_ZEROS", "UNIT_SPREAD", "asked_k", "choose_scale", "features_pipeline",
@@ -30,11 +31,10 @@ EIG_TOL = 1e-5
 #: Fewest points (and sample rows) for the diagnostics of rule 8 and the tree of rule 9.
 DIAGNOSTIC_MIN_N = 50
 #: Rows count as sparse (rule 6, not rules 7 and 4) when at least this fraction of their
-#: entries are zero, whether they arrive dense or as a scipy.sparse matrix: a product
-#: over the nonzeros then costs no more than BLAS over every entry (2000 x 10000 rows,
-#: one thread: CSR 0.34x the dense time at 2 % nonzero, 0.83x at 5 %, 2.2x at 10 %;
+#: entries are zero, whether they arrive dense or as a scipy.sparse matrix
+#: (graphclust.numerics.SPARSE_ROWS_ZEROS: where a CSR product costs no more than BLAS;
 #: MNIST's pixels, 19 % nonzero, stay dense; term counts, about 1 %, are sparse).
-SPARSE_ZEROS = 0.95
+SPARSE_ZEROS = SPARSE_ROWS_ZEROS
 
 
 def sparse_rows(p: DataProfile) -> bool:

@@ -60,8 +60,8 @@ def sparse_rule(p: DataProfile) -> tuple[dict, str] | None:
 
 
 RULE_SPARSE = Rule(
-    6, f"sparse rows (>= {base.SPARSE_ZEROS:.0%} zeros, dense or scipy.sparse) in memory with "
-    f"d > {base.HIGH_DIM}: 10-NN graph on the sparse rows (l2 "
+    6, f"sparse X (>= {base.SPARSE_ZEROS:.0%} zeros, measured: dense or scipy.sparse) in memory "
+    f"with d > {base.HIGH_DIM}: 10-NN graph on the sparse rows (l2 "
     "scaling when nonnegative), spectral embedding, k-means",
     lambda p, ctx: _why(p) if _applies(p) else None, lambda p, ctx: _spec(p),
     details=f"never densified (tf-idf, bags of words); the zeros are measured, the container\n"
