@@ -65,8 +65,8 @@ RULE_SPARSE = Rule(
     "scaling when nonnegative), spectral embedding, k-means",
     lambda p, ctx: _why(p) if _applies(p) else None, lambda p, ctx: _spec(p),
     details=f"never densified (tf-idf, bags of words); the zeros are measured, the container\n"
-            "does not decide (dense counts get this rule too). scale \"l2\" when nonnegative (cosine "
-            "geometry; else\nthe scale step); exact blocked sparse products up to "
+            "does not decide (dense counts get this rule too). scale \"l2\" when nonnegative "
+            "(cosine geometry; else\nthe scale step); exact blocked sparse products up to "
             f"{base.EXACT_MAX_N} points and\nn²·max({SPARSE_KNN_MIN_WIDTH}, nonzeros per row) <= "
             f"{base.EXACT_BUDGET:.0e}, pynndescent above; self-tuning Gaussian, averaged.\n"
             "Sparse X with few columns follows the dense rules (their parts take sparse rows).")

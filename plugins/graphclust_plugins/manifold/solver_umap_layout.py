@@ -31,9 +31,9 @@ class UMAPLayout(graphclust.Solver):
     cross-entropy, by stochastic gradient descent over ``n_epochs`` epochs: each edge is
     sampled in proportion to its weight (attraction), each sample followed by
     ``negative_sample_rate`` random vertices (repulsion). ``a`` and ``b`` are fitted to
-    ``min_dist`` and ``spread`` (as umap-learn's ``find_ab_params``; ``_curve.fit_ab``). For clustering,
-    ``min_dist = 0`` packs the points of a cluster tightly and ~10 dimensions keep more
-    structure than 2 (the EVoC / UMAP+HDBSCAN recipe).
+    ``min_dist`` and ``spread`` (as umap-learn's ``find_ab_params``, by ``_curve.fit_ab``).
+    For clustering, ``min_dist = 0`` packs the points of a cluster tightly and ~10
+    dimensions keep more structure than 2 (the EVoC / UMAP+HDBSCAN recipe).
 
     The graph may come from any graph part (``fuzzy-knn``, ``knn``, ``poly-knn``...):
     its symmetric weights are the edge probabilities (UMAP scales them by their
