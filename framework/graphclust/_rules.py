@@ -53,9 +53,12 @@ class DataProfile:
         Clusters asked for; ``None`` when the fit estimates them (a rule then sizes
         what depends on ``k`` from ``k_max``, :doc:`/choosing-k`).
     sparse : bool
-        ``X`` was a ``scipy.sparse`` matrix.
+        ``X`` was a ``scipy.sparse`` matrix (the container: no rule of ``auto`` decides
+        on it; the same data dense or sparse get the same spec).
     zero_fraction : float
-        Fraction of zero entries (exact for sparse input, on the sampled rows otherwise).
+        Fraction of zero entries, on the sampled rows (all rows up to
+        :data:`PROFILE_SAMPLE`), whatever the container: what the rules read to tell
+        sparse rows (:doc:`/auto`), never ``sparse``.
     dtype : str
         The float type the data are computed in (``"float32"`` or ``"float64"``).
     range_spread : float
@@ -191,7 +194,9 @@ def profile_data(X, n_clusters: int | None, *, sample: int = PROFILE_SAMPLE,
     if sp.issparse(X):
         S = sp.csr_array(X)[rows] if not isinstance(rows, slice) else sp.csr_array(X)
         m = S.shape[0]
-        zero_fraction = 1.0 - sp.csr_array(X).nnz / max(1.0, float(n) * d)
+        # on the sampled rows, as for dense X: the same data, the same profile (an
+        # explicitly stored zero counts as a zero)
+        zero_fraction = 1.0 - float(np.count_nonzero(S.data)) / max(1.0, float(m) * d)
         mean = np.asarray(S.sum(axis=0), dtype=np.float64).ravel() / m
         sq = np.asarray(S.multiply(S).sum(axis=0), dtype=np.float64).ravel() / m
         std = np.sqrt(np.maximum(sq - mean * mean, 0.0))

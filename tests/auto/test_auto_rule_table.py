@@ -80,7 +80,7 @@ def test_diagnostics_run_only_when_rule_8_asks_and_once(monkeypatch):
     assert ctx.computed == ("scale", "low_dim") and len(calls) == 2
     assert ctx["low_dim"] is ctx["low_dim"] and len(calls) == 2
     # rules 6 and 7 win before rule 8 is consulted
-    for p in (DataProfile(n=500, d=100, k=2, sparse=True),
+    for p in (DataProfile(n=500, d=100, k=2, sparse=True, zero_fraction=0.99),
               DataProfile(n=5000, d=100, k=2, sample=np.zeros((10, 100)))):
         assert auto_rule(p)["summary"].startswith(("auto: rule 6", "auto: rule 7"))
     assert len(calls) == 2

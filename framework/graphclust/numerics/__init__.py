@@ -12,8 +12,9 @@ module                    what it holds
                           scaling without division by zero (``safe_inverse``)
 :mod:`.scaling`           the ``scale`` stage: blocked column statistics, fitted
                           :class:`Scaling` reapplied at predict
-:mod:`.pca`               principal-component reduction through the blocked
-                          ``d x d`` covariance (:class:`Projection`)
+:mod:`.pca`               principal-component reduction (:class:`Projection`)
+:mod:`.pca_routes`        its route: the blocked ``d x d`` covariance or
+                          randomized subspace iteration, the cheaper for (n, d, p)
 :mod:`.sparse`            sparse rows kept sparse: row/column statistics, column
                           scaling; :func:`densify` within :data:`DENSIFY_LIMIT_BYTES`
 :mod:`.dtypes`            the keep-float32 rule
@@ -53,8 +54,9 @@ from graphclust.numerics.distances import (
     sparse_sq_distances,
     sq_distances,
 )
-from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, ColumnMap, as_csr, densify,
-                                        densify_limit, drop_empty_columns, float_rows)
+from graphclust.numerics.sparse import (DENSIFY_LIMIT_BYTES, SPARSE_ROWS_ZEROS, ColumnMap,
+                                        as_csr, densify, densify_limit, drop_empty_columns,
+                                        float_rows, rows_by_zeros)
 from graphclust.numerics.exact import ExactSum
 from graphclust.numerics.dtypes import as_dense_float, as_float, common_float_dtype, float_dtype
 from graphclust.numerics.eigen import (
@@ -102,6 +104,8 @@ __all__ = [
     "fixed_threads",
     "Projection",
     "fit_pca",
+    "rows_by_zeros",
+    "SPARSE_ROWS_ZEROS",
     "adaptive_anchor_rows",
     "adaptive_weights",
     "as_dense_float",

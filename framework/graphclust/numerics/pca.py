@@ -1,4 +1,5 @@
-"""Principal component reduction through the ``d x d`` covariance, summed over row blocks.
+"""Principal component reduction, by the ``d x d`` covariance or randomized subspace
+iteration, whichever costs less (never a step cubic in ``d`` beyond ``O(n·d·p)``).
 
 A PCA to a few dozen dimensions before a graph is built makes the neighbour search
 cheap (``d`` 784 → 50 on MNIST) and, on image data, cleans the kNN graph: measured on
@@ -7,18 +8,20 @@ the raw pixels and .839/.825 on 50 components (issue 16 study).
 
 The method
 ----------
-Two passes over row blocks, both row-local (sums over blocks, so they can later run
-chunk by chunk):
+Passes over row blocks, all row-local (sums over blocks, so they can later run chunk
+by chunk): the column means ``μ`` and the centred column sums of squares (the total
+variance), accumulated in float64. Then the ``p`` leading right singular vectors of the
+centred rows ``A = X − 1 μᵀ`` by the route :mod:`graphclust.numerics.pca_routes`
+chooses from ``(n, d, p)`` alone:
 
-1. the column means ``μ`` (accumulated in float64);
-2. the scatter matrix ``S = Σ_blocks (X_b − μ)ᵀ (X_b − μ)``; each block product is
-   computed in the data's float type (float32 stays float32, one BLAS call) and summed
-   in float64.
-
-Then ``eigh(S / n)`` gives the components (the leading ``p`` eigenvectors) and the
-explained variances (their eigenvalues). This costs ``O(n·d²)`` flops and ``O(d²)``
-memory beyond one block, against several passes for a randomized SVD; it suits
-``d`` up to a few thousand, which is where this reduction is meant to be used.
+* ``"covariance"``: the scatter matrix ``S = Σ_blocks (X_b − μ)ᵀ (X_b − μ)`` (each block
+  product in the data's float type, float32 staying float32, summed in float64) and
+  ``eigh(S)``: ``O(n·d² + d³)``, exact; taken while it costs less than the randomized
+  route (a few hundred columns: MNIST's 784 with 70 000 rows) or under a tenth of a
+  second;
+* ``"randomized"``: randomized subspace iteration over the implicitly centred ``A``
+  (Halko, Martinsson & Tropp 2011): ``O(n·d·p)``; wide data (3 000 x 8 000: 244 s of
+  ``eigh`` before, about a second now).
 
 Conventions (those of :class:`sklearn.decomposition.PCA`): ``explained_variance_`` is
 the population variance divided by ``n − 1``; components are rows of unit length in
@@ -28,12 +31,11 @@ rule may differ, a column of scores then differs by its sign only).
 
 Sparse ``X``
 ------------
-A ``scipy.sparse`` ``X`` is never densified nor centred in memory, and ``d x d`` is not
-formed (``d`` is the vocabulary of a text corpus): the components are the leading right
-singular vectors of the implicitly centred operator ``X − 1 μᵀ`` (ARPACK through
-:func:`scipy.sparse.linalg.svds`, each product a sparse product plus a rank-one
-correction; a seeded start vector), so they are the principal components of the dense
-method up to round-off; :meth:`Projection.transform` takes ``X Wᵀ − μ Wᵀ`` the same way.
+A ``scipy.sparse`` ``X`` is never densified nor centred in memory: it takes the same
+route as its dense copy (the choice reads the shape only), the covariance as
+``XᵀX − nμμᵀ``, the randomized products as ``X V − 1(μᵀV)`` with the same seeded test
+vectors, so dense and sparse copies of one data set get the same components up to
+round-off; :meth:`Projection.transform` takes ``X Wᵀ − μ Wᵀ`` the same way.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import scipy.sparse as sp
 
 from graphclust.numerics.distances import default_block_size
 from graphclust.numerics.dtypes import as_dense_float
+from graphclust.numerics.pca_routes import choose_route, randomized_components
 
 __all__ = ["Projection", "fit_pca"]
 
@@ -141,12 +144,12 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-        Dense features (n ≥ 1).
+    X : array-like or scipy sparse matrix of shape (n, d)
+        Features (n ≥ 1); sparse ``X`` is never densified nor centred in memory.
     n_components : int
         Components kept ``p ≥ 1``; clamped to ``min(n, d)``.
     block_size : int, optional
-        Rows per block of the two passes; default
+        Rows per block of the passes over dense ``X``; default
         :func:`~graphclust.numerics.default_block_size`.
 
     Returns
@@ -160,6 +163,8 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
 
     Notes
     -----
+    The route (the ``d x d`` covariance or randomized subspace iteration) is the
+    cheaper for ``(n, d, p)``: :func:`graphclust.numerics.pca_routes.choose_route`.
     Rule for fewer than two rows: the variances are zero (no division by ``n − 1 = 0``)
     and the components are the leading unit vectors of the zero scatter matrix.
     """
@@ -167,13 +172,36 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
             or n_components < 1:
         raise ValueError(f"n_components must be an integer >= 1, got {n_components!r}")
     if sp.issparse(X):
-        return _fit_pca_sparse(X, int(n_components))
-    X = as_dense_float(X)
+        X = sp.csr_array(X).astype(np.float64)
+        mean, col_m2 = _sparse_moments(X)
+    else:
+        X = as_dense_float(X)
+        mean, col_m2 = _dense_moments(X, _block(X, block_size) if X.ndim == 2 else 1)
+    n, d = X.shape
+    p = int(min(n_components, n, d))
+    denom = max(n - 1, 1)
+    if choose_route(n, d, p) == "covariance":
+        S = _scatter(X, mean, block_size)
+        vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
+        order = np.argsort(-vals, kind="stable")[:p]
+        comps, sq = vecs[:, order].T, np.maximum(vals[order], 0.0)
+    else:
+        comps, svals = randomized_components(X, mean, p)
+        sq = svals ** 2
+    i = np.abs(comps).argmax(axis=1)
+    signs = np.sign(comps[np.arange(p), i])
+    signs[signs == 0] = 1.0
+    comps = np.asarray(comps * signs[:, None], dtype=np.float64)
+    var = sq / denom if n > 1 else np.zeros(p)
+    tot = float(col_m2.sum() / denom) if n > 1 else 0.0
+    return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)
+
+
+def _dense_moments(X: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and centred sums of squares (float64), two passes over row blocks."""
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"fit_pca: X must be a non-empty 2-d array, got shape {X.shape}")
     n, d = X.shape
-    p = int(min(n_components, n, d))
-    step = _block(X, block_size)
     total = np.zeros(d)
     for start in range(0, n, step):
         blk = X[start:start + step]
@@ -181,74 +209,35 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
             raise ValueError("fit_pca: X contains NaN or infinity")
         total += blk.sum(axis=0, dtype=np.float64)
     mean = total / n
-    mean_x = mean.astype(X.dtype)
-    S = np.zeros((d, d))
+    m2 = np.zeros(d)
     for start in range(0, n, step):
-        C = X[start:start + step] - mean_x
-        S += C.T @ C  # product in X's float type, sum in float64
-    S = 0.5 * (S + S.T)
-    denom = max(n - 1, 1) if n > 1 else 1
-    vals, vecs = np.linalg.eigh(S)
-    order = np.argsort(-vals, kind="stable")[:p]
-    comps = vecs[:, order].T
-    i = np.abs(comps).argmax(axis=1)
-    signs = np.sign(comps[np.arange(p), i])
-    signs[signs == 0] = 1.0
-    comps = comps * signs[:, None]
-    var = np.maximum(vals[order], 0.0) / denom if n > 1 else np.zeros(p)
-    tot = float(max(np.trace(S), 0.0) / denom) if n > 1 else 0.0
-    return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)
+        C = X[start:start + step].astype(np.float64) - mean
+        m2 += np.einsum("ij,ij->j", C, C)
+    return mean, m2
 
 
-def _fit_pca_sparse(X, n_components: int) -> Projection:
-    """:func:`fit_pca` of sparse ``X``: the leading right singular vectors of the
-    implicitly centred ``X − 1 μᵀ`` (see the module notes), same conventions."""
-    from scipy.sparse.linalg import LinearOperator, svds
-
-    X = sp.csr_array(X).astype(np.float64)
+def _sparse_moments(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and centred sums of squares of sparse ``X`` (float64)."""
     n, d = X.shape
     if n == 0 or d == 0:
         raise ValueError(f"fit_pca: X must be a non-empty 2-d array, got shape {X.shape}")
     if not np.isfinite(X.data).all():
         raise ValueError("fit_pca: X contains NaN or infinity")
-    p = int(min(n_components, n, d))
     mean = np.asarray(X.sum(axis=0), dtype=np.float64).ravel() / n
-    XT = sp.csr_array(X.T)
-    ones = np.ones(n)
-
-    def matvec(v):
-        v = np.asarray(v, dtype=np.float64).reshape(d, -1)
-        return X @ v - np.outer(ones, mean @ v)
-
-    def rmatvec(u):
-        u = np.asarray(u, dtype=np.float64).reshape(n, -1)
-        return XT @ u - np.outer(mean, ones @ u)
-
-    A = LinearOperator((n, d), matvec=matvec, rmatvec=rmatvec, matmat=matvec,
-                       rmatmat=rmatvec, dtype=np.float64)
     sq = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
-    col_m2 = np.maximum(sq - n * mean * mean, 0.0)
-    denom = max(n - 1, 1)
-    tot = float(col_m2.sum() / denom) if n > 1 else 0.0
-    if p >= d - 1:  # ARPACK needs k < min(n, d): few columns, the d x d scatter matrix
-        S = np.asarray((XT @ X).toarray()) - n * np.outer(mean, mean)
-        vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
-        order = np.argsort(-vals, kind="stable")[:p]
-        svals, vt = np.sqrt(np.maximum(vals[order], 0.0)), vecs[:, order].T
-    elif p >= n - 1:  # few rows: the n x d centred rows are small
-        dense = np.asarray(X.toarray()) - mean
-        _, svals, vt = np.linalg.svd(dense, full_matrices=False)
-        svals, vt = svals[:p], vt[:p]
-    else:
-        rng = np.random.default_rng(0)
-        v0 = rng.uniform(-1.0, 1.0, min(n, d))
-        _, svals, vt = svds(A, k=p, v0=v0, solver="arpack")
-        order = np.argsort(-svals, kind="stable")
-        svals, vt = svals[order], vt[order]
-    comps = np.asarray(vt, dtype=np.float64)
-    i = np.abs(comps).argmax(axis=1)
-    signs = np.sign(comps[np.arange(p), i])
-    signs[signs == 0] = 1.0
-    comps = comps * signs[:, None]
-    var = svals ** 2 / denom if n > 1 else np.zeros(p)
-    return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)
+    return mean, np.maximum(sq - n * mean * mean, 0.0)
+
+
+def _scatter(X, mean: np.ndarray, block_size: int | None) -> np.ndarray:
+    """``S = (X − 1μᵀ)ᵀ(X − 1μᵀ)`` (``d x d``, float64): dense ``X`` by row blocks, each
+    product in ``X``'s float type and summed in float64; sparse ``X`` as ``XᵀX − nμμᵀ``."""
+    n, d = X.shape
+    if sp.issparse(X):
+        return np.asarray((X.T @ X).toarray()) - n * np.outer(mean, mean)
+    mean_x = mean.astype(X.dtype)
+    S = np.zeros((d, d))
+    step = _block(X, block_size)
+    for start in range(0, n, step):
+        C = X[start:start + step] - mean_x
+        S += C.T @ C  # product in X's float type, sum in float64
+    return S

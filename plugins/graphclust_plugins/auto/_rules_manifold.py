@@ -99,9 +99,10 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
 
 
 def _fits(p: DataProfile) -> bool:
-    """Dense ``d > HIGH_DIM`` with at least MANIFOLD_PER_CLUSTER points per asked
+    """Dense rows (fewer than ``SPARSE_ZEROS`` zeros, whatever the container),
+    ``d > HIGH_DIM``, with at least MANIFOLD_PER_CLUSTER points per asked
     cluster (any ``n``, in memory or chunked; with ``k`` given or estimated)."""
-    return not (p.d <= base.HIGH_DIM or p.sparse
+    return not (p.d <= base.HIGH_DIM or base.sparse_rows(p)
                 or base.per_cluster(p) < MANIFOLD_PER_CLUSTER)
 
 

@@ -12,9 +12,10 @@ __all__ = ["RULE_SPARSE", "sparse_rule"]
 
 
 def _applies(p: DataProfile) -> bool:
-    """Sparse, in memory, more than ``HIGH_DIM`` columns (sparse data with fewer follow
-    the dense rules unchanged: all their parts take sparse rows)."""
-    return p.sparse and not p.chunked and p.d > base.HIGH_DIM
+    """Sparse rows (at least ``SPARSE_ZEROS`` zeros, dense or sparse container), in
+    memory, more than ``HIGH_DIM`` columns (sparse data with fewer follow the dense
+    rules unchanged: all their parts take sparse rows)."""
+    return base.sparse_rows(p) and not p.chunked and p.d > base.HIGH_DIM
 
 
 def _scale(p: DataProfile) -> tuple[str, str]:
@@ -59,11 +60,13 @@ def sparse_rule(p: DataProfile) -> tuple[dict, str] | None:
 
 
 RULE_SPARSE = Rule(
-    6, f"sparse X in memory with d > {base.HIGH_DIM}: 10-NN graph on the sparse rows (l2 "
+    6, f"sparse X (>= {base.SPARSE_ZEROS:.0%} zeros, measured: dense or scipy.sparse) in memory "
+    f"with d > {base.HIGH_DIM}: 10-NN graph on the sparse rows (l2 "
     "scaling when nonnegative), spectral embedding, k-means",
     lambda p, ctx: _why(p) if _applies(p) else None, lambda p, ctx: _spec(p),
-    details=f"never densified (tf-idf, bags of words). scale \"l2\" when nonnegative (cosine "
-            "geometry; else\nthe scale step); exact blocked sparse products up to "
+    details=f"never densified (tf-idf, bags of words); the zeros are measured, the container\n"
+            "does not decide (dense counts get this rule too). scale \"l2\" when nonnegative "
+            "(cosine geometry; else\nthe scale step); exact blocked sparse products up to "
             f"{base.EXACT_MAX_N} points and\nn²·max({SPARSE_KNN_MIN_WIDTH}, nonzeros per row) <= "
             f"{base.EXACT_BUDGET:.0e}, pynndescent above; self-tuning Gaussian, averaged.\n"
             "Sparse X with few columns follows the dense rules (their parts take sparse rows).")

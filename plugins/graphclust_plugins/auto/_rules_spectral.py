@@ -102,9 +102,10 @@ def _sampled_applies(p: DataProfile, ctx) -> str | None:
 
 
 def _high_dim_applies(p: DataProfile, ctx) -> str | None:
-    """Rule 4: dense ``d > HIGH_DIM`` while the exact search on the principal components
+    """Rule 4: dense rows (fewer than ``SPARSE_ZEROS`` zeros, whatever the container),
+    ``d > HIGH_DIM``, while the exact search on the principal components
     is within the budget."""
-    if not (p.d > base.HIGH_DIM and not p.sparse
+    if not (p.d > base.HIGH_DIM and not base.sparse_rows(p)
             and float(p.n) ** 2 * min(p.d, PCA_COMPONENTS) <= base.EXACT_BUDGET):
         return None
     return (f"d = {p.d} > {base.HIGH_DIM}, dense, n = {p.n} <= {SAMPLED_ANCHORS_N}: "

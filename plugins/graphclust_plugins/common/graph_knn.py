@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 import graphclust
 from graphclust.numerics import resolve_knn_method
-from graphclust.numerics import fit_pca, float_rows, knn
+from graphclust.numerics import fit_pca, float_rows, knn, rows_by_zeros
 from graphclust.numerics.distances import sparse_knn_width
 
 
@@ -97,10 +97,12 @@ class KNNGraph(graphclust.GraphBuilder):
         check=graphclust.optional(graphclust.integer(1)))
 
     def build(self, X, anchors, ctx):
-        X = float_rows(X)
-        if self.pca_components is not None and self.pca_components < X.shape[1] \
-                and X.shape[0] > self.pca_components:
+        if self.pca_components is not None and self.pca_components < np.shape(X)[1] \
+                and np.shape(X)[0] > self.pca_components:
+            X = float_rows(X)
             X = fit_pca(X, int(self.pca_components)).transform(X)
+        else:  # rows mostly zero are searched as CSR, whatever container they came in
+            X = rows_by_zeros(X)
         n = X.shape[0]
         if n < 2:
             return graphclust.AffinityGraph(sp.csr_array((n, n)),

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphclust
+from graphclust_plugins.manifold._curve import fit_ab, scaled_start
 from graphclust_plugins.manifold._layout import optimize_layout
 
 #: umap-learn's warning when its spectral start falls back to random (the rules of
@@ -30,9 +31,9 @@ class UMAPLayout(graphclust.Solver):
     cross-entropy, by stochastic gradient descent over ``n_epochs`` epochs: each edge is
     sampled in proportion to its weight (attraction), each sample followed by
     ``negative_sample_rate`` random vertices (repulsion). ``a`` and ``b`` are fitted to
-    ``min_dist`` and ``spread`` (umap-learn's ``find_ab_params``). For clustering,
-    ``min_dist = 0`` packs the points of a cluster tightly and ~10 dimensions keep more
-    structure than 2 (the EVoC / UMAP+HDBSCAN recipe).
+    ``min_dist`` and ``spread`` (as umap-learn's ``find_ab_params``, by ``_curve.fit_ab``).
+    For clustering, ``min_dist = 0`` packs the points of a cluster tightly and ~10
+    dimensions keep more structure than 2 (the EVoC / UMAP+HDBSCAN recipe).
 
     The graph may come from any graph part (``fuzzy-knn``, ``knn``, ``poly-knn``...):
     its symmetric weights are the edge probabilities (UMAP scales them by their
@@ -113,8 +114,6 @@ class UMAPLayout(graphclust.Solver):
         return []
 
     def solve(self, graph, X, n_clusters, ctx):
-        from umap.umap_ import find_ab_params
-
         n = graph.n
         dim = int(self.n_components)
         random_state = np.random.RandomState(ctx.seed_for("solver.umap-layout"))
@@ -127,7 +126,7 @@ class UMAPLayout(graphclust.Solver):
             start = random_state.uniform(-10.0, 10.0, size=(n, dim))
             return graphclust.Solution(embedding=start, info={"init": "random (no edges)",
                                                               "n_epochs": 0})
-        a, b = find_ab_params(self.spread, self.min_dist)
+        a, b = fit_ab(self.spread, self.min_dist)
         epochs = self.n_epochs if self.n_epochs is not None else _default_epochs(n)
         info = {"init": why, "n_epochs": int(epochs), "a": float(a), "b": float(b),
                 "engine": self.engine}
@@ -196,8 +195,6 @@ class UMAPLayout(graphclust.Solver):
 
 def _start(data, A, dim, init, random_state) -> np.ndarray:
     """umap-learn's starts: uniform, leading principal components or spectral, scaled to ±10."""
-    from umap.umap_ import noisy_scale_coords
-
     if init == "random":
         return random_state.uniform(-10.0, 10.0, size=(A.shape[0], dim)).astype(np.float32)
     if init == "pca":
@@ -211,5 +208,4 @@ def _start(data, A, dim, init, random_state) -> np.ndarray:
             warnings.filterwarnings("ignore", message=_SPECTRAL_FALLBACK)
             coords = spectral_layout(data, sp.coo_matrix(A), dim, random_state,
                                      metric="euclidean", metric_kwds={})
-    return noisy_scale_coords(np.asarray(coords, dtype=np.float32), random_state,
-                              max_coord=10, noise=0.0001)
+    return scaled_start(np.asarray(coords, dtype=np.float32), random_state)
