@@ -19,7 +19,7 @@ dask = pytest.importorskip("dask")
 pytestmark = pytest.mark.filterwarnings("ignore:anchors .*exceeds the number of samples")
 
 BAD = {"n_clusters": 0, "random_state": "seed", "verbose": "loud", "n_jobs": 0,
-       "overrides": ["scale"], "k_max": 0}
+       "overrides": ["scale"], "k_max": 0, "noise": "yes"}
 
 
 @pytest.fixture(scope="module")
