@@ -14,7 +14,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import tomllib
 from io import BytesIO
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from graphclust._atomic import atomic_file
 from graphclust._errors import InputError
 
 __all__ = ["plan_outputs", "write_labels"]
@@ -97,21 +97,10 @@ def _json_safe(value: Any) -> Any:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` under a temporary name, then rename (never half-written). The file
-    gets the user's usual mode (``0o666`` minus the umask), not the ``0o600`` of a
-    temporary file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` under a temporary name, then rename (never half-written;
+    :func:`graphclust._atomic.atomic_file`)."""
+    with atomic_file(path) as tmp, os.fdopen(os.open(tmp, os.O_WRONLY | os.O_TRUNC), "wb") as fh:
+        fh.write(data)
 
 
 def write_labels(path: str | os.PathLike, labels: np.ndarray, confidence=None) -> Path:

@@ -19,6 +19,31 @@ from graphclust._toml import resolved_ensemble_spec, resolved_spec
 __all__ = ["GraphClustering"]
 
 
+class _Held:
+    """A fitted attribute whose value a chunked fit leaves on its cluster: read through
+    the executors' :func:`~graphclust._executors.held` (``ClusterLostError`` once the
+    cluster is gone); ``AttributeError`` before a fit, as scikit-learn expects."""
+
+    def __init__(self, doc: str):
+        self.__doc__ = doc
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name, self.key = name, "_" + name.rstrip("_")
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        try:
+            value = obj.__dict__[self.key]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute "
+                                 f"{self.name!r}") from None
+        return held(value, self.name)
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.key] = value
+
+
 class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
     """Graph clustering pipeline from a preset or a declarative spec.
 
@@ -297,50 +322,15 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         if self.noise:
             self.labels_ = fitted.labels
 
-    @property
-    def labels_(self):
-        """The training labels (a dask array held by the cluster after a chunked fit:
-        :class:`~graphclust.ClusterLostError` once that cluster is gone, :doc:`/dask`)."""
-        try:
-            labels = self.__dict__["_labels"]
-        except KeyError:
-            raise AttributeError("'GraphClustering' object has no attribute 'labels_'") from None
-        return held(labels, "labels_")  # a chunked fit's: still held by its cluster?
-
-    @labels_.setter
-    def labels_(self, value):
-        self.__dict__["_labels"] = value
-
-    @property
-    def embedding_(self):
-        """The training rows' solution (after a chunked fit a dask array, computed from
-        ``X`` and the fitted state, or from rows the solver kept on the workers:
-        :class:`~graphclust.ClusterLostError` once what it needs is gone)."""
-        try:
-            embedding = self.__dict__["_embedding"]
-        except KeyError:
-            raise AttributeError("'GraphClustering' object has no attribute "
-                                 "'embedding_'") from None
-        return held(embedding, "embedding_")
-
-    @embedding_.setter
-    def embedding_(self, value):
-        self.__dict__["_embedding"] = value
-
-    @property
-    def confidence_(self):
-        """How sure the fit is of each point's label (after a chunked fit a lazy dask
-        array: :class:`~graphclust.ClusterLostError` once what it needs is gone)."""
-        try:
-            confidence = self.__dict__["_confidence"]
-        except KeyError:
-            raise AttributeError("'GraphClustering' object has no attribute "
-                                 "'confidence_'") from None
-        return held(confidence, "confidence_")
-
-    @confidence_.setter
-    def confidence_(self, value):
-        self.__dict__["_confidence"] = value
+    labels_ = _Held("""The training labels (a dask array held by the cluster after a
+        chunked fit: :class:`~graphclust.ClusterLostError` once that cluster is gone,
+        :doc:`/dask`).""")
+    embedding_ = _Held("""The training rows' solution (after a chunked fit a dask array,
+        computed from ``X`` and the fitted state, or from rows the solver kept on the
+        workers: :class:`~graphclust.ClusterLostError` once what it needs is gone).""")
+    confidence_ = _Held("""How sure the fit is of each point's label (after a chunked fit
+        a lazy dask array: :class:`~graphclust.ClusterLostError` once what it needs is
+        gone).""")
 
     def fit_predict(self, X, y=None, **kwargs):
         return self.fit(X, y).labels_

@@ -12,12 +12,12 @@ from __future__ import annotations
 import csv
 import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust._atomic import atomic_file
 from graphclust._errors import InputError
 
 __all__ = ["GRAPH_FORMATS", "EDGE_LIST_FORMATS", "LABEL_FORMATS", "read_graph",
@@ -228,9 +228,7 @@ def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:
     if nodes.shape != labels.shape:
         raise InputError(f"{len(nodes)} node ids for {len(labels)} labels")
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_file(out) as tmp:
         if suffix == ".parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -243,12 +241,4 @@ def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:
                 writer = csv.writer(fh, delimiter=sep, lineterminator="\n")
                 writer.writerow(["node", "label"])
                 writer.writerows(zip(nodes.tolist(), labels.tolist()))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     return out
