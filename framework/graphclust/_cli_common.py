@@ -24,7 +24,7 @@ import numpy as np
 from graphclust._atomic import atomic_file
 from graphclust._errors import InputError
 
-__all__ = ["plan_outputs", "write_labels"]
+__all__ = ["LAYER_FORMATS", "layers_path", "plan_outputs", "write_labels", "write_layers"]
 
 
 def _parse_value(text: str) -> Any:
@@ -195,14 +195,16 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
         second = confidence_path(args.output)  # a format without columns: a second array
         if second is not None:
             outputs["confidence"] = second
+        if getattr(args, "layers", False):
+            outputs["layers"] = layers_path(args.output)
     if args.plot:
         outputs["--plot"] = Path(args.plot)
     inputs = _input_paths(args)
     seen: dict[Path, str] = {}
     for option, path in outputs.items():
         what = (f"the JSON report {str(path)!r} (beside --output)" if option == "report"
-                else f"the confidence {str(path)!r} (beside --output)"
-                if option == "confidence" else f"{option} {str(path)!r}")
+                else f"the {option} {str(path)!r} (beside --output)"
+                if option in ("confidence", "layers") else f"{option} {str(path)!r}")
         for given in inputs:
             if _same_or_inside(path, given) or _same_or_inside(given, path):
                 kind = ("--spec" if args.spec and given == Path(args.spec) else
@@ -214,13 +216,46 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
             raise InputError(f"{what} is also {seen[key]}: two outputs of one run must have "
                              "different names")
         seen[key] = what
-        _check_writable(path, {"report": "the JSON report",
-                               "confidence": "the confidence"}.get(option, option))
+        _check_writable(path, {"report": "the JSON report", "confidence": "the confidence",
+                               "layers": "the layers"}.get(option, option))
         if option == "report" and path.exists() and not _is_report(path):
             raise InputError(f"{what}: {str(path)!r} exists and is not the report of an "
                              "earlier run; graphclust will not overwrite it: choose another "
                              "--output name or move the file")
     return {option: _effective(path) for option, path in outputs.items()}
+
+
+#: Formats the layers are written in (one column a layer; ``.npy``: an ``n x L`` array).
+LAYER_FORMATS = (".csv", ".txt", ".npy")
+
+
+def layers_path(output: str | os.PathLike) -> Path:
+    """Where ``--layers`` writes every layer beside ``--output`` (``l.csv`` →
+    ``l.layers.csv``): refused before any work for a format written chunk by chunk."""
+    out = Path(output)
+    if out.suffix.lower() not in LAYER_FORMATS:
+        raise InputError(f"--layers writes every layer beside --output as "
+                         f"{', '.join(LAYER_FORMATS)} (an in-memory fit's layers); "
+                         f"--output {str(output)!r} is written chunk by chunk")
+    return out.with_name(f"{out.stem}.layers{out.suffix}")
+
+
+def write_layers(path: Path, layers: list[tuple[int, float, np.ndarray]]) -> Path:
+    """Every layer's labels (``layers``: ``(k, stability, labels)`` coarse to fine),
+    atomically: ``.npy`` an ``n x L`` int64 array, else text with a header ``k=K`` per
+    column and one row a point."""
+    table = np.column_stack([labels for _, _, labels in layers]).astype(np.int64)
+    if path.suffix.lower() == ".npy":
+        buf = BytesIO()
+        np.save(buf, table)
+        data = buf.getvalue()
+    else:
+        sep = "," if path.suffix.lower() == ".csv" else " "
+        head = sep.join(f"k={k}" for k, _, _ in layers) + "\n"
+        data = (head + "".join(sep.join(map(str, row)) + "\n" for row in table.tolist())).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, data)
+    return path
 
 
 def _effective(path: Path) -> Path:

@@ -38,6 +38,9 @@ def check_graph_options(args) -> None:
     if given:
         raise InputError(f"--graph: {', '.join(given)} read features or labels of a data set; "
                          "a graph file has neither (leave them out)")
+    if getattr(args, "layers", False):
+        raise InputError("--graph: --layers is not offered for a graph file yet (in Python: "
+                         "GraphClustering(graph='precomputed').fit(A).layers_)")
     suffix = Path(args.graph).suffix.lower()
     if suffix not in GRAPH_FORMATS:
         raise InputError(f"--graph {args.graph!r}: a graph is read from "

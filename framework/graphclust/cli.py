@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from graphclust._cli_common import (_atomic_write, _json_safe, _note, _overrides,
-                                    _write_output, _write_text, plan_outputs, write_labels)
+                                    _write_output, _write_text, plan_outputs, write_labels,
+                                    write_layers)
 from graphclust._errors import InputError
 from graphclust._parts import PART_KINDS
 
@@ -185,6 +186,9 @@ def _cmd_run(args) -> int:
         io._dask()  # the dask extra, or a clear error before any work
         print(f"note: {too_large}", file=sys.stderr)
     outputs = plan_outputs(args, chunked)  # the user's files first
+    if chunked and args.layers:
+        raise InputError("--layers reads the hierarchy of an in-memory fit; a chunked run "
+                         "(--scheduler or a zarr/parquet input) has none (docs/layers.rst)")
     if chunked and args.plot:
         raise InputError("--plot draws the data in memory; it is not available for a "
                          "chunked run (--scheduler or a zarr/parquet input)")
@@ -316,6 +320,11 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
     }
     if args.noise:
         result["n_noise"] = int(model.n_noise_)
+    layers = None
+    if args.layers:  # computed from what the fit kept (docs/layers.rst)
+        layers = model.layers_.layers()
+        result["layers"] = {"source": model.layers_.source,
+                            "layers": model.layers_.summary()}
     if skipped:
         result["metrics_skipped"] = skipped
     if notes:
@@ -350,6 +359,10 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
                 lambda: (io.write_labels(second, conf) if _is_dask(conf)
                          or second.suffix.lower() == ".zarr"
                          else write_labels(second, np.asarray(conf, np.float64)))))
+        if layers is not None:
+            where = outputs["layers"]
+            result["layers_output"] = str(_write_output(
+                "the layers", where, lambda: write_layers(where, layers)))
         if "report" in outputs:
             report = outputs["report"]
             result["report"] = str(report)
@@ -372,6 +385,8 @@ def _run_model(args, chunked: bool, plot_path: Path | None, outputs: dict[str, P
     starts = getattr(model.pipeline_, "starts", 1)  # each start's stages were reported
     head = f"timings (summed over the {starts} starts)" if starts > 1 else "timings"
     print(f"{head}: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
+    if layers is not None:
+        print(f"layers: {model.layers_.describe()}")
     if args.output:
         print(f"labels written to {args.output}"
               + (f" (confidence: {result['confidence_output']})"
@@ -741,6 +756,11 @@ def build_parser() -> argparse.ArgumentParser:
                      "it as <name>.json) or text, one label a line (.csv, .txt). Never "
                      "the data set, the spec or an existing folder; checked before work")
     run.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    run.add_argument("--layers", action="store_true",
+                     help="the fit's nested layers, coarse to fine (docs/layers.rst): their k "
+                          "and stability in --json and the report, and with --output every "
+                          "layer's labels beside it as <name>.layers.<ext> (.csv/.txt: one "
+                          "column a layer, headed k=K; .npy: an n x L array)")
     run.add_argument("--noise", action="store_true",
                      help="label -1 the points the fit says belong to no cluster (the "
                           "density tree's noise, else the cluster-Gaussian rule; "
