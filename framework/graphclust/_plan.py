@@ -267,12 +267,12 @@ class FitPlan:
     k_range: tuple[int, int] = (1, DEFAULT_K_MAX)
 
 
-def _labels(y, n: int) -> np.ndarray | None:
+def _labels(y, n: int, rows: str = "X has {n} samples") -> np.ndarray | None:
     if y is None:
         return None
     y_arr = np.asarray(y)
     if y_arr.ndim == 0 or y_arr.shape[0] != n:
-        raise InputError(f"y must hold one label per sample: X has {n} samples, "
+        raise InputError(f"y must hold one label per sample: {rows.format(n=n)}, "
                          f"y has shape {y_arr.shape}")
     return y_arr
 
@@ -305,10 +305,11 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     if n_clusters is None:
         check_estimable(pipe, who)
     n = int(X.shape[0])
+    rows = "the graph has {n} nodes" if is_precomputed(estimator) else "X has {n} samples"
     if n_clusters is not None and n < n_clusters:
-        raise InputError(f"X has {n} sample{'s' if n != 1 else ''}, fewer than "
-                         f"n_clusters={n_clusters}")
-    y = None if executor.chunked else _labels(y, n)
+        raise InputError(f"{rows.format(n=n).removesuffix('s') if n == 1 else rows.format(n=n)}"
+                         f", fewer than n_clusters={n_clusters}")
+    y = None if executor.chunked else _labels(y, n, rows)
     seed = _seed(params.random_state, pipe.seed)
     ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
     return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who,

@@ -265,9 +265,9 @@ def test_refused_weights(value, match):
 
 
 def test_node_count_mismatches_are_refused():
-    with pytest.raises(InputError, match="one label per sample"):
+    with pytest.raises(InputError, match=f"one label per sample: the graph has {N} nodes"):
         GraphClustering(graph="precomputed", n_clusters=3).fit(A3, np.zeros(N - 1))
-    with pytest.raises(InputError, match="fewer than n_clusters=5"):
+    with pytest.raises(InputError, match="the graph has 4 nodes, fewer than n_clusters=5"):
         fit_graph(A3[:4][:, :4] + sp.eye_array(4, k=1) + sp.eye_array(4, k=-1), k=5)
     # the older path: a given graph beside X of another length
     with pytest.raises(InputError, match="rows"):
