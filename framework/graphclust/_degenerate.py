@@ -180,8 +180,10 @@ def component_sizes(graph) -> np.ndarray:
     return np.sort(sizes)[::-1]
 
 
-def disconnected_message(sizes: np.ndarray, n_clusters: int) -> str | None:
-    """The warning text when the components can change the result, else ``None``."""
+def disconnected_message(sizes: np.ndarray, n_clusters: int,
+                         given: bool = False) -> str | None:
+    """The warning text when the components can change the result, else ``None``
+    (``given``: the user's own graph, which only the user can connect)."""
     c = int(sizes.size)
     if c <= n_clusters or n_clusters <= 1:
         return None
@@ -190,4 +192,6 @@ def disconnected_message(sizes: np.ndarray, n_clusters: int) -> str | None:
     return (f"the graph has {c} connected components (sizes {shown}; {small} isolated "
             f"point{'s' if small != 1 else ''}), more than n_clusters={n_clusters}: whole "
             "components are grouped arbitrarily. Nothing was done about them (the graph is "
-            "used as built); more neighbours or anchors connect it")
+            + ("used as given); asking for at least as many clusters as components, or "
+               "edges between them, avoids it" if given else
+               "used as built); more neighbours or anchors connect it"))

@@ -49,6 +49,7 @@ class GivenGraph(GraphBuilder):
     name: ClassVar[str] = "precomputed"
     accepts_sparse: ClassVar[bool] = True  # reads nothing of X but its shape and dtype
     needs_features: ClassVar[bool] = False  # ... and runs without X (graph="precomputed")
+    given: ClassVar[bool] = True  # the user's own graph: only the user can connect it
     matrix: Any = None
 
     @property

@@ -299,7 +299,8 @@ class Pipeline:
         if n_comp is not None and n_clusters is not None and n_comp > n_clusters > 1:  # else it cannot change the result
             from graphclust._degenerate import component_sizes, disconnected_message
 
-            warnings.warn(disconnected_message(component_sizes(graph), n_clusters),
+            given = bool(getattr(self.graph, "given", False))  # the user's own graph
+            warnings.warn(disconnected_message(component_sizes(graph), n_clusters, given),
                           DisconnectedGraphWarning, stacklevel=3)
         # a solver that does not use k (the rounding estimates it) is handed k_max
         solution, adapter_sel = self._solve(graph, X, kd.solver_k, stage, timings,

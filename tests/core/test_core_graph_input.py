@@ -383,3 +383,10 @@ def test_large_sparse_planted_partition_is_never_densified():
     # k-means);
     # n x n float64 would be 320 GB, over 100 x this bound
     assert peak < 40 * csr_bytes < n * n * 8 / 100
+
+
+def test_a_disconnected_given_graph_warns_what_the_user_can_do():
+    A = sp.block_diag([np.ones((5, 5)) - np.eye(5)] * 3, format="csr")
+    with pytest.warns(gc.DisconnectedGraphWarning, match="used as given.*edges between them"):
+        GraphClustering("graph-spectral", graph="precomputed", n_clusters=2,
+                        random_state=0).fit(A)
