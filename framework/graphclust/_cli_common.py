@@ -195,8 +195,8 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
         second = confidence_path(args.output)  # a format without columns: a second array
         if second is not None:
             outputs["confidence"] = second
-        if getattr(args, "layers", False):
-            outputs["layers"] = layers_path(args.output)
+        if getattr(args, "layers", False) and Path(args.output).name not in ("", ".."):
+            outputs["layers"] = layers_path(args.output)  # (no file name: a folder, refused)
     if args.plot:
         outputs["--plot"] = Path(args.plot)
     inputs = _input_paths(args)

@@ -401,8 +401,8 @@ def confidence_path(path: str | os.PathLike) -> Path | None:
     columns (``labels.npy`` → ``labels.confidence.npy``; the same for ``.zarr`` and
     ``.txt``); ``None`` for a format with columns (:data:`COLUMN_FORMATS`)."""
     out = Path(path)
-    if out.suffix.lower() in COLUMN_FORMATS:
-        return None
+    if out.suffix.lower() in COLUMN_FORMATS or out.name in ("", ".."):
+        return None  # a format with columns; or no file name ('.', '/': refused as folders)
     return out.with_name(f"{out.stem}.confidence{out.suffix}")
 
 

@@ -70,8 +70,10 @@ class LeidenSolver(graphclust.Solver):
       ``graph-spectral`` preset.
     * **Without** ``k``, graph ``auto`` passes ``k_max = ceil(sqrt(nnz))``
       (``graph_auto``): the most communities modularity can resolve.
-    * The solution's ``soft`` is the one-hot ``n x k`` membership (columns in order of
-      first appearance); ``info`` holds the resolution kept, every ``(γ, count)`` tried,
+    * The solution's ``soft`` (:func:`edge_shares`, columns in order of first appearance)
+      is the membership lifted by the share of each vertex's edge weight each community
+      holds, so ``argmax`` gives the partition and its margin (the confidence) says how
+      much of a vertex's weight lies outside its community; ``info`` holds the resolution kept, every ``(γ, count)`` tried,
       the number of merges and the modularity of the partition.
     * Deterministic: every Leiden run is seeded with ``ctx.seed_for("solver.leiden")``
       (the same seed for each ``γ`` tried); leidenalg runs on one thread.
@@ -163,12 +165,33 @@ class LeidenSolver(graphclust.Solver):
         _, codes = np.unique(membership, return_inverse=True)
         order = _first_seen_order(codes)
         codes = order[codes]
-        soft = np.zeros((codes.size, int(codes.max()) + 1 if codes.size else 1))
-        soft[np.arange(codes.size), codes] = 1.0
+        soft = edge_shares(graph.adjacency, codes)
         return graphclust.Solution(
             soft=soft, info={"resolution": search.resolution, "k_search": search.as_dict(),
                              "modularity": float(graph.modularity(codes)),
                              "communities": int(soft.shape[1])})
+
+
+#: Weight of the membership in :func:`edge_shares`: above one half, so the vertex's own
+#: community is its row's largest entry whatever the shares (the argmax is the partition).
+OWN_WEIGHT = 0.51
+
+
+def edge_shares(A, codes: np.ndarray) -> np.ndarray:
+    """``n x k`` soft assignment ``w·H + (1 − w)·D⁻¹ A H`` with ``w`` = :data:`OWN_WEIGHT`:
+    the one-hot membership ``H`` lifted by the share of each vertex's edge weight that
+    goes to each community (a vertex of no edge: its membership). Rows sum to one; the
+    row's own entry is at least ``w > 1 − w``, the most any other entry can hold."""
+    import scipy.sparse as sp
+
+    n = codes.size
+    k = int(codes.max()) + 1 if n else 1
+    H = sp.csr_array((np.ones(n), (np.arange(n), codes)), shape=(n, k))
+    share = (sp.csr_array(A) @ H).toarray()
+    degree = share.sum(axis=1, keepdims=True)
+    onehot = H.toarray()
+    share = np.divide(share, degree, out=onehot.copy(), where=degree > 0)
+    return OWN_WEIGHT * onehot + (1.0 - OWN_WEIGHT) * share
 
 
 def _first_seen_order(codes: np.ndarray) -> np.ndarray:
