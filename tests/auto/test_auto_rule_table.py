@@ -88,7 +88,8 @@ def test_diagnostics_run_only_when_rule_8_asks_and_once(monkeypatch):
 
 def test_a_declining_rule_8_leads_the_winning_rules_summary(monkeypatch):
     diag = {"rows": 300, "two_nn_dimension": 2.0, "mixture_parameters": 35,
-            "mixture_fits_size": True, "mixture_gain": 0.5, "mixture": False,
+            "mixture_fits_size": True, "mixture_gain": 0.5, "kernel_z": float("nan"),
+            "mixture": False,
             "ncut_genie": 0.3, "ncut_spectral": 0.2, "ncut_density": 0.4}
     monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics", lambda p, s: diag)
     summary = auto_rule(DataProfile(n=1000, d=2, k=3, sample=np.zeros((1, 2))))["summary"]

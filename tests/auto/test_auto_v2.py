@@ -163,6 +163,7 @@ def test_rule_8_holds_at_every_size_and_on_chunked_input(monkeypatch, n, chunked
     p = attrs.evolve(profile_data(X, 3), n=n, chunked=chunked)
     diag = {"rows": 300, "two_nn_dimension": 2.0, "mixture_parameters": 35,
             "mixture_fits_size": True, "mixture_gain": -0.1 if family == "mixture" else 0.5,
+            "kernel_z": -1.0 if family == "mixture" else float("nan"),
             "mixture": family == "mixture", "ncut_genie": 0.1 if family == "genie" else 0.3,
             "ncut_spectral": 0.2, "ncut_density": 0.05 if family == "density" else 0.4}
     monkeypatch.setattr(_rules_low_dim, "low_dim_diagnostics", lambda p, s: diag)
@@ -239,3 +240,20 @@ def test_rule_9_finds_no_structure_in_structureless_data(make):
     assert m.n_clusters_ == 1 and np.all(m.labels_ == 0)
     d = m.k_selection_.details
     assert d["selection_stability"] <= rule_auto.DENSITY_STRUCTURE_RATIO * d["root_stability"]
+
+
+def test_rings_that_pass_the_gain_test_are_not_taken_for_a_mixture():
+    """Four concentric rings: 2k Gaussians gain little over k (each ring needs many), so
+    the gain test alone took the mixture (ARI near 0); the kernel estimate rejects it."""
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0, 2 * np.pi, 1600)
+    y = np.arange(1600) % 4
+    r = 1.0 + y + 0.08 * rng.standard_normal(1600)
+    X = np.c_[r * np.cos(a), r * np.sin(a)]
+    diag = rule_auto.low_dim_diagnostics(profile_data(X, 4), "none")
+    assert diag["mixture_gain"] <= MIXTURE_GAIN and diag["kernel_z"] > rule_auto.KERNEL_Z
+    assert not diag["mixture"]
+    model = GraphClustering(n_clusters=4, random_state=0).fit(X)
+    assert model.resolved_spec_["rounding"]["name"] != "gmm"
+    assert "not Gaussian" in model.resolved_spec_["summary"]
+    assert adjusted_rand_score(y, model.labels_) > 0.95

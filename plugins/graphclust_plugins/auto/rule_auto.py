@@ -40,6 +40,7 @@ from graphclust_plugins.auto._rules_density import (
 from graphclust_plugins.auto._rules_low_dim import (
     GENIE_SAMPLE,
     GINI_THRESHOLD,
+    KERNEL_Z,
     LOW_DIM,
     MIXTURE_GAIN,
     MIXTURE_ROWS_PER_PARAMETER,
@@ -109,6 +110,7 @@ __all__ = [
     "MANIFOLD_SEARCH_COMPONENTS",
     "MAX_ANCHORS",
     "MIN_ANCHORS",
+    "KERNEL_Z",
     "MIXTURE_GAIN",
     "MIXTURE_ROWS_PER_PARAMETER",
     "MIXTURE_SAMPLE",
