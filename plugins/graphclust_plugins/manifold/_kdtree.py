@@ -72,7 +72,8 @@ def _build(X, perm, start, stop, lo, hi, first_leaf):
                 wide = k
         seg = perm[s:e].copy()
         order = np.argsort(X[seg, wide], kind="mergesort")  # stable: ties by tree order
-        perm[s:e] = seg[order]
+        for t in range(e - s):  # elementwise: a slice assignment from an array makes
+            perm[s + t] = seg[order[t]]  # numba compile its shape-error text (cold start)
         mid = (s + e) // 2
         start[2 * node + 1], stop[2 * node + 1] = s, mid
         start[2 * node + 2], stop[2 * node + 2] = mid, e
@@ -163,8 +164,9 @@ def _knn_all(X, perm, start, stop, lo, hi, first_leaf, k, dist, idx, kth, depth)
         d = np.empty(k)
         i = np.empty(k, dtype=np.int64)
         _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, d, i, stack)
-        dist[p] = d[:keep]
-        idx[p] = i[:keep]
+        for c in range(keep):  # elementwise, as in _build
+            dist[p, c] = d[c]
+            idx[p, c] = i[c]
         kth[p] = d[k - 1]
 
 
