@@ -36,20 +36,18 @@ def pair():
 
 
 def _reference_flags(model, X, labels):
-    """The posterior of the uniform noise component above one half, point by point, from
-    the fitted parameters with scipy's Gaussian densities (the clusters without a model
-    never flag their points)."""
+    """The posterior of the point's own cluster against the uniform noise below one half,
+    point by point, from the fitted parameters with scipy's Gaussian density (the
+    clusters without a Gaussian never flag their points)."""
     g = model._confidence_state.noise_model
     out = np.zeros(len(X), dtype=bool)
     for i, (x, label) in enumerate(zip(X, labels)):
-        if g.models[label] is None:
+        m = g.models[label]
+        if m is None:
             continue
-        dens = [np.exp(g.log_noise)]
-        for m in g.models:
-            dens.append(0.0 if m is None else
-                        multivariate_normal(m[0], np.linalg.inv(m[1])).pdf(x))
-        joint = np.asarray(dens) * g.weights
-        out[i] = joint[0] / joint.sum() > 0.5
+        cluster = g.weights[1 + label] * multivariate_normal(m[0], np.linalg.inv(m[1])).pdf(x)
+        noise = g.weights[0] * np.exp(g.log_noise)
+        out[i] = cluster / (cluster + noise) < 0.5
     return out
 
 
@@ -60,8 +58,8 @@ _new_points = hnp.arrays(np.float64, st.tuples(st.integers(1, 15), st.just(2)),
 @settings(max_examples=25, deadline=None)
 @given(_new_points)
 def test_predict_after_noise_flags_what_the_fitted_rule_flags(pair, X_new):
-    """predict = the clusters' predict, -1 where the fitted Gaussians-plus-uniform
-    posterior of noise exceeds one half (slow reference); predict_proba's rows sum to
+    """predict = the clusters' predict, -1 where the fitted posterior of the point's
+    cluster against the uniform noise is below one half (slow reference); predict_proba's rows sum to
     one and their argmax is predict's label wherever that is not -1."""
     _, noisy, plain = pair
     base = plain.predict(X_new)
