@@ -95,8 +95,9 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         The largest number of clusters searched when it is estimated (``None``: 20).
     noise : bool, default=False
         Label ``-1`` the points the fit says belong to no cluster (the density tree's
-        noise, else a confidence below a threshold derived from the data;
-        :doc:`/confidence`). Default: every point labelled.
+        noise, else the points more likely noise than their cluster under the clusters'
+        Gaussians plus a uniform noise component; :doc:`/confidence`), in ``labels_``
+        and in :meth:`predict` of new points. Default: every point labelled.
 
     Attributes
     ----------
