@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from graphclust.numerics.confidence import (
+    MAX_EM_ITER,
+    _robust_start,
+    fit_cluster_gaussians,
+    gaussian_outliers,
+)
 from scipy.stats import multivariate_normal
-
-from graphclust.numerics.confidence import (MAX_EM_ITER, _robust_start, fit_cluster_gaussians,
-                                            gaussian_outliers)
 
 
 def _draw(n_per=400, n_noise=300, seed=0):
@@ -71,6 +74,8 @@ def test_em_equals_the_reference_on_a_small_draw():
     model = fit_cluster_gaussians(X, labels, 3, seed=0)
     w, params, flags = _reference_em(X, labels, 3, seed=0)
     np.testing.assert_allclose(model.weights, w, atol=1e-9)
+    for m, (loc, _) in zip(model.models, params):
+        np.testing.assert_allclose(m[0], loc, atol=1e-9)
     np.testing.assert_array_equal(gaussian_outliers(X, labels, model), flags)
 
 

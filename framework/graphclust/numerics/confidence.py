@@ -134,7 +134,7 @@ def _cluster_posterior(logf: np.ndarray, labels: np.ndarray, model: ClusterGauss
 
 def _em(X: np.ndarray, labels: np.ndarray, model: ClusterGaussians) -> None:
     """Weights, centres and scatters by EM (module docstring), in place."""
-    n, D = X.shape
+    D = X.shape[1]
     k = len(model.models)
     has = np.array([m is not None for m in model.models])
     modelled = has[np.clip(labels, 0, k - 1)] & (labels >= 0) & (labels < k)
