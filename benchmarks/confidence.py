@@ -12,12 +12,23 @@ about five minutes on two cores):
     MNIST-70k (pixels / 255, float32), ``auto``, k = 10, seed 0: ACC, the AUROC of the
     confidence for "label correct", the ACC of the 94.1 % most confident points, the
     fit's time and the confidence's.
+``time``
+    MNIST-70k (pixels / 255, float32): ``GraphClustering("auto", n_clusters=10)`` (its
+    confidence computed, the default) against ``evoc.EVoC()``, each fit in its own
+    subprocess after a warm-up fit on :data:`WARM_UP_ROWS` rows (numba's compilation is
+    not timed; the warm-up's ``auto`` rule is recorded), the two alternating, ``--repeats`` times each (default 3): the wall time
+    of every fit, the medians and the ratio of the medians and of each interleaved
+    pair, the peak resident memory above the data (``VmHWM`` after the fit minus
+    ``VmRSS`` before it, the high-water mark reset after the warm-up) and ``auto``'s
+    stage timings (``timings_``). About 4 minutes a pair on two cores.
 ``noise``
     Five Gaussian blobs (4 000 points, σ = 0.5, centres in ``[−10, 10]²``) plus 20 %
     uniform background (1 000 points over the blobs' bounding box, 1 unit margin),
-    ``auto`` with k = 5 and ``noise=True``, seeds 0–2: precision and recall of the
-    flagged points for "background", ARI on the kept blob points, and the share flagged
-    on the same blobs without background.
+    ``auto`` with k = 5 and ``noise=True``, seeds 0–9 (``--seeds``): precision and
+    recall of the flagged points for "background", ARI on the kept blob points, the
+    share flagged on the same blobs without background, and the recall of the Bayes
+    rule of the generating model itself (the true centres, σ and weights: what no rule
+    can beat on average).
 
 Only public names of graphclust are used. The result is printed as JSON and, with
 ``--out``, written there.
@@ -27,6 +38,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -39,6 +53,10 @@ import graphclust as gc
 
 #: The share of MNIST points EVoC labels (the rest is its noise), the issue's yardstick.
 EVOC_LABELLED = 0.941
+#: Rows of the warm-up fit before a timed one (compiles numba's functions of both): with
+#: k = 10, 500 points per cluster, so ``auto`` warms up on the rule the timed fit runs
+#: (rule 7, the manifold family; fewer rows would take rule 4 and compile nothing of it).
+WARM_UP_ROWS = 5000
 
 
 def correct(y, labels) -> np.ndarray:
@@ -122,18 +140,36 @@ def blobs(background: bool, seed: int):
     return np.vstack([X, B]), np.r_[y, -np.ones(1000, dtype=np.int64)]
 
 
-def step_noise() -> dict:
+def oracle_recall(X, y, seed: int) -> float:
+    """Recall of the Bayes rule of the model that drew the data (true centres, σ = 0.5,
+    4 000 blob points, 1 000 uniform over the box): background flagged where its density
+    exceeds the blobs'."""
+    from scipy.stats import multivariate_normal
+    from sklearn.datasets import make_blobs
+
+    _, _, centres = make_blobs(4000, centers=5, cluster_std=0.5, center_box=(-10, 10),
+                               random_state=seed, return_centers=True)
+    blob = y >= 0
+    box = np.prod(X[blob].max(0) - X[blob].min(0) + 2)
+    noise = 1000 / box
+    clusters = sum(800 * multivariate_normal(c, 0.25 * np.eye(2)).pdf(X) for c in centres)
+    flagged, back = noise > clusters, ~blob
+    return float((flagged & back).sum() / back.sum())
+
+
+def step_noise(seeds=range(10)) -> dict:
     rows = []
-    for seed in (0, 1, 2):
+    for seed in seeds:
         X, y = blobs(True, seed)
         model, seconds = fit("auto", X, 5, noise=True)
         flagged, back = np.asarray(model.labels_) < 0, y < 0
         kept = ~back & ~flagged
         row = {"seed": seed, "confidence_source": model.confidence_source_,
+               "rounding": (model.resolved_spec_.get("rounding") or {}).get("name"),
                "precision": float((flagged & back).sum() / max(flagged.sum(), 1)),
                "recall": float((flagged & back).sum() / back.sum()),
                "ari_kept_blobs": float(adjusted_rand_score(y[kept], model.labels_[kept])),
-               "fit_s": seconds}
+               "bayes_recall": oracle_recall(X, y, seed), "fit_s": seconds}
         Xc, _ = blobs(False, seed)
         clean, _ = fit("auto", Xc, 5, noise=True)
         row["flagged_without_background"] = float((np.asarray(clean.labels_) < 0).mean())
@@ -145,14 +181,100 @@ def step_noise() -> dict:
     return {"step": "noise", "rows": rows, "all_met": all(r["met"] for r in rows)}
 
 
+def _memory_kb(field: str) -> int:
+    """A ``/proc/self/status`` field in kB (``VmRSS``, ``VmHWM``); 0 where absent."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _reset_peak() -> bool:
+    """Reset the high-water mark of this process's resident memory (Linux >= 4.0)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _mnist(data_dir: str | None):
+    from graphclust.data import load_dataset
+
+    X, y = load_dataset("mnist", data_dir)
+    return (np.asarray(X) / 255.0).astype(np.float32), np.asarray(y)
+
+
+def _fit_once(which: str, X) -> tuple[float, dict]:
+    if which == "evoc":
+        import evoc
+
+        start = time.perf_counter()
+        labels = evoc.EVoC().fit_predict(X)
+        return time.perf_counter() - start, {"labelled": float((labels >= 0).mean())}
+    model, seconds = fit("auto", X, 10)
+    return seconds, {"timings": {k: float(v) for k, v in model.timings_.items()},
+                     "summary": model.resolved_spec_.get("summary", "")}
+
+
+def step_time_worker(which: str, data_dir: str | None) -> dict:
+    """One timed fit of ``which`` (``auto`` or ``evoc``) after a warm-up fit, in this
+    process (``python -m benchmarks.confidence time-worker --which ...``)."""
+    X, _ = _mnist(data_dir)
+    rng = np.random.default_rng(0)
+    _, warm = _fit_once(which, X[rng.choice(X.shape[0], WARM_UP_ROWS, replace=False)])
+    reset = _reset_peak()
+    before = _memory_kb("VmRSS")
+    seconds, extra = _fit_once(which, X)
+    peak = _memory_kb("VmHWM")
+    return {"which": which, "fit_s": seconds, "data_mb": X.nbytes / 2**20,
+            "peak_above_data_mb": (peak - before) / 1024 if reset else float("nan"),
+            "warm_up_rule": warm.get("summary", "")[:12], **extra}
+
+
+def step_time(data_dir: str | None, repeats: int) -> dict:
+    """``auto`` and EVoC alternating in fresh subprocesses; medians and ratios."""
+    runs = []
+    for r in range(repeats):
+        for which in ("auto", "evoc"):
+            cmd = [sys.executable, "-m", "benchmarks.confidence", "time-worker",
+                   "--which", which] + (["--data-dir", data_dir] if data_dir else [])
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            runs.append({"repeat": r, **json.loads(out.stdout.strip().splitlines()[-1])})
+            print(json.dumps(runs[-1]), flush=True)
+    times = {w: [x["fit_s"] for x in runs if x["which"] == w] for w in ("auto", "evoc")}
+    peaks = {w: [x["peak_above_data_mb"] for x in runs if x["which"] == w]
+             for w in ("auto", "evoc")}
+    median = {w: statistics.median(t) for w, t in times.items()}
+    pairs = [a / e for a, e in zip(times["auto"], times["evoc"])]
+    return {"step": "time", "runs": runs, "median_fit_s": median,
+            "ratio_of_medians": median["auto"] / median["evoc"],
+            "pair_ratios": pairs, "median_pair_ratio": statistics.median(pairs),
+            "median_peak_above_data_mb": {w: statistics.median(p) for w, p in peaks.items()},
+            "target fit <= evoc": median["auto"] <= median["evoc"]}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("digits", "mnist", "noise"))
+    parser.add_argument("step", choices=("digits", "mnist", "noise", "time", "time-worker"))
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--which", choices=("auto", "evoc"), default="auto")
+    parser.add_argument("--seeds", default="0-9", help="noise: seeds A-B (inclusive)")
     args = parser.parse_args(argv)
-    result = (step_digits() if args.step == "digits" else step_noise()
-              if args.step == "noise" else step_mnist(args.data_dir))
+    if args.step == "time-worker":
+        print(json.dumps(step_time_worker(args.which, args.data_dir)))
+        return 0
+    lo, _, hi = args.seeds.partition("-")
+    steps = {"digits": step_digits,
+             "noise": lambda: step_noise(range(int(lo), int(hi or lo) + 1)),
+             "mnist": lambda: step_mnist(args.data_dir),
+             "time": lambda: step_time(args.data_dir, args.repeats)}
+    result = steps[args.step]()
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -54,12 +54,17 @@ class ConfidenceState:
     noise_rule : str
         Who flagged the noise with ``noise=True`` (the part, or ``"cluster Gaussians"``,
         the framework's rule); empty without ``noise``.
+    noise_model : ClusterGaussians or None
+        The framework's fitted noise rule (``k`` robust Gaussians, the uniform's density
+        and the weights), which ``predict`` applies to new points; ``None`` when a part
+        flags the noise or without ``noise``.
     """
 
     width: int
     profile: np.ndarray | None = None
     source: str = ""
     noise_rule: str = ""
+    noise_model: Any = None
 
 
 def clean_confidence(values: Any, n: int, who: str) -> np.ndarray:

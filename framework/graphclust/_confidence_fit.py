@@ -21,18 +21,19 @@ def _width(result, labels_max: int) -> int:
     return int(max(k, labels_max + 1, 1))
 
 
-def framework_outliers(X, labels: np.ndarray, width: int, seed: int) -> np.ndarray:
+def framework_outliers(X, labels: np.ndarray, width: int, seed: int):
     """The framework's noise rule on the rows the parts saw (:mod:`graphclust.numerics.
     confidence`): improbable under their own cluster's robust Gaussian. Sparse rows flag
-    none (no covariance of their columns is formed)."""
+    none (no covariance of their columns is formed). Returns the flags and the fitted
+    model (``None`` for sparse rows), which ``predict`` applies to new points."""
     import scipy.sparse as sp
 
     from graphclust.numerics.confidence import fit_cluster_gaussians, gaussian_outliers
 
     if X is None or sp.issparse(X):
-        return np.zeros(len(labels), dtype=bool)
+        return np.zeros(len(labels), dtype=bool), None
     model = fit_cluster_gaussians(X, labels, width, seed)
-    return gaussian_outliers(X, labels, model)
+    return gaussian_outliers(X, labels, model), model
 
 
 def fit_confidence(plan, result, noise: bool) -> FitConfidence:
@@ -58,7 +59,7 @@ def fit_confidence(plan, result, noise: bool) -> FitConfidence:
         return FitConfidence(conf, labels, state)
     if flagged is None:
         X = result.scaling.transform(plan.X)
-        flagged = framework_outliers(X, labels, width, plan.seed)
+        flagged, state.noise_model = framework_outliers(X, labels, width, plan.seed)
         state.noise_rule = "cluster Gaussians"
     else:
         state.noise_rule = state.source

@@ -95,8 +95,9 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         The largest number of clusters searched when it is estimated (``None``: 20).
     noise : bool, default=False
         Label ``-1`` the points the fit says belong to no cluster (the density tree's
-        noise, else a confidence below a threshold derived from the data;
-        :doc:`/confidence`). Default: every point labelled.
+        noise, else the points more likely noise than their cluster under the clusters'
+        Gaussians plus a uniform noise component; :doc:`/confidence`), in ``labels_``
+        and in :meth:`predict` of new points. Default: every point labelled.
 
     Attributes
     ----------
@@ -369,8 +370,14 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         Each new point gets its row of ``Z`` against the fitted anchors, its solution
         row as ``z @ (per-anchor values)``, then a label from the fitted rounding. An
         ensemble runs every member's ``predict`` and the consensus part's ``assign``.
+        After ``noise=True``, ``-1`` where the fitted noise rule flags the new point
+        (:doc:`/confidence`).
         """
         check_is_fitted(self, "pipeline_")
+        if getattr(getattr(self, "_confidence_state", None), "noise_rule", ""):  # noise=True
+            from graphclust._noise_predict import predict_with_noise
+
+            return predict_with_noise(self, X)
         return executor_for(X).predict(self, X)
 
     @available_if(_can_predict)

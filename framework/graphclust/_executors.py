@@ -316,6 +316,12 @@ class Chunked:
 
         return proba_chunked(self, estimator, X, rows_fn, state)
 
+    def predict_noise(self, estimator, X, rows_fn, state):
+        """Labels (``-1`` for noise) of a dask array's rows after ``noise=True``."""
+        from graphclust._dask._confidence import noise_labels_chunked
+
+        return noise_labels_chunked(self, estimator, X, rows_fn, state)
+
     def transform(self, estimator, X):
         from graphclust._dask._run import embed_chunked
 

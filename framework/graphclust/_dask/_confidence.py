@@ -18,7 +18,7 @@ from graphclust._confidence import (ConfidenceState, label_profile, member_proba
 from graphclust._ensemble import Ensemble
 from graphclust.chunks import Block, split_kept
 
-__all__ = ["chunked_confidence", "proba_chunked"]
+__all__ = ["chunked_confidence", "noise_labels_chunked", "proba_chunked"]
 
 
 def _block_rows(X, pipe, graph, solution, kept, scaling):
@@ -127,7 +127,7 @@ def chunked_confidence(plan, result, noise: bool):
     if not noise:
         return FitConfidence(conf, result.labels, state)
     if flags is None or not _part_flags(pipe):
-        flags = _framework_flags(X, labels, result, width, plan.seed)
+        flags, state.noise_model = _framework_flags(X, labels, result, width, plan.seed)
         state.noise_rule = "cluster Gaussians"
     else:
         state.noise_rule = state.source
@@ -148,7 +148,7 @@ def _part_flags(pipe) -> bool:
 def _framework_flags(X, labels, result, width: int, seed: int):
     """The framework's noise rule on a chunked fit: the cluster Gaussians fitted on a
     uniform sample of the rows (the rounding's sample size, :mod:`graphclust.chunks`),
-    applied per block."""
+    applied per block; the flags (lazy) and the fitted model."""
     from graphclust import chunks as protocol
     from graphclust.chunks import sample_size
     from graphclust.numerics.confidence import fit_cluster_gaussians, gaussian_outliers
@@ -168,11 +168,30 @@ def _framework_flags(X, labels, result, width: int, seed: int):
     return da.concatenate([
         da.from_delayed(flag(xb, lb, model), shape=(c,), dtype=bool)
         for xb, lb, c in zip(Xs.to_delayed().ravel(), labels.to_delayed().ravel(),
-                             X.chunks[0])])
+                             X.chunks[0])]), model
 
 
 def _proba_block(X, executor_rows, pipe, result, state):
     return executor_rows(np.asarray(X), pipe, result, state)
+
+
+def _slim(estimator):
+    from graphclust._dask._ensemble import slim_ensemble_result
+    from graphclust._dask._run import slim_result
+
+    return (slim_ensemble_result(estimator.result_) if isinstance(estimator.pipeline_, Ensemble)
+            else slim_result(estimator.result_))
+
+
+def noise_labels_chunked(executor, estimator, X, rows_fn, state):
+    """``predict`` after ``noise=True`` of the rows of a dask array, one task per block
+    (``rows_fn``: :func:`graphclust._noise_predict.labels_with_noise`)."""
+    from graphclust._dask._input import with_row_chunks
+
+    Xn = executor._new_rows(estimator, X)
+    out = Xn.map_blocks(_proba_block, rows_fn, estimator.pipeline_, _slim(estimator), state,
+                        drop_axis=1, dtype=np.int64)
+    return with_row_chunks(out, executor.row_chunks)
 
 
 def proba_chunked(executor, estimator, X, rows_fn, state):
