@@ -13,7 +13,10 @@
    :class:`~graphclust.Context` are fixed. With no ``n_clusters`` (neither the
    estimator's nor the spec's) the plan holds ``None`` and the range
    ``[1, k_max]``: a part of the pipeline estimates it (:doc:`/choosing-k`); a pipeline
-   with no part able is refused here, before any work.
+   with no part able is refused here, before any work. ``k_max`` is the estimator's,
+   else the one a rule preset's spec states for its estimator (the ``k_max`` key of the
+   resolved spec: a density tree resolves as many clusters as its resolution allows),
+   else :data:`~graphclust.DEFAULT_K_MAX`.
 
 The executor runs the plan (``plan.executor.fit(plan)``: it admits the spec, checks the
 values, runs) and the estimator records what it returns in one place, whichever of the
@@ -298,7 +301,10 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     if rule:
         spec = estimator_spec(estimator, profile)
         spec_summary = spec.get("summary")
+        rule_k_max = spec.pop("k_max", None)  # the range the rule's estimator resolves
         pipe = compose(spec)
+        if params.k_max is None and rule_k_max is not None:
+            k_max = _checked_k(rule_k_max)
     k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
     who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
     n_clusters = None if k is None else _checked_k(k)

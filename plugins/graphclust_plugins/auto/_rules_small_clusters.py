@@ -1,0 +1,126 @@
+"""``auto``'s rule 10: many small, well separated clusters in many dimensions, counted and
+drawn by the density tree of the features' leading principal components at the
+resolution of the smallest group that counts as a cluster (docs/auto.rst, rule 10)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import graphclust
+from graphclust import DataProfile, Rule
+from graphclust.numerics import fit_pca
+from graphclust_plugins.auto import _rules_base as base
+
+__all__ = ["SMALL_CLUSTER_COMPONENTS", "SMALL_CLUSTER_FLOOR", "SMALL_CLUSTER_SHARE",
+           "RULE_SMALL_CLUSTERS", "small_cluster_size", "small_clusters_diagnostic",
+           "small_clusters_provider", "small_clusters_spec"]
+
+#: Rule 10: the principal components the tree is built on (rule 4's count): they keep
+#: the directions the cluster centres span and drop most of the within-cluster noise,
+#: which in ``d`` dimensions adds ``2 d σ²`` to every squared distance.
+SMALL_CLUSTER_COMPONENTS = 50
+#: Rule 10: the smallest cluster is never below this many rows (the density tree's
+#: floor of rule 9, ``DENSITY_MIN_CLUSTER``).
+SMALL_CLUSTER_FLOOR = 5
+#: Rule 10: the share of the sample's rows excess of mass must put into clusters (not
+#: noise) for the tree to count and draw the clusters. Measured on the tune half of the
+#: generated battery and the real sets (docs/auto.rst, rule 10): well separated blobs of
+#: 5-3 600 points in 60-1 000 dimensions 1.00; structureless Gaussians and uniform
+#: clouds at most .04 (or a single cluster); digits .60, COIL20 .85 (a manifold: the
+#: clusters are curved, not compact, and the manifold family of rule 7 draws them).
+SMALL_CLUSTER_SHARE = 0.95
+
+
+def small_cluster_size(rows: int) -> int:
+    """The tree's smallest cluster on ``rows`` rows: ``⌈ln rows⌉``, the smallest group
+    the eigengap counts as a cluster (:func:`graphclust.numerics.eigengap.group_floor`),
+    at least :data:`SMALL_CLUSTER_FLOOR`."""
+    return int(max(SMALL_CLUSTER_FLOOR, math.ceil(math.log(max(int(rows), 2)))))
+
+
+def _fits(p: DataProfile) -> bool:
+    """No ``k``, dense rows in memory, ``d > HIGH_DIM`` (the manifold rule's domain),
+    and the profile's sample to look at."""
+    return (base.asked_k(p) is None and p.d > base.HIGH_DIM and not base.sparse_rows(p)
+            and not p.sparse and not p.chunked and p.sample is not None)
+
+
+def small_clusters_diagnostic(S: np.ndarray) -> dict:
+    """Excess of mass of the density tree of ``S``'s leading principal components at
+    :func:`small_cluster_size` (core distance over one row fewer, so that a group of
+    exactly that many rows has its core inside it): the clusters it selects and the
+    share of rows they hold (the others are HDBSCAN's noise)."""
+    S = np.asarray(S, dtype=np.float64)
+    rows, d = S.shape
+    size = small_cluster_size(rows)
+    if rows <= size:
+        return {"rows": rows, "size": size, "clusters": 1, "share": 0.0}
+    if d > SMALL_CLUSTER_COMPONENTS and rows > SMALL_CLUSTER_COMPONENTS:
+        S = fit_pca(S, SMALL_CLUSTER_COMPONENTS).transform(S)
+    part = graphclust.resolve_part(
+        {"name": "density", "min_cluster_size": size, "min_samples": size - 1,
+         "estimate": "eom", "noise": True}, "rounding", registry=graphclust.get_registry())
+    solution = graphclust.Solution(embedding=S)
+    found = int(part.estimate_k(solution, 1, rows, graphclust.Context(0))
+                .details["excess_of_mass_clusters"])
+    if found < 2:
+        return {"rows": rows, "size": size, "clusters": found, "share": 0.0}
+    labels = part.round(solution, found, graphclust.Context(0))
+    return {"rows": rows, "size": size, "clusters": found,
+            "share": float(np.mean(np.asarray(labels) >= 0))}
+
+
+def small_clusters_provider(p: DataProfile, ctx) -> dict | None:
+    """The rule table's ``small_clusters`` diagnostic (computed when rule 10 asks):
+    :func:`small_clusters_diagnostic` of the profile's sample, scaled as the scale
+    step says."""
+    S = np.array(p.sample, dtype=np.float64)
+    if ctx["scale"][0]["scale"] == "standard":
+        sd = S.std(axis=0)
+        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return small_clusters_diagnostic(S)
+
+
+def small_clusters_spec(p: DataProfile, ctx=None) -> dict:
+    """Rule 10's pipeline: the ``density`` rounding (excess of mass at
+    :func:`small_cluster_size` of ``n``) of the features on their
+    SMALL_CLUSTER_COMPONENTS leading principal components; ``k_max`` is the tree's own
+    resolution, ``n // size`` clusters of ``size`` rows (the tree's cost does not
+    depend on it)."""
+    size = small_cluster_size(p.n)
+    spec = base.features_pipeline({"name": "density", "estimate": "eom",
+                                   "min_cluster_size": size, "min_samples": size - 1})
+    spec["solver"] = {"name": "features", "components": SMALL_CLUSTER_COMPONENTS}
+    spec["k_max"] = int(max(2, p.n // size))
+    return spec
+
+
+def _applies(p: DataProfile, ctx) -> str | None:
+    if not _fits(p):
+        return None
+    diag = ctx["small_clusters"]
+    if diag["clusters"] < 2 or diag["share"] < SMALL_CLUSTER_SHARE:
+        return None
+    size = small_cluster_size(p.n)
+    return (f"d = {p.d} > {base.HIGH_DIM}, dense, no k; on the {diag['rows']}-row sample "
+            f"the density tree of the {SMALL_CLUSTER_COMPONENTS} leading principal "
+            f"components (min_cluster_size = ⌈ln rows⌉ = {diag['size']}) puts "
+            f"{diag['share']:.0%} of the rows into {diag['clusters']} clusters "
+            f"(>= {SMALL_CLUSTER_SHARE:.0%}): small, well separated clusters, counted and "
+            f"drawn by excess of mass in that tree (min_cluster_size = {size}, k <= "
+            f"{max(2, p.n // size)})")
+
+
+RULE_SMALL_CLUSTERS = Rule(
+    10, f"dense d > {base.HIGH_DIM}, no k, and the density tree of the sample's leading "
+    f"principal components at min_cluster_size = ⌈ln rows⌉ holds >= "
+    f"{SMALL_CLUSTER_SHARE:.0%} of the rows in clusters: that tree counts and draws them",
+    _applies, small_clusters_spec,
+    details=f"HDBSCAN's excess of mass on the {SMALL_CLUSTER_COMPONENTS} leading principal "
+            "components, min_cluster_size = ⌈ln n⌉ (at least\n"
+            f"{SMALL_CLUSTER_FLOOR}; the eigengap's smallest group), core distance over one "
+            "row fewer; k searched up to\nn // min_cluster_size (the tree's resolution). "
+            "Clusters of a few points each in many\ndimensions: a 15-neighbour layout "
+            "(rule 7) merges them, a structureless cloud puts\nnearly every row into noise.")
