@@ -1,6 +1,8 @@
-"""``auto``'s rule 10: many small, well separated clusters in many dimensions, counted and
-drawn by the density tree of the features' leading principal components at the
-resolution of the smallest group that counts as a cluster (docs/auto.rst, rule 10)."""
+"""``auto``'s rule 10: compact, well separated clusters (as small as a few points each, as
+many as the rows allow, in any number of dimensions) counted and drawn without ``k`` by
+the density tree of the features (on their leading principal components in many
+dimensions) at the resolution of the smallest group that counts as a cluster
+(docs/auto.rst, rule 10)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import graphclust
 from graphclust import DataProfile, Rule
 from graphclust.numerics import fit_pca
 from graphclust_plugins.auto import _rules_base as base
+from graphclust_plugins.auto._diagnostics import SAMPLE_ROWS
+from graphclust_plugins.auto._rules_density import density_fits
 
 __all__ = ["SMALL_CLUSTER_COMPONENTS", "SMALL_CLUSTER_FLOOR", "SMALL_CLUSTER_SHARE",
            "RULE_SMALL_CLUSTERS", "small_cluster_size", "small_clusters_diagnostic",
@@ -41,10 +45,11 @@ def small_cluster_size(rows: int) -> int:
 
 
 def _fits(p: DataProfile) -> bool:
-    """No ``k``, dense rows in memory, ``d > HIGH_DIM`` (the manifold rule's domain),
-    and the profile's sample to look at."""
-    return (base.asked_k(p) is None and p.d > base.HIGH_DIM and not base.sparse_rows(p)
-            and not p.sparse and not p.chunked and p.sample is not None)
+    """No ``k``, dense rows in memory, the profile's sample to look at, and outside
+    rule 9's domain (too few rows for a density estimate in ``d`` dimensions, where the
+    tree of rule 9 is not trusted to count the clusters at 1 % of the rows)."""
+    return (base.asked_k(p) is None and not base.sparse_rows(p) and not p.sparse
+            and not p.chunked and p.sample is not None and not density_fits(p))
 
 
 def small_clusters_diagnostic(S: np.ndarray) -> dict:
@@ -83,17 +88,26 @@ def small_clusters_provider(p: DataProfile, ctx) -> dict | None:
     return small_clusters_diagnostic(S)
 
 
+def _tree_rows(p: DataProfile) -> int:
+    """Rows rule 10's tree is built on: all up to the diagnostics' SAMPLE_ROWS (the
+    rows the rule decided on), a sample of that many above (every other row then takes
+    its nearest sample row's label): the tree's cost is bounded whatever ``n``."""
+    return int(min(p.n, SAMPLE_ROWS))
+
+
 def small_clusters_spec(p: DataProfile, ctx=None) -> dict:
     """Rule 10's pipeline: the ``density`` rounding (excess of mass at
-    :func:`small_cluster_size` of ``n``) of the features on their
-    SMALL_CLUSTER_COMPONENTS leading principal components; ``k_max`` is the tree's own
-    resolution, ``n // size`` clusters of ``size`` rows (the tree's cost does not
-    depend on it)."""
-    size = small_cluster_size(p.n)
+    :func:`small_cluster_size` of the rows it is built on, at most SAMPLE_ROWS) of the
+    features on their SMALL_CLUSTER_COMPONENTS leading principal components; ``k_max``
+    is the tree's own resolution, ``rows // size`` clusters of ``size`` rows (the tree's
+    cost does not depend on it)."""
+    rows = _tree_rows(p)
+    size = small_cluster_size(rows)
     spec = base.features_pipeline({"name": "density", "estimate": "eom",
-                                   "min_cluster_size": size, "min_samples": size - 1})
+                                   "min_cluster_size": size, "min_samples": size - 1,
+                                   "max_fit": SAMPLE_ROWS})
     spec["solver"] = {"name": "features", "components": SMALL_CLUSTER_COMPONENTS}
-    spec["k_max"] = int(max(2, p.n // size))
+    spec["k_max"] = int(max(2, rows // size))
     return spec
 
 
@@ -103,24 +117,31 @@ def _applies(p: DataProfile, ctx) -> str | None:
     diag = ctx["small_clusters"]
     if diag["clusters"] < 2 or diag["share"] < SMALL_CLUSTER_SHARE:
         return None
-    size = small_cluster_size(p.n)
-    return (f"d = {p.d} > {base.HIGH_DIM}, dense, no k; on the {diag['rows']}-row sample "
-            f"the density tree of the {SMALL_CLUSTER_COMPONENTS} leading principal "
-            f"components (min_cluster_size = ⌈ln rows⌉ = {diag['size']}) puts "
+    rows = _tree_rows(p)
+    size = small_cluster_size(rows)
+    where = base.fitted_on(p, SAMPLE_ROWS, "every other row labelled as its nearest "
+                           "sample row")
+    space = (f"the {SMALL_CLUSTER_COMPONENTS} leading principal components"
+             if p.d > SMALL_CLUSTER_COMPONENTS else "the features")
+    return (f"dense, no k, d = {p.d} (outside rule 9); on the {diag['rows']}-row sample "
+            f"the density tree of {space} (min_cluster_size = ⌈ln rows⌉ = {diag['size']}) puts "
             f"{diag['share']:.0%} of the rows into {diag['clusters']} clusters "
             f"(>= {SMALL_CLUSTER_SHARE:.0%}): small, well separated clusters, counted and "
             f"drawn by excess of mass in that tree (min_cluster_size = {size}, k <= "
-            f"{max(2, p.n // size)})")
+            f"{max(2, rows // size)}; {where})")
 
 
 RULE_SMALL_CLUSTERS = Rule(
-    10, f"dense d > {base.HIGH_DIM}, no k, and the density tree of the sample's leading "
-    f"principal components at min_cluster_size = ⌈ln rows⌉ holds >= "
+    10, "dense, no k, outside rule 9, and the density tree of the sample (on its "
+    f"{SMALL_CLUSTER_COMPONENTS} leading principal components when d > "
+    f"{SMALL_CLUSTER_COMPONENTS}) at min_cluster_size = ⌈ln rows⌉ holds >= "
     f"{SMALL_CLUSTER_SHARE:.0%} of the rows in clusters: that tree counts and draws them",
     _applies, small_clusters_spec,
-    details=f"HDBSCAN's excess of mass on the {SMALL_CLUSTER_COMPONENTS} leading principal "
-            "components, min_cluster_size = ⌈ln n⌉ (at least\n"
+    details=f"HDBSCAN's excess of mass (on the {SMALL_CLUSTER_COMPONENTS} leading principal "
+            "components when d is larger), min_cluster_size = ⌈ln n⌉ (at least\n"
             f"{SMALL_CLUSTER_FLOOR}; the eigengap's smallest group), core distance over one "
-            "row fewer; k searched up to\nn // min_cluster_size (the tree's resolution). "
-            "Clusters of a few points each in many\ndimensions: a 15-neighbour layout "
-            "(rule 7) merges them, a structureless cloud puts\nnearly every row into noise.")
+            f"row fewer; k searched up to\nrows // min_cluster_size (the tree's resolution); "
+            f"on at most {SAMPLE_ROWS} rows, the others placed by\ntheir nearest. "
+            "Clusters of a few points each: a 15-neighbour layout (rule 7) or\n"
+            "graph (rules 2-4) merges them, and 20 clusters cap the spectral range; a "
+            "structureless\ncloud puts nearly every row into noise.")
