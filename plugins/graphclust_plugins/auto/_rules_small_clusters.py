@@ -15,7 +15,7 @@ from graphclust import DataProfile, Rule
 from graphclust.numerics import fit_pca
 from graphclust_plugins.auto import _rules_base as base
 from graphclust_plugins.auto._diagnostics import SAMPLE_ROWS
-from graphclust_plugins.auto._rules_density import density_fits
+from graphclust_plugins.auto._rules_density import DENSITY_ROWS_NEEDED, DENSITY_SAMPLE
 
 __all__ = ["SMALL_CLUSTER_COMPONENTS", "SMALL_CLUSTER_FLOOR", "SMALL_CLUSTER_SHARE",
            "RULE_SMALL_CLUSTERS", "small_cluster_size", "small_clusters_diagnostic",
@@ -45,11 +45,14 @@ def small_cluster_size(rows: int) -> int:
 
 
 def _fits(p: DataProfile) -> bool:
-    """No ``k``, dense rows in memory, the profile's sample to look at, and outside
-    rule 9's domain (too few rows for a density estimate in ``d`` dimensions, where the
-    tree of rule 9 is not trusted to count the clusters at 1 % of the rows)."""
-    return (base.asked_k(p) is None and not base.sparse_rows(p) and not p.sparse
-            and not p.chunked and p.sample is not None and not density_fits(p))
+    """No ``k``, dense rows in memory, the profile's sample to look at, and a ``d`` in
+    which rule 9 never holds: a density estimate there needs more rows than rule 9's
+    tree is ever built on (:data:`DENSITY_ROWS_NEEDED` above :data:`DENSITY_SAMPLE`:
+    ``d >= 8``). In fewer dimensions a set too small for rule 9 stays with the spectral
+    rules (rule 10 merged two touching iris species there)."""
+    need = DENSITY_ROWS_NEEDED.get(int(p.d), float("inf"))
+    return (base.asked_k(p) is None and need > DENSITY_SAMPLE and not base.sparse_rows(p)
+            and not p.sparse and not p.chunked and p.sample is not None)
 
 
 def small_clusters_diagnostic(S: np.ndarray) -> dict:
@@ -100,12 +103,16 @@ def small_clusters_spec(p: DataProfile, ctx=None) -> dict:
     :func:`small_cluster_size` of the rows it is built on, at most SAMPLE_ROWS) of the
     features on their SMALL_CLUSTER_COMPONENTS leading principal components; ``k_max``
     is the tree's own resolution, ``rows // size`` clusters of ``size`` rows (the tree's
-    cost does not depend on it)."""
+    cost does not depend on it). The rule's share test has said there is structure (a
+    structureless cloud leaves most rows out of clusters), so the tree's own test of the
+    root's stability against its selection's is off (``structure_ratio = 0``): it is not
+    calibrated on structureless samples, and it called seven touching Gaussians of 40
+    points one cluster."""
     rows = _tree_rows(p)
     size = small_cluster_size(rows)
     spec = base.features_pipeline({"name": "density", "estimate": "eom",
                                    "min_cluster_size": size, "min_samples": size - 1,
-                                   "max_fit": SAMPLE_ROWS})
+                                   "structure_ratio": 0.0, "max_fit": SAMPLE_ROWS})
     spec["solver"] = {"name": "features", "components": SMALL_CLUSTER_COMPONENTS}
     spec["k_max"] = int(max(2, rows // size))
     return spec
@@ -123,7 +130,7 @@ def _applies(p: DataProfile, ctx) -> str | None:
                            "sample row")
     space = (f"the {SMALL_CLUSTER_COMPONENTS} leading principal components"
              if p.d > SMALL_CLUSTER_COMPONENTS else "the features")
-    return (f"dense, no k, d = {p.d} (outside rule 9); on the {diag['rows']}-row sample "
+    return (f"dense, no k, d = {p.d} (rule 9 never holds); on the {diag['rows']}-row sample "
             f"the density tree of {space} (min_cluster_size = ⌈ln rows⌉ = {diag['size']}) puts "
             f"{diag['share']:.0%} of the rows into {diag['clusters']} clusters "
             f"(>= {SMALL_CLUSTER_SHARE:.0%}): small, well separated clusters, counted and "
@@ -132,7 +139,7 @@ def _applies(p: DataProfile, ctx) -> str | None:
 
 
 RULE_SMALL_CLUSTERS = Rule(
-    10, "dense, no k, outside rule 9, and the density tree of the sample (on its "
+    10, "dense, no k, d >= 8 (rule 9 never holds), and the density tree of the sample (on its "
     f"{SMALL_CLUSTER_COMPONENTS} leading principal components when d > "
     f"{SMALL_CLUSTER_COMPONENTS}) at min_cluster_size = ⌈ln rows⌉ holds >= "
     f"{SMALL_CLUSTER_SHARE:.0%} of the rows in clusters: that tree counts and draws them",
