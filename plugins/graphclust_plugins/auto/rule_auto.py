@@ -174,7 +174,8 @@ K_ESTIMATORS = {
     "manifold": "density-tree (adapter 'on-sample': its rounding 'density', HDBSCAN's "
                 "excess of mass in the tree of the sample's layout)",
     "density": "density-tree (rounding 'density': HDBSCAN's excess of mass in the tree "
-               "of the scaled features, rule 9)",
+               "of the scaled features, rule 9, or of their principal components at "
+               "ceil(ln n) rows, rule 10; k up to the tree's resolution)",
     "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
     "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
 }
@@ -196,8 +197,9 @@ Also:
   too, the spectral recipes become rule 5's (it runs chunk-wise).
 - no k given: k is estimated at fit by the pipeline's part that declares it (the
   eigengap of the graph's normalised spectrum for the spectral recipes, the density
-  tree for the manifold family and rule 9), and what depends on k (the anchor count)
-  is sized for k_max instead.
+  tree for the manifold family and rules 9 and 10), and what depends on k (the anchor
+  count) is sized for k_max instead. Without a k_max given, rules 9 and 10 search k
+  up to their tree's resolution (rows // min_cluster_size), the others up to 20.
 - No choice depends on the installed extras (no faiss in any branch).
 - The chosen spec is in the fitted estimator's resolved_spec_ (its summary names the
   rule and why) and printed by 'graphclust fill auto --dataset X'.
