@@ -10,16 +10,17 @@ import warnings
 
 import numpy as np
 import pytest
+from graphclust import GraphClustering, KRangeWarning
+from graphclust.numerics import fit_pca
+from graphclust_plugins.auto._rules_small_clusters import (
+    SMALL_CLUSTER_COMPONENTS,
+    SMALL_CLUSTER_SHARE,
+    small_cluster_size,
+    small_clusters_diagnostic,
+)
 from sklearn.cluster import HDBSCAN
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
-
-from graphclust import GraphClustering, KRangeWarning
-from graphclust.numerics import fit_pca
-from graphclust_plugins.auto._rules_small_clusters import (SMALL_CLUSTER_COMPONENTS,
-                                                           SMALL_CLUSTER_SHARE,
-                                                           small_cluster_size,
-                                                           small_clusters_diagnostic)
 
 
 def _small_blobs(k: int, per: int, d: int, seed: int = 0):

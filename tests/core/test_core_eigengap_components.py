@@ -11,12 +11,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
-from sklearn.datasets import make_blobs
-
 from graphclust import GraphClustering
-from graphclust.numerics.eigengap import (affinity_spectrum,
-                                          affinity_spectrum_without_tiny_groups)
+from graphclust.numerics.eigengap import affinity_spectrum, affinity_spectrum_without_tiny_groups
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_blobs
 
 
 def _dense_normalised_spectrum(W: np.ndarray) -> np.ndarray:
@@ -82,7 +81,7 @@ def test_separated_blobs_give_their_number_on_the_exact_knn_route():
     """12 blobs in 10-d (issue 44's case): the 10-NN graph has 12 components and the
     eigengap of rule 2's pipeline says 12 (it said 8 when Lanczos ran on the whole
     graph)."""
-    X, y = make_blobs(1200, 10, centers=12, cluster_std=1.0, center_box=(-60, 60),
+    X, _ = make_blobs(1200, 10, centers=12, cluster_std=1.0, center_box=(-60, 60),
                       random_state=0)
     spec = {"graph": {"name": "knn", "n_neighbors": 10, "weight": "binary",
                       "symmetrize": "mean", "method": "exact"},

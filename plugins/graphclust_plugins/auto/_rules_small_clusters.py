@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 import graphclust
+import numpy as np
 from graphclust import DataProfile, Rule
 from graphclust.numerics import fit_pca
+
 from graphclust_plugins.auto import _rules_base as base
 from graphclust_plugins.auto._diagnostics import SAMPLE_ROWS
 from graphclust_plugins.auto._rules_density import DENSITY_ROWS_NEEDED, DENSITY_SAMPLE
 
-__all__ = ["SMALL_CLUSTER_COMPONENTS", "SMALL_CLUSTER_FLOOR", "SMALL_CLUSTER_SHARE",
-           "RULE_SMALL_CLUSTERS", "small_cluster_size", "small_clusters_diagnostic",
-           "small_clusters_provider", "small_clusters_spec"]
+__all__ = [
+    "RULE_SMALL_CLUSTERS",
+    "SMALL_CLUSTER_COMPONENTS",
+    "SMALL_CLUSTER_FLOOR",
+    "SMALL_CLUSTER_SHARE",
+    "small_cluster_size",
+    "small_clusters_diagnostic",
+    "small_clusters_provider",
+    "small_clusters_spec",
+]
 
 #: Rule 10: the principal components the tree is built on (rule 4's count): they keep
 #: the directions the cluster centres span and drop most of the within-cluster noise,
