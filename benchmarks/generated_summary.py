@@ -33,7 +33,7 @@ TARGETS = (("exact", 0.75, True), ("near", 0.90, True), ("null_ok", 0.95, True),
            ("clustered_one", 0.01, False))
 NULL_WARNING = "NoClusterStructureWarning"
 #: The section of ``benchmarks/HISTORY.md`` holding the full tables of the summary record.
-HISTORY_HEADING = "2026-11-28 generated battery baseline"
+HISTORY_HEADING = "2026-11-28 generated battery: k that generalises (issue 44, deliverable 3)"
 
 
 def _result_files(out: str | Path) -> list[Path]:
