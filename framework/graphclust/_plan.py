@@ -13,7 +13,10 @@
    :class:`~graphclust.Context` are fixed. With no ``n_clusters`` (neither the
    estimator's nor the spec's) the plan holds ``None`` and the range
    ``[1, k_max]``: a part of the pipeline estimates it (:doc:`/choosing-k`); a pipeline
-   with no part able is refused here, before any work.
+   with no part able is refused here, before any work. ``k_max`` is the estimator's,
+   else the spec's ``k_max`` key (a rule preset's resolved spec states the range its
+   estimator resolves: a density tree as many clusters as its resolution allows), else
+   :data:`~graphclust.DEFAULT_K_MAX`.
 
 The executor runs the plan (``plan.executor.fit(plan)``: it admits the spec, checks the
 values, runs) and the estimator records what it returns in one place, whichever of the
@@ -286,8 +289,11 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     rule = needs_data(estimator.spec)
     if is_precomputed(estimator):  # parts that need X are refused before the graph is read
         refuse_feature_parts(estimator)
+    spec_k_max = None  # the spec's own k_max (a rule preset's: its estimator's range)
     if not rule:  # a spec error is reported before the data are looked at
-        pipe = compose(estimator_spec(estimator))
+        spec = estimator_spec(estimator)
+        pipe = compose(spec)
+        spec_k_max = spec.get("k_max") if isinstance(spec, dict) else None
     k_max = params.searched_k_max()
     executor, X, profile = open_data(estimator, X,
                                      (params.asked_k(), k_max) if rule else None)
@@ -299,6 +305,9 @@ def make_plan(estimator, X, y=None) -> FitPlan:
         spec = estimator_spec(estimator, profile)
         spec_summary = spec.get("summary")
         pipe = compose(spec)
+        spec_k_max = spec.get("k_max")
+    if params.k_max is None and spec_k_max is not None:
+        k_max = int(spec_k_max)  # checked by the spec parser (compose)
     k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
     who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
     n_clusters = None if k is None else _checked_k(k)

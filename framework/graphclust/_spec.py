@@ -69,7 +69,10 @@ __all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec"
 
 #: A spec's part sections: the pipeline's stages.
 SECTIONS = STAGES
-TOP_KEYS = ("n_clusters", "seed", "scale", "starts", "metrics", *SECTIONS, "ensemble")
+#: ``k_max`` is read by the plan (the largest ``k`` searched when neither the estimator
+#: nor the call gives one: a rule preset states the range its estimator resolves).
+TOP_KEYS = ("n_clusters", "k_max", "seed", "scale", "starts", "metrics", *SECTIONS,
+            "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
 #: Bounds on the members an ensemble spec may ask for, checked before any work: one
@@ -300,6 +303,10 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     if n_clusters is not None and (isinstance(n_clusters, bool) or not isinstance(n_clusters, int)
                                    or n_clusters < 1):
         problems.append(Problem("n_clusters", f"must be an integer >= 1, got {n_clusters!r}"))
+    k_max = data.get("k_max")
+    if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int)
+                              or k_max < 1):
+        problems.append(Problem("k_max", f"must be an integer >= 1, got {k_max!r}"))
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                              or not 0 <= seed < SEED_LIMIT):

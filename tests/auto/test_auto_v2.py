@@ -225,9 +225,12 @@ def test_rule_9_holds_at_every_size_and_on_chunked_input(n, chunked):
     for q in (attrs.evolve(p, k=3), attrs.evolve(p, sparse=True),
               attrs.evolve(p, n=rule_auto.DIAGNOSTIC_MIN_N - 1),
               attrs.evolve(p, d=4, n=222), attrs.evolve(p, d=8), attrs.evolve(p, d=11)):
-        assert auto_rule(q).get("rounding", {}).get("name") != "density"
+        assert "rule 9:" not in auto_rule(q)["summary"]  # (d >= 8: rule 10 may look)
     for q in (attrs.evolve(p, d=4, n=223), attrs.evolve(p, d=7, n=10_700)):
         assert auto_rule(q)["rounding"]["name"] == "density"
+        rows = min(q.n, rule_auto.DENSITY_SAMPLE)  # the tree's range: rows // its size
+        assert auto_rule(q)["k_max"] == rows // max(rule_auto.DENSITY_MIN_CLUSTER,
+                                                    rows // rule_auto.DENSITY_SIZE_DIVISOR)
 
 
 @pytest.mark.parametrize("make", ["uniform", "gaussian"])

@@ -114,6 +114,25 @@ def test_features_solver_hands_on_the_features():
     assert FeaturesSolver().solve(graph, X32, 2, Context(seed=0)).embedding.dtype == np.float32
 
 
+def test_features_solver_on_principal_components():
+    """``components``: the rows on the leading principal components (against numpy's
+    SVD of the centred rows, up to each component's sign), new rows placed the same
+    way; kept as they are when d is no larger; a chunked run is refused."""
+    X, _ = blobs(200, 3, d=6, seed=2)
+    graph = gc.AnchorGraph(sp.csr_array(np.ones((200, 1))), gc.Anchors(X[:1]))
+    sol = FeaturesSolver(components=2).solve(graph, X, 3, Context(seed=0))
+    C = X - X.mean(axis=0)
+    U, S, _ = np.linalg.svd(C, full_matrices=False)
+    ref = U[:, :2] * S[:2]
+    np.testing.assert_allclose(np.abs(sol.embedding), np.abs(ref), atol=1e-8)
+    np.testing.assert_allclose(sol.extend(X_new=X[:7]).embedding, sol.embedding[:7],
+                               atol=1e-10)
+    same = FeaturesSolver(components=6).solve(graph, X, 3, Context(seed=0))
+    np.testing.assert_array_equal(same.embedding, X)
+    with pytest.raises(gc.InputError, match="in memory only"):
+        FeaturesSolver(components=2).solve_chunked(None, 3, Context(seed=0))
+
+
 def test_genie_on_features_spec_fits_and_predicts():
     X, y = blobs(900, 3, spread=0.5, seed=4)
     model = gc.GraphClustering("genie", n_clusters=3, random_state=0).fit(X)

@@ -60,6 +60,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 __all__ = ["RELATIVE_GAP", "anchor_block_sums", "anchor_spectrum", "affinity_spectrum",
            "spectrum_from_anchor_sums", "choose_by_eigengap", "EigengapChoice",
@@ -189,7 +190,40 @@ def anchor_spectrum(Z, n_values: int) -> np.ndarray:
 def _affinity_eigen(A, n_values: int, rng, tol: float, vectors: bool = True):
     """Top eigenpairs of ``D^{-1/2} A D^{-1/2}`` (descending values, unit vectors; only
     the values, as ``(values, None)``, when ``vectors`` is false): dense ``eigh`` for
-    small graphs, else Lanczos (``eigsh``) from a seeded start vector."""
+    small graphs, else Lanczos (``eigsh``) from a seeded start vector.
+
+    A graph of several connected components is block diagonal, so its spectrum is the
+    union of its components' spectra (each component's largest eigenvalue exactly 1):
+    each component is solved on its own and the ``n_values`` largest are kept. Lanczos
+    on the whole graph cannot be trusted there: a repeated eigenvalue (1, as many times
+    as there are components) is found with a multiplicity lower than its own (12
+    separated blobs gave 8 unit eigenvalues), which hides the gap after it."""
+    A = sp.csr_array(A, dtype=np.float64)
+    count, comp = connected_components(A, directed=False)
+    if count == 1:
+        return _connected_eigen(A, n_values, rng, tol, vectors)
+    order = np.argsort(comp, kind="stable")
+    bounds = np.searchsorted(comp[order], np.arange(count + 1))
+    parts = []
+    for c in range(count):
+        rows = order[bounds[c]:bounds[c + 1]]
+        parts.append((rows, *_connected_eigen(A[rows][:, rows], n_values, rng, tol,
+                                              vectors)))
+    values = np.concatenate([p[1] for p in parts])
+    owner = np.concatenate([np.full(p[1].size, i) for i, p in enumerate(parts)])
+    local = np.concatenate([np.arange(p[1].size) for p in parts])
+    top = np.argsort(-values, kind="stable")[:min(n_values, values.size)]
+    if not vectors:
+        return values[top], None
+    vecs = np.zeros((A.shape[0], top.size))
+    for j, t in enumerate(top):
+        rows, _, U = parts[owner[t]]
+        vecs[rows, j] = U[:, local[t]]
+    return values[top], vecs
+
+
+def _connected_eigen(A, n_values: int, rng, tol: float, vectors: bool = True):
+    """:func:`_affinity_eigen` on one graph as a whole (dense or Lanczos)."""
     from graphclust.numerics.eigen import DENSE_MAX
     from graphclust.numerics.random import start_vector
 

@@ -8,7 +8,7 @@ import numpy as np
 from graphclust import DataProfile, Rule
 from graphclust_plugins.auto import _rules_base as base
 
-__all__ = ["DENSITY_MIN_CLUSTER", "DENSITY_ROWS_NEEDED", "DENSITY_SAMPLE",
+__all__ = ["DENSITY_MIN_CLUSTER", "DENSITY_ROWS_NEEDED", "DENSITY_SAMPLE", "density_k_max",
            "DENSITY_SIZE_DIVISOR", "DENSITY_STRUCTURE_RATIO", "RULE_DENSITY",
            "LINE_CORE_SHARE", "density_size", "density_tree", "line_core_neighbours"]
 
@@ -43,6 +43,14 @@ def density_size(rows: int) -> int:
     """The density tree's smallest cluster on ``rows`` rows: 1 % of them
     (:data:`DENSITY_SIZE_DIVISOR`), at least :data:`DENSITY_MIN_CLUSTER`."""
     return int(max(DENSITY_MIN_CLUSTER, int(rows) // DENSITY_SIZE_DIVISOR))
+
+
+def density_k_max(rows: int) -> int:
+    """Rule 9's ``k_max``: the tree's own resolution, ``rows // density_size(rows)``
+    clusters of the smallest size (100 from 500 rows on): the tree costs the same
+    whatever ``k`` is, so the range is the one it can resolve, not the spectral
+    recipes' 20 (docs/choosing-k.rst, "k_max")."""
+    return int(max(2, int(rows) // density_size(rows)))
 
 
 def density_tree(p: DataProfile, **params) -> tuple[dict, str]:
@@ -88,6 +96,7 @@ def _low_dim_tree(p: DataProfile) -> tuple[dict, str]:
         tree += (f"; one column: core distance over {line['min_samples']} rows "
                  "(rows^(4/5) / 2: on a line every dip of the density splits it)")
     need = DENSITY_ROWS_NEEDED[int(p.d)]
+    spec["k_max"] = density_k_max(rows)
     return spec, (f"d = {p.d}, no k, {rows} rows >= the {need} a "
                   "density estimate needs in d dimensions (Silverman's Table 4.2): excess "
                   f"of mass in {tree} counts and draws the clusters")

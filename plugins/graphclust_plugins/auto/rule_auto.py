@@ -1,7 +1,8 @@
 """The ``auto`` rule preset: a concrete spec from the data's profile, as one rule table.
 
 :data:`AUTO_RULES` is the ordered list of ``auto``'s rules; the first that applies
-builds the spec, so the order is the precedence: 6 (sparse), 7 (manifold family),
+builds the spec, so the order is the precedence: 6 (sparse), 10 (many small clusters
+in many dimensions), 7 (manifold family),
 8 (low-dimensional diagnostics choose the family), 9 (density tree without ``k``),
 5 (sampled anchors above 200 000 points or chunked), 4 (principal-component kNN graph),
 2 (exact kNN graph), 3 (k-means anchors). The scale step (rule 1 in docs/auto.rst)
@@ -10,6 +11,7 @@ registration summary, the rule list of docs/auto.rst and the fitted ``summary`` 
 generated from the table; docs/auto.rst argues each rule with its measurements.
 
 Each rule lives in a private module of the bundle: ``_rules_sparse`` (6),
+``_rules_small_clusters`` (10),
 ``_rules_manifold`` (7), ``_rules_low_dim`` (8), ``_rules_density`` (9),
 ``_rules_spectral`` (5, 4, 2, 3); the thresholds several share in ``_rules_base``.
 """
@@ -61,6 +63,12 @@ from graphclust_plugins.auto._rules_manifold import (
     MANIFOLD_SAMPLED_STARTS,
     MANIFOLD_SEARCH_COMPONENTS,
     RULE_MANIFOLD,
+)
+from graphclust_plugins.auto._rules_small_clusters import (
+    RULE_SMALL_CLUSTERS,
+    SMALL_CLUSTER_COMPONENTS,
+    SMALL_CLUSTER_SHARE,
+    small_clusters_provider,
 )
 from graphclust_plugins.auto._rules_sparse import RULE_SPARSE, sparse_rule
 from graphclust_plugins.auto._rules_spectral import (
@@ -118,6 +126,8 @@ __all__ = [
     "REGISTRATION_SUMMARY",
     "SAMPLED_ANCHORS_N",
     "SCALE_STEP",
+    "SMALL_CLUSTER_COMPONENTS",
+    "SMALL_CLUSTER_SHARE",
     "UNIT_SPREAD",
     "auto_row_text",
     "auto_rule",
@@ -147,10 +157,10 @@ SCALE_STEP = RuleStep(
 #: ``auto``'s rules in precedence order (the first that applies builds the spec).
 AUTO_RULES = RuleTable(
     "auto",
-    [RULE_SPARSE, RULE_MANIFOLD, RULE_LOW_DIM, RULE_DENSITY, RULE_SAMPLED, RULE_HIGH_DIM,
+    [RULE_SPARSE, RULE_SMALL_CLUSTERS, RULE_MANIFOLD, RULE_LOW_DIM, RULE_DENSITY, RULE_SAMPLED, RULE_HIGH_DIM,
      RULE_EXACT, RULE_ANCHOR],
     steps=[SCALE_STEP],
-    diagnostics={"low_dim": low_dim_provider})
+    diagnostics={"low_dim": low_dim_provider, "small_clusters": small_clusters_provider})
 
 
 def auto_rule(p: DataProfile) -> dict:
@@ -166,7 +176,8 @@ K_ESTIMATORS = {
     "manifold": "density-tree (adapter 'on-sample': its rounding 'density', HDBSCAN's "
                 "excess of mass in the tree of the sample's layout)",
     "density": "density-tree (rounding 'density': HDBSCAN's excess of mass in the tree "
-               "of the scaled features, rule 9)",
+               "of the scaled features, rule 9, or of their principal components at "
+               "ceil(ln n) rows, rule 10; k up to the tree's resolution)",
     "genie": "eigengap (graph builder), unless its rounding declares estimates_k",
     "mixture": "eigengap (graph builder), unless its rounding declares estimates_k",
 }
@@ -188,8 +199,9 @@ Also:
   too, the spectral recipes become rule 5's (it runs chunk-wise).
 - no k given: k is estimated at fit by the pipeline's part that declares it (the
   eigengap of the graph's normalised spectrum for the spectral recipes, the density
-  tree for the manifold family and rule 9), and what depends on k (the anchor count)
-  is sized for k_max instead.
+  tree for the manifold family and rules 9 and 10), and what depends on k (the anchor
+  count) is sized for k_max instead. Without a k_max given, rules 9 and 10 search k
+  up to their tree's resolution (rows // min_cluster_size), the others up to 20.
 - No choice depends on the installed extras (no faiss in any branch).
 - The chosen spec is in the fitted estimator's resolved_spec_ (its summary names the
   rule and why) and printed by 'graphclust fill auto --dataset X'.
