@@ -134,7 +134,9 @@ def _epoch(Y, indptr, indices, eps, next_sample, eps_neg, next_neg, epoch, a, b,
                 moved[i - start, d] = Y[i, d]
             _move_row(i, Y, moved[i - start], indptr, indices, eps, next_sample, eps_neg,
                       next_neg, epoch, a, b, gamma, alpha, key, base, pulls, pulled)
-        for i in numba.prange(start, stop):
+        # copied back on one thread: a block of rows x dim floats costs less than a
+        # second parallel region's hand-off, which a loaded machine stretches most
+        for i in range(start, stop):
             for d in range(dim):
                 Y[i, d] = moved[i - start, d]
         # the other ends, one entry after another in the graph's order (one thread)
