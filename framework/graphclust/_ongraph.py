@@ -15,7 +15,9 @@ igraph graph), and there is no ``X``. This module holds, in one place each:
 * :func:`graph_default_spec`: the spec ``"auto"`` runs on a precomputed graph (the
   registered rule preset ``graph-auto``), and :func:`graph_k_max`, the ``k`` searched;
 * :class:`OnGraph`: the executor of such a fit (in memory; it hands the pipeline the
-  graph as its precomputed graph stage and no ``X``).
+  graph as its precomputed graph stage and no ``X``); a Dask collection of edges or of
+  the rows of ``A`` is assembled into the CSR matrix first, block by block
+  (:mod:`graphclust._graph_dask`).
 """
 
 from __future__ import annotations
@@ -352,11 +354,14 @@ class OnGraph:
         """``(A, profile)``: the cleaned graph (:func:`graph_matrix`); the estimator
         records the node ids (``nodes_``) and ``n_features_in_ = n`` (scikit-learn's
         precomputed convention)."""
-        if hasattr(G, "__dask_graph__"):  # a Dask collection (Dask is not imported)
-            raise InputError('graph="precomputed" reads the graph in memory (a scipy sparse '
-                             "matrix holds 10**8 edges in about 1.2 GB); a Dask collection is "
-                             "not accepted")
+        dask_nodes = None
+        if hasattr(G, "__dask_graph__"):  # a Dask collection: assembled block by block
+            from graphclust._graph_dask import dask_graph
+
+            G, dask_nodes = dask_graph(G)
         A, nodes, counts = graph_matrix(G)
+        if dask_nodes is not None:
+            nodes = dask_nodes
         self.counts = counts
         estimator.nodes_ = nodes
         estimator.n_features_in_ = int(A.shape[0])
@@ -374,7 +379,8 @@ class OnGraph:
         with one_warning_per_cause():
             result = pipe.run(None, plan.y, n_clusters=plan.n_clusters, ctx=plan.ctx,
                               k_range=plan.k_range)
-            warn_fewer_labels(result.labels, result.n_clusters or plan.n_clusters, plan.who)
+            warn_fewer_labels(result.labels, result.n_clusters or plan.n_clusters, plan.who,
+                              "nodes")
         result.graph.info.update({f"dropped_{k}" if k != "asymmetric" else k: v
                                   for k, v in self.counts.items()})
         return result
