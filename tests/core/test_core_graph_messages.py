@@ -20,5 +20,5 @@ def test_fewer_labels_than_asked_counts_nodes():
     found = np.unique(model.labels_).size
     msgs = [str(w.message) for w in caught if issubclass(w.category, FewerClustersWarning)]
     assert found < 25
-    assert msgs == [f"preset 'dcd' returned {found} distinct labels for n_clusters=25 "
-                    "(30 nodes)"]
+    expected = f"preset 'dcd' returned {found} distinct labels for n_clusters=25 (30 nodes)"
+    assert msgs == [expected]
