@@ -36,8 +36,9 @@ class Solution:
         A real-valued embedding of the points (spectral coordinates, codes...).
     soft : ndarray or scipy sparse array of shape (n, k), or None
         A nonnegative soft assignment of points to ``k`` clusters. A sparse one (kept as
-        a CSR array) is read row by row by the roundings that declare they can
-        (``argmax``); the others densify it.
+        a CSR array; the ``leiden`` solver's) is read row by row by the ``argmax``
+        rounding, the one rounding that reads a soft assignment, and densified by an
+        adapter that lifts it (its ``m x k`` anchor rows are small).
     objective : ndarray of shape (n_iter,)
         Objective value after each iteration (empty for direct solvers).
     n_iter : int
