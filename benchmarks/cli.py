@@ -222,6 +222,13 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.lfr import main as lfr_main
 
         return lfr_main(argv[1:])
+    sub.add_parser("graph_scale", help="a million-node planted partition: graph auto "
+                   "against leidenalg (python -m benchmarks graph_scale --help)",
+                   add_help=False)
+    if argv and argv[0] == "graph_scale":
+        from benchmarks.graph_scale import main as graph_scale_main
+
+        return graph_scale_main(argv[1:])
     if argv and argv[0] == "nok":
         from benchmarks.nok import main as nok_main
 

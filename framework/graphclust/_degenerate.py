@@ -155,12 +155,14 @@ def warn_few_distinct(n_distinct: int, n: int, n_clusters: int, *, what: str = "
                       DegenerateDataWarning, stacklevel=3)
 
 
-def warn_fewer_labels(labels: np.ndarray, n_clusters: int, who: str) -> int:
-    """Warn when ``labels`` hold fewer distinct values than ``n_clusters``; return the count."""
+def warn_fewer_labels(labels: np.ndarray, n_clusters: int, who: str, rows: str = "points"
+                      ) -> int:
+    """Warn when ``labels`` hold fewer distinct values than ``n_clusters``; return the count
+    (``rows``: what the labelled rows are, ``"nodes"`` on a precomputed graph)."""
     found = int(np.unique(labels).size)
     if found < n_clusters:
         warnings.warn(f"{who} returned {found} distinct label{'s' if found != 1 else ''} for "
-                      f"n_clusters={n_clusters} ({labels.size} points)",
+                      f"n_clusters={n_clusters} ({labels.size} {rows})",
                       FewerClustersWarning, stacklevel=3)
     return found
 

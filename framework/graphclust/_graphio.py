@@ -207,12 +207,18 @@ def edges_to_graph(source, target, weight=None, *, where: str = "the edge list"
     nodes, index = np.unique(np.concatenate([src, dst]), return_inverse=True)
     n, m = nodes.size, src.size
     w = np.ones(m) if weight is None else np.asarray(weight, dtype=np.float64)
-    B = sp.coo_array((w, (index[:m], index[m:])), shape=(n, n)).tocsr()
+    return indexed_edges_to_graph(index[:m], index[m:], w, n), nodes
+
+
+def indexed_edges_to_graph(rows, cols, weights, n: int) -> sp.csr_array:
+    """The ``n x n`` matrix of edges given by node index, by the edge-list rule of
+    :func:`read_graph`: each edge undirected, repeats summed, unless every edge is
+    listed both ways with equal weights (then the entries of a symmetric matrix)."""
+    B = sp.coo_array((weights, (rows, cols)), shape=(n, n)).tocsr()
     B.sum_duplicates()
     Bt = B.T.tocsr()
     both_ways = B.nnz == Bt.nnz and (B != Bt).nnz == 0
-    A = B if both_ways else (B + Bt).tocsr()
-    return A, nodes
+    return B if both_ways else (B + Bt).tocsr()
 
 
 def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:

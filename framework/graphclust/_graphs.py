@@ -207,10 +207,16 @@ class AffinityGraph:
 
     def modularity(self, labels: np.ndarray) -> float:
         """Newman–Girvan modularity of a partition of the points (:func:`modularity`)."""
+        from graphclust.numerics.csr_rows import row_blocks
+
         codes, k = _cluster_codes(labels, self.n)
-        A = self.adjacency.tocoo()
-        same = codes[A.row] == codes[A.col]
-        within = np.bincount(codes[A.row[same]], weights=A.data[same], minlength=k)
+        A = self.adjacency
+        within = np.zeros(k)
+        for lo, hi in row_blocks(A.indptr):  # O(block) scratch, not a COO copy of A
+            start, stop = A.indptr[lo], A.indptr[hi]
+            rows = np.repeat(codes[lo:hi], np.diff(A.indptr[lo:hi + 1]))
+            same = rows == codes[A.indices[start:stop]]
+            within += np.bincount(rows[same], weights=A.data[start:stop][same], minlength=k)
         return _modularity(within, np.bincount(codes, weights=self.degrees, minlength=k))
 
 

@@ -15,7 +15,9 @@ igraph graph), and there is no ``X``. This module holds, in one place each:
 * :func:`graph_default_spec`: the spec ``"auto"`` runs on a precomputed graph (the
   registered rule preset ``graph-auto``), and :func:`graph_k_max`, the ``k`` searched;
 * :class:`OnGraph`: the executor of such a fit (in memory; it hands the pipeline the
-  graph as its precomputed graph stage and no ``X``).
+  graph as its precomputed graph stage and no ``X``); a Dask collection of edges or of
+  the rows of ``A`` is assembled into the CSR matrix first, block by block
+  (:mod:`graphclust._graph_dask`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphclust._contracts import GraphKind
-from graphclust._errors import (DirectedGraphWarning, IncompatiblePartsError, InputError,
-                                Problem, ProblemKind)
+from graphclust._errors import (
+    DirectedGraphWarning,
+    IncompatiblePartsError,
+    InputError,
+    Problem,
+    ProblemKind,
+)
 
 __all__ = ["GRAPH_RULE_PRESET", "PRECOMPUTED", "GraphProfile", "OnGraph",
            "check_runs_on_graph", "graph_default_spec", "graph_k_max", "graph_matrix",
@@ -108,7 +115,10 @@ def graph_matrix(G) -> tuple[sp.csr_array, list | None, dict[str, int]]:
     relative :data:`SYMMETRY_RTOL`, are averaged silently); self-loops are dropped (no
     part reads a node's affinity to itself, and in a normalised cut they only inflate
     the node's degree); stored zeros are dropped (they are no edge). Nothing is
-    densified: every step is ``O(nnz)`` on a sparse input.
+    densified: every step is ``O(nnz)`` on a sparse input. A CSR matrix these rules
+    leave unchanged (float, canonical, positive finite weights, no diagonal entry,
+    exactly symmetric) is used as it is, not copied: the fitted graph shares its arrays
+    (nothing writes into them).
     """
     nodes = None
     kind = _module(G)
@@ -137,10 +147,31 @@ def graph_matrix(G) -> tuple[sp.csr_array, list | None, dict[str, int]]:
     if A.dtype.kind not in "biuf":
         raise InputError(f'graph="precomputed": the weights must be numbers, got dtype '
                          f"{A.dtype}")
+    if _clean_already(A):
+        return sp.csr_array(A), nodes, {"self_loops": 0, "zeros": 0, "asymmetric": 0}
     dtype = np.float32 if A.dtype == np.float32 else np.float64
     A = sp.coo_array(A, dtype=dtype)
     A.sum_duplicates()
     return _clean(A, nodes)
+
+
+def _clean_already(A) -> bool:
+    """Whether ``A`` is a CSR matrix the rules leave as it is, so that it is used without
+    a copy: float32/64, canonical (sorted, no duplicate), every stored weight finite and
+    positive, no diagonal entry, and exactly symmetric (its transpose has the same index
+    arrays and weights). The check costs one transposed copy (``A`` in CSC order), freed
+    on return; anything else takes the general path of :func:`_clean`, which copies."""
+    if not (sp.issparse(A) and A.format == "csr" and A.dtype in (np.float32, np.float64)):
+        return False
+    if A.nnz == 0 or not A.has_canonical_format:
+        return False
+    if not (np.all(np.isfinite(A.data)) and A.data.min() > 0):
+        return False
+    if np.any(A.diagonal() != 0):
+        return False
+    At = A.T.tocsr()
+    return bool(np.array_equal(At.indptr, A.indptr) and np.array_equal(At.indices, A.indices)
+                and np.array_equal(At.data, A.data))
 
 
 def _clean(A: sp.coo_array, nodes) -> tuple[sp.csr_array, list | None, dict[str, int]]:
@@ -259,7 +290,7 @@ def check_runs_on_graph(spec: dict, registry=None) -> None:
 GRAPH_RULE_PRESET = "graph-auto"
 
 
-def graph_default_spec(profile: "GraphProfile", registry=None) -> dict:
+def graph_default_spec(profile: GraphProfile, registry=None) -> dict:
     """The spec ``"auto"`` (any rule preset) runs on a precomputed graph.
 
     The rule preset :data:`GRAPH_RULE_PRESET` decides it from the graph's properties
@@ -323,11 +354,14 @@ class OnGraph:
         """``(A, profile)``: the cleaned graph (:func:`graph_matrix`); the estimator
         records the node ids (``nodes_``) and ``n_features_in_ = n`` (scikit-learn's
         precomputed convention)."""
-        if hasattr(G, "__dask_graph__"):  # a Dask collection (Dask is not imported)
-            raise InputError('graph="precomputed" reads the graph in memory (a scipy sparse '
-                             "matrix holds 10**8 edges in about 1.2 GB); a Dask collection is "
-                             "not accepted")
+        dask_nodes = None
+        if hasattr(G, "__dask_graph__"):  # a Dask collection: assembled block by block
+            from graphclust._graph_dask import dask_graph
+
+            G, dask_nodes = dask_graph(G)
         A, nodes, counts = graph_matrix(G)
+        if dask_nodes is not None:
+            nodes = dask_nodes
         self.counts = counts
         estimator.nodes_ = nodes
         estimator.n_features_in_ = int(A.shape[0])
@@ -345,7 +379,8 @@ class OnGraph:
         with one_warning_per_cause():
             result = pipe.run(None, plan.y, n_clusters=plan.n_clusters, ctx=plan.ctx,
                               k_range=plan.k_range)
-            warn_fewer_labels(result.labels, result.n_clusters or plan.n_clusters, plan.who)
+            warn_fewer_labels(result.labels, result.n_clusters or plan.n_clusters, plan.who,
+                              "nodes")
         result.graph.info.update({f"dropped_{k}" if k != "asymmetric" else k: v
                                   for k, v in self.counts.items()})
         return result

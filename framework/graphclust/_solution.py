@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
 
 from graphclust._contracts import SolutionField
 
@@ -12,6 +13,15 @@ __all__ = ["Solution"]
 
 def _opt_array(value):
     return None if value is None else np.asarray(value)
+
+
+def _opt_soft(value):
+    """A dense soft assignment as an ndarray; a sparse one as a CSR array, kept sparse
+    (a hard partition lifted by a few edge shares has a handful of entries a row: at
+    ``n = 10**6``, ``k = 100`` its dense form would take 800 MB)."""
+    if value is not None and sp.issparse(value):
+        return sp.csr_array(value)
+    return _opt_array(value)
 
 
 @attrs.define(eq=False)
@@ -24,8 +34,11 @@ class Solution:
     ----------
     embedding : ndarray of shape (n, p) or None
         A real-valued embedding of the points (spectral coordinates, codes...).
-    soft : ndarray of shape (n, k) or None
-        A nonnegative soft assignment of points to ``k`` clusters.
+    soft : ndarray or scipy sparse array of shape (n, k), or None
+        A nonnegative soft assignment of points to ``k`` clusters. A sparse one (kept as
+        a CSR array; the ``leiden`` solver's) is read row by row by the ``argmax``
+        rounding, the one rounding that reads a soft assignment, and densified by an
+        adapter that lifts it (its ``m x k`` anchor rows are small).
     objective : ndarray of shape (n_iter,)
         Objective value after each iteration (empty for direct solvers).
     n_iter : int
@@ -47,7 +60,7 @@ class Solution:
     """
 
     embedding: np.ndarray | None = attrs.field(default=None, converter=_opt_array)
-    soft: np.ndarray | None = attrs.field(default=None, converter=_opt_array)
+    soft: np.ndarray | sp.csr_array | None = attrs.field(default=None, converter=_opt_soft)
     objective: np.ndarray = attrs.field(factory=lambda: np.empty(0), converter=np.asarray)
     n_iter: int = 0
     converged: bool = True
@@ -66,7 +79,7 @@ class Solution:
         if self.soft is not None:
             if self.soft.ndim != 2:
                 raise ValueError(f"soft assignment must be 2-D, got shape {self.soft.shape}")
-            if self.soft.size and self.soft.min() < 0:
+            if self.soft.shape[0] * self.soft.shape[1] and self.soft.min() < 0:
                 raise ValueError("soft assignment must be nonnegative")
         if self.embedding is not None and self.soft is not None:
             if self.embedding.shape[0] != self.soft.shape[0]:
@@ -94,7 +107,7 @@ class Solution:
         return (self.projection is not None or self.anchor_embedding is not None
                 or self.anchor_soft is not None)
 
-    def extend(self, Z_new=None, X_new=None) -> "Solution":
+    def extend(self, Z_new=None, X_new=None) -> Solution:
         """Solution rows for new points.
 
         The embedding comes from the feature projection, ``(X_new - center) @ projection``,

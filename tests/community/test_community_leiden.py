@@ -46,7 +46,8 @@ def direct_leiden(A, resolution, seed, n_iterations=2):
 
 
 def labels_of(solution):
-    return np.asarray(solution.soft).argmax(axis=1)
+    soft = solution.soft
+    return (soft.toarray() if sp.issparse(soft) else np.asarray(soft)).argmax(axis=1)
 
 
 def X_for(n):

@@ -274,10 +274,12 @@ def test_node_count_mismatches_are_refused():
         GraphClustering("ncut", n_clusters=3, graph=A3).fit(np.zeros((N - 1, 2)))
 
 
-def test_dask_input_is_refused():
-    da = pytest.importorskip("dask.array")
-    with pytest.raises(InputError, match="in memory"):
-        fit_graph(da.from_array(A3.toarray(), chunks=40))
+def test_a_dask_collection_other_than_edges_or_rows_is_refused():
+    """A dask DataFrame of edges and a dask array of the rows of A are read
+    (tests/chunked/test_dask_graph_input.py); a Bag is no graph."""
+    db = pytest.importorskip("dask.bag")
+    with pytest.raises(InputError, match="a dask DataFrame of edges .* got a dask.bag"):
+        fit_graph(db.from_sequence([(0, 1), (1, 2)]))
 
 
 # -- parts that need features: refused before any work ----------------------------------

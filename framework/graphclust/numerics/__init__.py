@@ -17,6 +17,8 @@ module                    what it holds
                           randomized subspace iteration, the cheaper for (n, d, p)
 :mod:`.sparse`            sparse rows kept sparse: row/column statistics, column
                           scaling; :func:`densify` within :data:`DENSIFY_LIMIT_BYTES`
+:mod:`.csr_rows`          row-wise argmax / margin of a sparse soft assignment, row
+                          blocks of a CSR graph of bounded entries
 :mod:`.dtypes`            the keep-float32 rule
 :mod:`.exact`             :class:`ExactSum`: sums that do not depend on their order
 :mod:`.random`            seeded draws (ARPACK start vectors, row samples)
@@ -76,6 +78,8 @@ from graphclust.numerics.knn_size import exact_knn_seconds, resolve_knn_method
 from graphclust.numerics.labels import same_partition
 from graphclust.numerics.pca import Projection, fit_pca
 from graphclust.numerics.rows import normalize_rows, row_norms, safe_inverse
+from graphclust.numerics.csr_rows import (ROW_BLOCK_ENTRIES, row_blocks, sparse_row_argmax,
+                                          sparse_row_margin)
 from graphclust.numerics.scaling import (SCALE_KINDS, ColumnStats, Scaling, fit_scaling,
                                          magnitude_limits, magnitude_unit,
                                          safe_magnitude_limits,
@@ -105,6 +109,10 @@ __all__ = [
     "Projection",
     "fit_pca",
     "rows_by_zeros",
+    "ROW_BLOCK_ENTRIES",
+    "row_blocks",
+    "sparse_row_argmax",
+    "sparse_row_margin",
     "SPARSE_ROWS_ZEROS",
     "adaptive_anchor_rows",
     "adaptive_weights",

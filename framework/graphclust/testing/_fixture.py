@@ -228,7 +228,9 @@ class KitArgmaxRounding(Rounding):
     needs = SolutionField.SOFT
 
     def round(self, solution: Solution, n_clusters: int, ctx: Context | None) -> np.ndarray:
-        return np.asarray(solution.soft).argmax(axis=1).astype(np.int64)
+        soft = solution.soft
+        soft = soft.toarray() if sp.issparse(soft) else np.asarray(soft)
+        return soft.argmax(axis=1).astype(np.int64)
 
     def assign(self, solution: Solution) -> np.ndarray:
         return self.round(solution, 0, None)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphclust import GraphKind, SolutionField
 from graphclust import AnchorGraph
@@ -161,7 +162,8 @@ class SolverContract(KindContract):
                 continue
             ensure(arr.shape[0] == n and arr.shape[1] >= 1, cls, c,
                    f"solution.{attr} must have shape ({n}, p >= 1), got {arr.shape}")
-            ensure(np.all(np.isfinite(arr)), cls, c, f"solution.{attr} has non-finite values")
+            values = arr.data if sp.issparse(arr) else arr  # a sparse soft assignment
+            ensure(np.all(np.isfinite(values)), cls, c, f"solution.{attr} has non-finite values")
         if out.soft is not None:
             ensure(out.soft.shape[1] <= max(k, 1) and out.soft.min() >= 0, cls, c,
                    f"solution.soft must be nonnegative with at most k = {k} columns, got "

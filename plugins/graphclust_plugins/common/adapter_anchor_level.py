@@ -85,10 +85,13 @@ class AnchorLevelAdapter(graphclust.Adapter):
              ctx: Context) -> Solution:
         """Point rows ``Z F`` of every per-anchor value ``F`` the solver returned."""
         emb = None if solution.embedding is None else graph.lift(solution.embedding)
-        soft = None if solution.soft is None else graph.lift(solution.soft)
+        anchor_soft = solution.soft
+        if anchor_soft is not None and sp.issparse(anchor_soft):  # m x k: global-small
+            anchor_soft = anchor_soft.toarray()
+        soft = None if anchor_soft is None else graph.lift(anchor_soft)
         return Solution(embedding=emb, soft=soft, objective=solution.objective,
                         n_iter=solution.n_iter, converged=solution.converged,
-                        anchor_embedding=solution.embedding, anchor_soft=solution.soft,
+                        anchor_embedding=solution.embedding, anchor_soft=anchor_soft,
                         history=solution.history,
                         info={**solution.info, "adapter": self.name,
                               "anchor_graph_n": adapted.graph.n})

@@ -15,6 +15,7 @@ import math
 import attrs
 import numpy as np
 import scipy.sparse as sp
+from graphclust.numerics import row_blocks
 
 __all__ = [
     "MERGE_LIMIT",
@@ -48,33 +49,70 @@ class TooManyToMerge(ValueError):
         self.communities = int(communities)
 
 
+def _upper_entries(adjacency: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """``(edges, weights)`` of the upper triangle (diagonal included) of a CSR matrix:
+    an ``m x 2`` int64 array and the ``m`` weights, filled row block by row block
+    (:func:`graphclust.numerics.row_blocks`), with no ``O(nnz)`` scratch beyond them."""
+    A = sp.csr_array(adjacency)
+    blocks = row_blocks(A.indptr)
+
+    def upper(lo, hi):
+        rows = np.repeat(np.arange(lo, hi), np.diff(A.indptr[lo:hi + 1]))
+        cols = A.indices[A.indptr[lo]:A.indptr[hi]]
+        keep = cols >= rows
+        return rows, cols, keep
+
+    total = sum(int(upper(lo, hi)[2].sum()) for lo, hi in blocks)
+    edges = np.empty((total, 2), dtype=np.int64)
+    weights = np.empty(total, dtype=np.float64)
+    at = 0
+    for lo, hi in blocks:
+        rows, cols, keep = upper(lo, hi)
+        m = int(keep.sum())
+        edges[at:at + m, 0] = rows[keep]
+        edges[at:at + m, 1] = cols[keep]
+        weights[at:at + m] = A.data[A.indptr[lo]:A.indptr[hi]][keep]
+        weights[at:at + m][rows[keep] == cols[keep]] *= 0.5
+        at += m
+    return edges, weights
+
+
 def igraph_of(adjacency: sp.csr_array):
-    """The undirected weighted ``igraph.Graph`` of a symmetric adjacency.
+    """``(graph, weighted)``: the undirected ``igraph.Graph`` of a symmetric adjacency,
+    and whether it carries the edge attribute ``weight``.
 
     Each undirected edge ``{i, j}`` (``i < j``) carries ``A_ij``; a diagonal entry ``A_ii``
     becomes a loop of weight ``A_ii / 2``, because igraph counts a loop twice in a vertex's
     strength: every vertex's strength then equals its row sum of ``A``, the degree the
-    modularity of :func:`graphclust.modularity` uses.
+    modularity of :func:`graphclust.modularity` uses. When every edge has the same
+    weight the graph gets no weight attribute (``weighted`` is False): the modularity
+    (with any resolution) of a graph whose weights are all ``c`` is that of the
+    unweighted graph, since ``c`` scales every term alike; igraph keeps an attribute as
+    a Python list of floats (about 32 bytes an edge), which a binary graph is spared.
+    The edges reach igraph as one int64 array (its buffer path), never a Python list.
     """
     import igraph
 
-    upper = sp.triu(sp.coo_array(adjacency), k=0).tocoo()
-    weights = np.asarray(upper.data, dtype=np.float64).copy()
-    weights[upper.row == upper.col] *= 0.5
-    edges = np.column_stack([upper.row, upper.col]).astype(np.int64)
-    graph = igraph.Graph(n=int(adjacency.shape[0]), edges=edges.tolist(), directed=False)
-    graph.es["weight"] = weights.tolist()
-    return graph
+    edges, weights = _upper_entries(adjacency)
+    graph = igraph.Graph(n=int(adjacency.shape[0]), edges=edges, directed=False)
+    del edges
+    weighted = bool(weights.size) and not bool(np.all(weights == weights[0]))
+    if weighted:
+        graph.es["weight"] = weights.tolist()
+    return graph, weighted
 
 
-def leiden_membership(graph, resolution: float, seed: int, n_iterations: int) -> np.ndarray:
+def leiden_membership(graph, resolution: float, seed: int, n_iterations: int,
+                      weighted: bool = True) -> np.ndarray:
     """Community of every vertex: ``leidenalg.find_partition`` with the
     ``RBConfigurationVertexPartition`` quality (modularity with resolution ``γ``; at
-    ``γ = 1`` exactly Newman–Girvan modularity) on the edge weights, seeded."""
+    ``γ = 1`` exactly Newman–Girvan modularity) on the edge weights (``weighted``: the
+    ``weight`` attribute, else every edge 1), seeded."""
     import leidenalg
 
     part = leidenalg.find_partition(graph, leidenalg.RBConfigurationVertexPartition,
-                                    weights="weight", resolution_parameter=float(resolution),
+                                    weights="weight" if weighted else None,
+                                    resolution_parameter=float(resolution),
                                     n_iterations=int(n_iterations), seed=int(seed))
     return np.asarray(part.membership, dtype=np.int64)
 

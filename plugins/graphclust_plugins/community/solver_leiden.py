@@ -19,6 +19,7 @@ import warnings
 
 import graphclust
 import numpy as np
+import scipy.sparse as sp
 
 from graphclust_plugins.community._leiden import (
     MERGE_LIMIT,
@@ -83,7 +84,9 @@ class LeidenSolver(graphclust.Solver):
       community (the modularity does not change; ``attach_isolated``), so
       they never count as communities of their own.
     * Cost: a Leiden run is near-linear in the edges, ``O(nnz)`` memory for the igraph
-      copy; the ``soft`` of the solution is ``n x k`` dense.
+      copy, built once a fit (from NumPy arrays, no Python list of edges; without an
+      edge-weight attribute when every weight is equal, where modularity is the same);
+      the ``soft`` of the solution is sparse (CSR, a few entries a row).
     """
 
     name = "leiden"
@@ -106,11 +109,21 @@ class LeidenSolver(graphclust.Solver):
         check=graphclust.integer(1))
 
     def _runner(self, graph, ctx):
-        ig = igraph_of(graph.adjacency)
+        """``run(γ)``: the Leiden membership at resolution ``γ``; the igraph copy of the
+        graph is built at the first run and kept for the others of this graph (one copy
+        a fit, however many resolutions are tried)."""
         seed = ctx.seed_for("solver.leiden")
         degrees = graph.degrees
-        return lambda gamma: attach_isolated(
-            leiden_membership(ig, gamma, seed, self.n_iterations), degrees)
+        held = {}
+
+        def run(gamma):
+            if "ig" not in held:
+                held["ig"] = igraph_of(graph.adjacency)
+            ig, weighted = held["ig"]
+            return attach_isolated(
+                leiden_membership(ig, gamma, seed, self.n_iterations, weighted), degrees)
+
+        return run
 
     def estimate_k(self, graph, X, k_min, k_max, ctx):
         """The number of communities of the Leiden partition at ``resolution``, clipped to
@@ -177,21 +190,27 @@ class LeidenSolver(graphclust.Solver):
 OWN_WEIGHT = 0.51
 
 
-def edge_shares(A, codes: np.ndarray) -> np.ndarray:
+def edge_shares(A, codes: np.ndarray) -> sp.csr_array:
     """``n x k`` soft assignment ``w·H + (1 − w)·D⁻¹ A H`` with ``w`` = :data:`OWN_WEIGHT`:
     the one-hot membership ``H`` lifted by the share of each vertex's edge weight that
     goes to each community (a vertex of no edge: its membership). Rows sum to one; the
-    row's own entry is at least ``w > 1 − w``, the most any other entry can hold."""
-    import scipy.sparse as sp
+    row's own entry is at least ``w > 1 − w``, the most any other entry can hold.
 
+    Sparse (CSR): a row holds its own community and those its neighbours are in, so the
+    entries are at most ``n + nnz(A)`` and usually a few a row (at ``n = 10**6``,
+    ``k = 100`` the dense form would take 800 MB)."""
     n = codes.size
     k = int(codes.max()) + 1 if n else 1
     H = sp.csr_array((np.ones(n), (np.arange(n), codes)), shape=(n, k))
-    share = (sp.csr_array(A) @ H).toarray()
-    degree = share.sum(axis=1, keepdims=True)
-    onehot = H.toarray()
-    share = np.divide(share, degree, out=onehot.copy(), where=degree > 0)
-    return OWN_WEIGHT * onehot + (1.0 - OWN_WEIGHT) * share
+    share = sp.csr_array(A) @ H
+    degree = np.asarray(share.sum(axis=1)).ravel()
+    has = degree > 0
+    scale = np.divide(1.0 - OWN_WEIGHT, degree, out=np.zeros(n), where=has)
+    own = np.where(has, OWN_WEIGHT, 1.0)  # a vertex of no edge: its membership alone
+    soft = sp.diags_array(scale) @ share + sp.diags_array(own) @ H
+    soft = sp.csr_array(soft)
+    soft.sum_duplicates()
+    return soft
 
 
 def _first_seen_order(codes: np.ndarray) -> np.ndarray:
