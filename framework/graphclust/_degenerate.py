@@ -191,8 +191,9 @@ def disconnected_message(sizes: np.ndarray, n_clusters: int,
         return None
     small = int(np.sum(sizes == 1))
     shown = ", ".join(map(str, sizes[:5])) + (", ..." if c > 5 else "")
+    unit = "node" if given else "point"  # the user's graph has nodes, data have points
     return (f"the graph has {c} connected components (sizes {shown}; {small} isolated "
-            f"point{'s' if small != 1 else ''}), more than n_clusters={n_clusters}: whole "
+            f"{unit}{'s' if small != 1 else ''}), more than n_clusters={n_clusters}: whole "
             "components are grouped arbitrarily. Nothing was done about them (the graph is "
             + ("used as given); asking for at least as many clusters as components, or "
                "edges between them, avoids it" if given else

@@ -156,3 +156,11 @@ def test_a_fit_with_restarts_warns_once():
                                               solver={"max_iter": 2, "tol": 0.0}).fit(BLOBS))
         conv = [str(w.message) for w in _of(rec, gc.ConvergenceWarning)]
         assert len([m for m in conv if f"solver '{part}'" in m]) == 1, conv
+
+
+def test_the_disconnected_warning_counts_nodes_of_a_given_graph_and_points_of_data():
+    sizes = np.array([5, 1, 1])
+    assert "2 isolated points" in disconnected_message(sizes, 2)
+    given = disconnected_message(sizes, 2, given=True)
+    assert "2 isolated nodes" in given and "points" not in given
+    assert "1 isolated node)" in disconnected_message(np.array([5, 4, 1]), 2, given=True)
