@@ -13,7 +13,7 @@ from graphclust._confidence import (ConfidenceState, FitConfidence, agree, label
 from graphclust._ensemble import Ensemble
 from graphclust._graphs import AnchorGraph
 
-__all__ = ["FitConfidence", "fit_confidence", "predict_proba"]
+__all__ = ["FitConfidence", "fit_confidence", "on_new_rows", "predict_proba"]
 
 
 def _width(result, labels_max: int) -> int:
@@ -82,13 +82,20 @@ def _proba_rows(X_new, pipe, result, state: ConfidenceState) -> np.ndarray:
     return rows_probabilities(pipe, Z, solution, labels, state.width, state.profile)
 
 
-def predict_proba(estimator, X) -> Any:
-    """``n x k`` class probabilities of new points whose argmax is ``predict(X)``."""
+def on_new_rows(estimator, X, rows_fn, chunked_method: str) -> Any:
+    """``rows_fn(rows, pipeline, result, confidence state)`` on the new rows ``X``: in one
+    call in memory, else block by block through the chunked executor's
+    ``chunked_method`` (``"predict_proba"``, ``"predict_noise"``)."""
     from graphclust._executors import executor_for
 
     executor = executor_for(X)
     state = estimator._confidence_state
-    pipe, result = estimator.pipeline_, estimator.result_
     if not executor.chunked:
-        return _proba_rows(executor._new_rows(estimator, X), pipe, result, state)
-    return executor.predict_proba(estimator, X, _proba_rows, state)
+        return rows_fn(executor._new_rows(estimator, X), estimator.pipeline_,
+                       estimator.result_, state)
+    return getattr(executor, chunked_method)(estimator, X, rows_fn, state)
+
+
+def predict_proba(estimator, X) -> Any:
+    """``n x k`` class probabilities of new points whose argmax is ``predict(X)``."""
+    return on_new_rows(estimator, X, _proba_rows, "predict_proba")

@@ -55,11 +55,6 @@ def labels_with_noise(X_new, pipe, result, state: ConfidenceState) -> np.ndarray
 
 def predict_with_noise(estimator, X):
     """``predict`` of a model fitted with ``noise=True`` (in memory or chunked)."""
-    from graphclust._executors import executor_for
+    from graphclust._confidence_fit import on_new_rows
 
-    executor = executor_for(X)
-    state = estimator._confidence_state
-    pipe, result = estimator.pipeline_, estimator.result_
-    if not executor.chunked:
-        return labels_with_noise(executor._new_rows(estimator, X), pipe, result, state)
-    return executor.predict_noise(estimator, X, labels_with_noise, state)
+    return on_new_rows(estimator, X, labels_with_noise, "predict_noise")
