@@ -7,12 +7,14 @@ so each is defined once and a test that moves one moves it for every rule.
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphclust import DataProfile
 from graphclust.numerics import SPARSE_ROWS_ZEROS
 
 __all__ = ["DIAGNOSTIC_MIN_N", "EIG_TOL", "EXACT_BUDGET", "EXACT_MAX_N", "HIGH_DIM",
            "SPARSE_ZEROS", "UNIT_SPREAD", "asked_k", "choose_scale", "features_pipeline",
-           "fitted_on", "n_neighbors", "per_cluster", "sparse_rows"]
+           "fitted_on", "n_neighbors", "per_cluster", "scaled_sample", "sparse_rows"]
 
 #: Largest ``n² · d`` for which ``auto`` runs an exact kNN graph (≈ 10 s of search at
 #: the 1.9e10 multiply-adds per second of ``graphclust.numerics.knn_size``).
@@ -84,3 +86,14 @@ def fitted_on(p: DataProfile, size: int, placed: str) -> str:
     if p.n <= size:
         return f"{where}fitted on all rows"
     return f"{where}fitted on a sample of {size} rows, {placed}"
+
+
+def scaled_sample(p: DataProfile, scale: str) -> np.ndarray:
+    """The profile's sample as float64, standardised with its own column statistics when
+    the scale step standardises the data (constant columns left at 0): the rows the
+    sample-reading rules (8 and 10) look at, scaled as the fit will be."""
+    S = np.array(p.sample, dtype=np.float64)
+    if scale == "standard":
+        sd = S.std(axis=0)
+        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return S

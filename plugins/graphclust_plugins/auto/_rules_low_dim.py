@@ -48,16 +48,6 @@ MIXTURE_SAMPLE = 100_000
 GENIE_SAMPLE = 20_000
 
 
-def _scaled_sample(p: DataProfile, scale: str) -> np.ndarray:
-    """The profile's sample, standardised with its own column statistics when the scale
-    step standardises the data (constant columns left at 0)."""
-    S = np.array(p.sample, dtype=np.float64)
-    if scale == "standard":
-        sd = S.std(axis=0)
-        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    return S
-
-
 def _spectral_labels(S: np.ndarray, k: int) -> np.ndarray:
     """Rule 2's recipe (exact binary kNN graph, Ncut embedding, k-means) on the sample."""
     sp = DataProfile(n=S.shape[0], d=S.shape[1], k=k)
@@ -101,7 +91,7 @@ def low_dim_diagnostics(p: DataProfile, scale: str) -> dict | None:
     if not _diagnostics_apply(p):
         return None
     k = base.asked_k(p)
-    S = _scaled_sample(p, scale)
+    S = base.scaled_sample(p, scale)
     idx, dist = D.knn_indices(S, 10)
     params = D.mixture_parameters(2 * k, p.d)
     out = {"rows": int(S.shape[0]),

@@ -91,11 +91,7 @@ def small_clusters_provider(p: DataProfile, ctx) -> dict | None:
     """The rule table's ``small_clusters`` diagnostic (computed when rule 10 asks):
     :func:`small_clusters_diagnostic` of the profile's sample, scaled as the scale
     step says."""
-    S = np.array(p.sample, dtype=np.float64)
-    if ctx["scale"][0]["scale"] == "standard":
-        sd = S.std(axis=0)
-        S = (S - S.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    return small_clusters_diagnostic(S)
+    return small_clusters_diagnostic(base.scaled_sample(p, ctx["scale"][0]["scale"]))
 
 
 def _tree_rows(p: DataProfile) -> int:
