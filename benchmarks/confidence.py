@@ -45,11 +45,12 @@ import time
 import warnings
 from pathlib import Path
 
+import graphclust as gc
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, roc_auc_score
 
-import graphclust as gc
+from benchmarks.runner import peak_mb, reset_peak, rss_mb
 
 #: The share of MNIST points EVoC labels (the rest is its noise), the issue's yardstick.
 EVOC_LABELLED = 0.941
@@ -181,26 +182,6 @@ def step_noise(seeds=range(10)) -> dict:
     return {"step": "noise", "rows": rows, "all_met": all(r["met"] for r in rows)}
 
 
-def _memory_kb(field: str) -> int:
-    """A ``/proc/self/status`` field in kB (``VmRSS``, ``VmHWM``); 0 where absent."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _reset_peak() -> bool:
-    """Reset the high-water mark of this process's resident memory (Linux >= 4.0)."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
 def _mnist(data_dir: str | None):
     from graphclust.data import load_dataset
 
@@ -226,12 +207,11 @@ def step_time_worker(which: str, data_dir: str | None) -> dict:
     X, _ = _mnist(data_dir)
     rng = np.random.default_rng(0)
     _, warm = _fit_once(which, X[rng.choice(X.shape[0], WARM_UP_ROWS, replace=False)])
-    reset = _reset_peak()
-    before = _memory_kb("VmRSS")
+    reset = reset_peak()
+    before = rss_mb() or 0.0
     seconds, extra = _fit_once(which, X)
-    peak = _memory_kb("VmHWM")
     return {"which": which, "fit_s": seconds, "data_mb": X.nbytes / 2**20,
-            "peak_above_data_mb": (peak - before) / 1024 if reset else float("nan"),
+            "peak_above_data_mb": peak_mb() - before if reset else float("nan"),
             "warm_up_rule": warm.get("summary", "")[:12], **extra}
 
 

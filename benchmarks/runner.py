@@ -39,7 +39,8 @@ from benchmarks import datasets
 from benchmarks.peers import make_peer
 from benchmarks.suite import Cell
 
-__all__ = ["METRICS", "STAGES", "Interrupted", "execute", "run_cell_inline"]
+__all__ = ["METRICS", "STAGES", "Interrupted", "execute", "peak_mb", "reset_peak", "rss_mb",
+           "run_cell_inline"]
 
 METRICS = ("acc", "nmi", "ari", "purity", "ami")
 FIT_STAGES = ("anchors", "graph", "solver", "rounding")
@@ -60,7 +61,9 @@ def rss_mb(pid: int | str = "self") -> float | None:
         return None
 
 
-def _reset_peak() -> bool:
+def reset_peak() -> bool:
+    """Reset this process's high-water mark of resident memory (Linux >= 4.0); whether
+    it could."""
     try:
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
@@ -69,8 +72,8 @@ def _reset_peak() -> bool:
         return False
 
 
-def _peak_mb() -> float:
-    """``VmHWM`` (called only where ``_reset_peak`` could write to ``/proc``)."""
+def peak_mb() -> float:
+    """``VmHWM`` in MB (called only where :func:`reset_peak` could write to ``/proc``)."""
     with open("/proc/self/status") as fh:
         return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM:"))
 
@@ -184,7 +187,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> 
     est = make_estimator(cell, k)
     send(("fit", None))  # the time cap restarts here: it bounds the fit itself
     gc.collect()
-    reset_ok = _reset_peak()
+    reset_ok = reset_peak()
     base = rss_mb() or 0.0
     samples: list[tuple[float, float]] = []  # (time, MB) every 20 ms, for the stage peaks
     with Sampler(lambda: samples.append((time.perf_counter(), rss_mb() or 0.0))), \
@@ -195,7 +198,7 @@ def _run_cell(cell: Cell, data_dir: str | None, cache: dict, send: Callable) -> 
             est.fit(Xp)
         finally:
             t_end = time.perf_counter()
-    peak = _peak_mb() if reset_ok else max([mb for _, mb in samples] or [base])
+    peak = peak_mb() if reset_ok else max([mb for _, mb in samples] or [base])
     labels = np.asarray(est.labels_)
     timings = {s: float(v) for s, v in (getattr(est, "timings_", None) or {}).items()
                if s in FIT_STAGES}
