@@ -285,7 +285,9 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         from graphclust._kselection import given_selection
 
         selection = getattr(result, "k_selection", None)
-        if selection is None:
+        if plan.selection is not None:  # chosen by the plan (auto's k), then given
+            selection = plan.selection
+        elif selection is None:
             selection = given_selection(k)
         self.k_selection_ = selection
         self.n_clusters_ = k = int(selection.k)

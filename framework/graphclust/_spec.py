@@ -70,8 +70,11 @@ __all__ = ["PartSpec", "PipelineSpec", "MemberSpec", "EnsembleSpec", "read_spec"
 #: A spec's part sections: the pipeline's stages.
 SECTIONS = STAGES
 #: ``k_max`` is read by the plan (the largest ``k`` searched when neither the estimator
-#: nor the call gives one: a rule preset states the range its estimator resolves).
-TOP_KEYS = ("n_clusters", "k_max", "seed", "scale", "starts", "metrics", *SECTIONS,
+#: nor the call gives one: a rule preset states the range its estimator resolves), and
+#: ``k_from`` (``"auto"`` or ``"parts"``: who estimates ``k`` for an eigengap pipeline,
+#: :mod:`graphclust._kshared`).
+K_FROM = ("auto", "parts")
+TOP_KEYS = ("n_clusters", "k_max", "k_from", "seed", "scale", "starts", "metrics", *SECTIONS,
             "ensemble")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
@@ -307,6 +310,11 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     if k_max is not None and (isinstance(k_max, bool) or not isinstance(k_max, int)
                               or k_max < 1):
         problems.append(Problem("k_max", f"must be an integer >= 1, got {k_max!r}"))
+    k_from = data.get("k_from", "auto")
+    if k_from not in K_FROM:
+        problems.append(Problem("k_from", "must be 'auto' (auto's estimate of n_clusters when "
+                                "the pipeline's would be an eigengap) or 'parts' (the "
+                                f"pipeline's own estimating part), got {k_from!r}"))
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                              or not 0 <= seed < SEED_LIMIT):

@@ -463,13 +463,16 @@ def test_estimated_k_is_said(capsys, blobs_npy):
                          "--json", "--quiet")
     result = json.loads(out)
     assert code == 0 and result["n_clusters"] == 3 and result["n_clusters_from"] == "estimated"
-    assert "k = 3 (estimated: eigengap of graph 'knn', k in [1, 20]" in err
+    # ncut's estimator would be its graph's eigengap: it takes auto's k, and says so
+    # (docs/choosing-k.rst, "Presets without k")
+    assert "k = 3 (estimated: " in err and "of auto (" in err and "for preset 'ncut'" in err
     sel = result["k_selection"]
-    assert sel["method"] == "eigengap" and sel["k"] == 3 and sel["candidates"][:3] == [1, 2, 3]
-    assert len(sel["scores"]) == len(sel["candidates"]) == 20 and "rule" in sel
+    assert sel["k"] == 3 and sel["candidates"][:3] == [1, 2, 3] and "rule" in sel
+    assert sel["details"]["k_from"] == "auto" and sel["details"]["auto"].startswith("auto:")
+    assert len(sel["scores"]) == len(sel["candidates"])
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--quiet")
-    assert code == 0 and "k = 3 (estimated: eigengap" in err
+    assert code == 0 and "k = 3 (estimated: " in err
     assert (out + err).count("k = ") == 1  # said once: the note, not again in the report
     code, out, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
                          "--json", "--quiet", "--n-clusters", "3")

@@ -94,6 +94,11 @@ def test_rule_on_hand_made_spectra():
     assert c.k == 2 and c.significant
 
 
+#: The eigengap of the preset's own graph, not auto's k (docs/choosing-k.rst, "Presets
+#: without k"): what these tests are about.
+PARTS = {"k_from": "parts"}
+
+
 def _separated_blobs(k, seed, n_per=60, d=4):
     rng = np.random.default_rng(seed)
     centres = np.zeros((k, d))
@@ -109,7 +114,7 @@ def test_well_separated_blobs_give_their_count(k, seed):
     X, y = _separated_blobs(k, seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = GraphClustering("ncut", random_state=0, k_max=10).fit(X)
+        model = GraphClustering("ncut", random_state=0, k_max=10, overrides=PARTS).fit(X)
     assert model.n_clusters_ == k
     assert model.k_selection_.method == "eigengap" and model.k_selection_.k == k
     no_structure = [w for w in caught if issubclass(w.category, NoClusterStructureWarning)]
@@ -141,7 +146,7 @@ def test_top_of_the_range_warns():
 
 def test_estimated_fit_equals_a_fit_given_that_k():
     X, _ = make_blobs(800, 5, centers=4, random_state=3)
-    est = GraphClustering("anchor-spectral", random_state=7,
+    est = GraphClustering("anchor-spectral", random_state=7, overrides=PARTS,
                           anchors={"n_anchors": 100}).fit(X)
     given_k = GraphClustering("anchor-spectral", random_state=7, n_clusters=est.n_clusters_,
                               anchors={"n_anchors": 100}).fit(X)
@@ -201,7 +206,7 @@ def test_latest_able_stage_estimates():
 
 def test_ensemble_estimates_through_its_consensus():
     X, _ = make_blobs(600, 6, centers=4, random_state=2)
-    spec = {"ensemble": {"consensus": {"name": "tcut"},
+    spec = {"k_from": "parts", "ensemble": {"consensus": {"name": "tcut"},
                          "members": [{"preset": "uspec", "count": 5, "n_clusters": [8, 20],
                                       "anchors": {"n_anchors": 100}}]}}
     model = GraphClustering(spec, random_state=0).fit(X)

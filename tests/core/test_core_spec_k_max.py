@@ -8,8 +8,10 @@ import pytest
 from graphclust import GraphClustering, KRangeWarning, SpecError
 from sklearn.datasets import make_blobs
 
+# the graph's own eigengap estimates (k_from = "parts"; auto's k: tests/core/test_core_kshared.py)
 SPEC = {"graph": {"name": "knn", "n_neighbors": 10, "method": "exact"},
-        "solver": {"name": "spectral"}, "rounding": {"name": "kmeans", "n_init": 3}}
+        "solver": {"name": "spectral"}, "rounding": {"name": "kmeans", "n_init": 3},
+        "k_from": "parts"}
 
 
 @pytest.fixture(scope="module")
