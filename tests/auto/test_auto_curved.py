@@ -9,8 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from graphclust import GraphClustering, NoClusterStructureWarning
-from graphclust._rules import profile_data
+from graphclust import GraphClustering, NoClusterStructureWarning, profile_data
 from graphclust_plugins.auto import _rules_small_clusters
 from graphclust_plugins.auto._rules_curved import CURVED_STRUCTURE_SHARE
 from graphclust_plugins.auto._rules_small_clusters import (
