@@ -35,7 +35,7 @@ MAX_FUNCTION_LINES = 60
 
 def test_the_table_is_the_precedence():
     assert isinstance(AUTO_RULES, RuleTable)
-    assert AUTO_RULES.numbers() == [6, 10, 7, 8, 9, 5, 4, 2, 3]
+    assert AUTO_RULES.numbers() == [6, 10, 7, 11, 8, 9, 5, 4, 2, 3]
     assert [s.name for s in AUTO_RULES.steps] == ["scale"]
 
 

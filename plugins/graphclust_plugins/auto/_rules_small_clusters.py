@@ -22,6 +22,7 @@ __all__ = [
     "SMALL_CLUSTER_COMPONENTS",
     "SMALL_CLUSTER_FLOOR",
     "SMALL_CLUSTER_SHARE",
+    "fits_tree",
     "small_cluster_size",
     "small_clusters_diagnostic",
     "small_clusters_provider",
@@ -51,7 +52,7 @@ def small_cluster_size(rows: int) -> int:
     return int(max(SMALL_CLUSTER_FLOOR, math.ceil(math.log(max(int(rows), 2)))))
 
 
-def _fits(p: DataProfile) -> bool:
+def fits_tree(p: DataProfile) -> bool:
     """No ``k``, dense rows in memory, the profile's sample to look at, and a ``d`` in
     which rule 9 never holds: a density estimate there needs more rows than rule 9's
     tree is ever built on (:data:`DENSITY_ROWS_NEEDED` above :data:`DENSITY_SAMPLE`:
@@ -122,7 +123,7 @@ def small_clusters_spec(p: DataProfile, ctx=None) -> dict:
 
 
 def _applies(p: DataProfile, ctx) -> str | None:
-    if not _fits(p):
+    if not fits_tree(p):
         return None
     diag = ctx["small_clusters"]
     if diag["clusters"] < 2 or diag["share"] < SMALL_CLUSTER_SHARE:

@@ -2,7 +2,8 @@
 
 :data:`AUTO_RULES` is the ordered list of ``auto``'s rules; the first that applies
 builds the spec, so the order is the precedence: 6 (sparse), 10 (many small clusters
-in many dimensions), 7 (manifold family),
+in many dimensions), 7 (manifold family), 11 (the manifold family without k where rule
+10's tree finds structure that is not compact),
 8 (low-dimensional diagnostics choose the family), 9 (density tree without ``k``),
 5 (sampled anchors above 200 000 points or chunked), 4 (principal-component kNN graph),
 2 (exact kNN graph), 3 (k-means anchors). The scale step (rule 1 in docs/auto.rst)
@@ -12,7 +13,7 @@ generated from the table; docs/auto.rst argues each rule with its measurements.
 
 Each rule lives in a private module of the bundle: ``_rules_sparse`` (6),
 ``_rules_small_clusters`` (10),
-``_rules_manifold`` (7), ``_rules_low_dim`` (8), ``_rules_density`` (9),
+``_rules_manifold`` (7), ``_rules_curved`` (11), ``_rules_low_dim`` (8), ``_rules_density`` (9),
 ``_rules_spectral`` (5, 4, 2, 3); the thresholds several share in ``_rules_base``.
 """
 
@@ -29,6 +30,7 @@ from graphclust_plugins.auto._rules_base import (
     choose_scale,
     n_neighbors,
 )
+from graphclust_plugins.auto._rules_curved import CURVED_STRUCTURE_SHARE, RULE_CURVED
 from graphclust_plugins.auto._rules_density import (
     DENSITY_MIN_CLUSTER,
     DENSITY_ROWS_NEEDED,
@@ -90,6 +92,7 @@ from graphclust_plugins.auto._rules_spectral import (
 __all__ = [
     "ANCHORS_PER_CLUSTER",
     "AUTO_RULES",
+    "CURVED_STRUCTURE_SHARE",
     "DENSITY_MIN_CLUSTER",
     "DENSITY_ROWS_NEEDED",
     "DENSITY_SAMPLE",
@@ -157,8 +160,8 @@ SCALE_STEP = RuleStep(
 #: ``auto``'s rules in precedence order (the first that applies builds the spec).
 AUTO_RULES = RuleTable(
     "auto",
-    [RULE_SPARSE, RULE_SMALL_CLUSTERS, RULE_MANIFOLD, RULE_LOW_DIM, RULE_DENSITY, RULE_SAMPLED, RULE_HIGH_DIM,
-     RULE_EXACT, RULE_ANCHOR],
+    [RULE_SPARSE, RULE_SMALL_CLUSTERS, RULE_MANIFOLD, RULE_CURVED, RULE_LOW_DIM, RULE_DENSITY,
+     RULE_SAMPLED, RULE_HIGH_DIM, RULE_EXACT, RULE_ANCHOR],
     steps=[SCALE_STEP],
     diagnostics={"low_dim": low_dim_provider, "small_clusters": small_clusters_provider})
 
