@@ -17,7 +17,10 @@ fits once on :data:`WARM_UP_ROWS` rows of the same generator (another seed; numb
 compilation and lazy imports are not timed), the high-water mark of resident memory is
 reset, and the timed fit runs; a cell over ``--cap`` seconds is recorded as over cap.
 The methods of one cell run one after another, so they see the same machine load; the
-ratios ``auto / EVoC`` and ``auto / KMeans`` are per cell. The slopes are least-squares
+ratios ``auto / EVoC`` and ``auto / KMeans`` are per cell (of wall seconds). Each cell
+also gives the fit's CPU seconds (all its threads): on a shared machine the wall time of
+a threaded fit can be several times its CPU time, and the CPU time is the steadier
+figure. The slopes are least-squares
 fits of log time against log n (or log d) over the cells that finished.
 
 Usage::
@@ -127,15 +130,16 @@ def _run_cell(method: str, n: int, d: int, cap: float) -> dict:
     return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
-def slopes(cells: list[dict], axis: str) -> dict[str, float]:
-    """Per method, the least-squares slope of log fit time against log ``axis``
-    (``"n"`` or ``"d"``) over its finished cells; NaN with fewer than two."""
+def slopes(cells: list[dict], axis: str, stat: str = "fit_s") -> dict[str, float]:
+    """Per method, the least-squares slope of log ``stat`` (the fit's wall seconds, or
+    ``"cpu_s"``) against log ``axis`` (``"n"`` or ``"d"``) over its finished cells; NaN
+    with fewer than two."""
     from benchmarks.report import loglog_slope
 
     out = {}
     for method in dict.fromkeys(c["method"] for c in cells):
         mine = [c for c in cells if c["method"] == method and c["status"] == "ok"]
-        out[method] = loglog_slope([c[axis] for c in mine], [c["fit_s"] for c in mine])
+        out[method] = loglog_slope([c[axis] for c in mine], [c[stat] for c in mine])
     return out
 
 
@@ -149,7 +153,7 @@ def table_rows(cells: list[dict]) -> list[list[str]]:
         for m in METHODS:
             c = at.get(m)
             row.append("—" if c is None else c["status"] if c["status"] != "ok"
-                       else f"{c['fit_s']:.1f} s, ARI {c['ari']:.3f}")
+                       else f"{c['fit_s']:.1f} s ({c['cpu_s']:.1f} CPU s), ARI {c['ari']:.3f}")
         for peer in ("evoc", "kmeans"):
             a, b = at.get("auto"), at.get(peer)
             ok = a and b and a["status"] == b["status"] == "ok"
@@ -169,12 +173,12 @@ def summary_record(result: dict) -> dict:
         cells = [c for c in result["cells"] if c["axis"] == axis]
         if not cells:
             continue
-        s = slopes(cells, label)
+        wall, cpu = slopes(cells, label), slopes(cells, label, "cpu_s")
         tables.append({"caption": f"Fit time against {label} ({axis} axis)", "header": HEADER,
                        "rows": table_rows(cells)})
         tables.append({"caption": f"Log-log slope of fit time against {label}",
-                       "header": ["method", "slope"],
-                       "rows": [[m, f"{v:.2f}"] for m, v in s.items()]})
+                       "header": ["method", "slope (wall)", "slope (CPU)"],
+                       "rows": [[m, f"{v:.2f}", f"{cpu[m]:.2f}"] for m, v in wall.items()]})
     return {"suite": "size-width", "order": 900,
             "title": "Time against size and width: auto, EVoC, KMeans (issue 48)",
             "history": HISTORY_HEADING, "runs": [result["run"]], "tables": tables}
@@ -211,14 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown methods {sorted(unknown)}; methods: {', '.join(METHODS)}")
     started, cells = datetime.now(UTC), []
+    result = {"run": "", "cells": cells}
     for axis, n, d in _axes(args):
         for method in args.methods.split(","):
             cells.append({"axis": axis, **_run_cell(method, n, d, args.cap)})
             print(json.dumps(cells[-1]), flush=True)
-    result = {"run": _run_line(argv, started), "cells": cells}
-    text = json.dumps(result, indent=2)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+            result = {"run": _run_line(argv, started), "cells": cells}
+            if args.out:  # after every cell: an interrupted run keeps what it measured
+                Path(args.out).write_text(json.dumps(result, indent=2) + "\n",
+                                          encoding="utf-8")
     for t in summary_record(result)["tables"]:
         print(f"\n{t['caption']}:\n" + "\n".join(" | ".join(r) for r in [t["header"]]
                                                   + t["rows"]))

@@ -37,6 +37,11 @@ def test_slopes_recover_power_laws_and_skip_failed_cells():
     s = size_width.slopes(cells, "n")
     assert s["a"] == pytest.approx(1.5) and s["b"] == pytest.approx(1.0)
     assert math.isnan(s["c"])  # one finished size: no slope
+    for c in cells:
+        if c["status"] == "ok":
+            c["cpu_s"] = c["fit_s"] * c["n"] ** 0.5
+    cpu = size_width.slopes(cells, "n", "cpu_s")
+    assert cpu["a"] == pytest.approx(2.0) and cpu["b"] == pytest.approx(1.5)
 
 
 def test_table_rows_ratios_per_cell_and_missing_peers():
@@ -46,8 +51,9 @@ def test_table_rows_ratios_per_cell_and_missing_peers():
              {"axis": "width", "status": "over cap (9 s)", "method": "evoc", "n": 10_000,
               "d": 128}]
     rows = size_width.table_rows(cells)
-    assert rows[0] == ["10 000", "16", "6.0 s, ARI 1.000", "3.0 s, ARI 1.000",
-                       "2.0 s, ARI 1.000", "2.00", "3.00"]
+    assert rows[0] == ["10 000", "16", "6.0 s (6.0 CPU s), ARI 1.000",
+                       "3.0 s (3.0 CPU s), ARI 1.000", "2.0 s (2.0 CPU s), ARI 1.000", "2.00",
+                       "3.00"]
     assert rows[1][3] == "over cap (9 s)" and rows[1][4] == "—"
     assert rows[1][5:] == ["—", "—"]
 
@@ -58,7 +64,7 @@ def test_summary_record_is_one_today_accepts(tmp_path):
     record = size_width.summary_record({"run": "`x` — now", "cells": cells})
     assert [t["caption"] for t in record["tables"]] == [
         "Fit time against n (size axis)", "Log-log slope of fit time against n"]
-    assert record["tables"][1]["rows"] == [["auto", "1.00"], ["kmeans", "1.00"]]
+    assert record["tables"][1]["rows"] == [["auto", "1.00", "1.00"], ["kmeans", "1.00", "1.00"]]
     path = tmp_path / "size-width.json"
     import json
 
