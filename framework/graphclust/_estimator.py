@@ -10,6 +10,7 @@ from graphclust._composer import compose
 from graphclust._ensemble import Ensemble
 from graphclust._errors import Problem, SpecError
 from graphclust._executors import executor_for, held
+from graphclust._kshared import settle_k
 from graphclust._layers import LayersMixin
 from graphclust._parts import Part
 from graphclust._pipeline import Pipeline
@@ -270,7 +271,7 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         array chunked like the rows of ``X``, and the metrics are not scored
         (``scores_`` is empty: score ``labels_.compute()`` if wanted).
         """
-        plan = make_plan(self, X, y)
+        plan = settle_k(self, make_plan(self, X, y))  # auto's k first, where it is taken
         return self._record(plan, plan.executor.fit(plan))
 
     def _record(self, plan: FitPlan, result):
@@ -281,6 +282,8 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         self.labels_ = result.labels
         self.scaling_ = result.scaling
         self.timings_ = dict(result.timings)
+        for stage, seconds in plan.timings.items():  # stages before the run's (auto's k)
+            self.timings_ = _before(self.timings_, stage, seconds)
         self.scores_ = dict(result.scores)
         from graphclust._kselection import given_selection
 
@@ -413,6 +416,16 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.non_deterministic = False
         return tags
+
+
+def _before(timings: dict, stage: str, seconds: float) -> dict:
+    """``timings`` with ``stage``'s ``seconds`` first (added to the run's own ``stage``
+    when it has one), and in ``"total"``."""
+    out = {stage: seconds + timings.get(stage, 0.0)}
+    out.update((k, v) for k, v in timings.items() if k != stage)
+    if "total" in out:
+        out["total"] = timings["total"] + seconds
+    return out
 
 
 def _with_stage(timings: dict, stage: str, seconds: float) -> dict:

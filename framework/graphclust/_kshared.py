@@ -12,7 +12,8 @@ battery's check half, the ten small sets, MNIST-70k) and chooses the estimator f
 data (a density tree where clusters are dense, the eigengap where its graph is the
 right one), so every preset gets it rather than a second, weaker one.
 
-The rule, decided in the plan before any of the preset's work: with no ``n_clusters``, a
+The rule, decided by the plan (``FitPlan.auto_k``) and run as the fit's first stage
+(``k`` in ``timings_`` and the progress), before any of the preset's work: with no ``n_clusters``, a
 pipeline (or an ensemble) whose estimating part declares ``estimates_k = "eigengap"`` is
 fitted at the ``k`` that ``GraphClustering("auto")`` finds on the same data (the same
 container, seed, ``k_max``, ``n_jobs`` and progress), and ``k_selection_`` is ``auto``'s
@@ -38,7 +39,7 @@ import attrs
 from graphclust._kselect import estimating_stage
 from graphclust._kselection import KSelection
 
-__all__ = ["k_from_auto", "takes_auto_k"]
+__all__ = ["k_from_auto", "settle_k", "takes_auto_k"]
 
 
 def takes_auto_k(pipe: Any, spec: Any) -> bool:
@@ -57,7 +58,7 @@ def k_from_auto(estimator: Any, X: Any, k_max: int | None, who: str) -> KSelecti
     are raised again. ``None`` (and no warning) when ``auto`` found no cluster structure:
     the pipeline's own part estimates then."""
     auto = type(estimator)("auto", random_state=estimator.random_state, k_max=k_max,
-                           n_jobs=estimator.n_jobs, verbose=estimator.verbose)
+                           n_jobs=estimator.n_jobs)  # its progress: the caller's stage k
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         auto.fit(X)
@@ -69,3 +70,23 @@ def k_from_auto(estimator: Any, X: Any, k_max: int | None, who: str) -> KSelecti
     summary = str(auto.resolved_spec_.get("summary", ""))
     return attrs.evolve(sel, part=f"auto ({sel.part or sel.method}) for {who}",
                         details={**sel.details, "k_from": "auto", "auto": summary})
+
+
+def settle_k(estimator: Any, plan: Any) -> Any:
+    """``plan`` with its ``k`` found by ``auto`` when the plan says so (``auto_k``): the
+    progress stage ``k``, timed into ``plan.timings["k"]``; ``n_clusters`` and
+    ``selection`` set when ``auto`` found structure, else left for the pipeline's own
+    estimator (which then adds its seconds to the same ``k``)."""
+    if plan.auto_k is None:
+        return plan
+    progress = plan.ctx.progress.for_stage("k", "auto")
+    progress.open()
+    sel = k_from_auto(estimator, plan.X, plan.auto_k[0], plan.who)
+    seconds = progress.close(f"auto's estimate: {sel.k} clusters" if sel is not None else
+                             "auto found no cluster structure: the pipeline's own estimate "
+                             "follows")
+    timings = {**plan.timings, "k": seconds}
+    if sel is None:
+        return attrs.evolve(plan, auto_k=None, timings=timings)
+    return attrs.evolve(plan, auto_k=None, n_clusters=int(sel.k), selection=sel,
+                        timings=timings)

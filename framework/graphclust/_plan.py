@@ -14,8 +14,9 @@
    estimator's nor the spec's) the plan holds ``None`` and the range
    ``[1, k_max]``: a part of the pipeline estimates it (:doc:`/choosing-k`); a pipeline
    with no part able is refused here, before any work. A pipeline whose part would
-   estimate by the eigengap takes ``auto``'s ``k`` instead, found here
-   (:mod:`graphclust._kshared`; a spec's ``k_from = "parts"`` keeps the eigengap). ``k_max`` is the estimator's,
+   estimate by the eigengap takes ``auto``'s ``k`` instead: the plan says so
+   (``auto_k``), the fit's first stage finds it (:mod:`graphclust._kshared`; a spec's
+   ``k_from = "parts"`` keeps the eigengap). ``k_max`` is the estimator's,
    else the spec's ``k_max`` key (a rule preset's resolved spec states the range its
    estimator resolves: a density tree as many clusters as its resolution allows), else
    :data:`~graphclust.DEFAULT_K_MAX`.
@@ -37,9 +38,9 @@ from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
 from graphclust._errors import InputError, Problem, ProblemKind, SpecError
 from graphclust._given import GivenAnchors, GivenGraph, PrecomputedGraph, is_array_like
-from graphclust._ongraph import graph_default_spec, graph_k_max, is_precomputed
 from graphclust._kselect import DEFAULT_K_MAX, check_estimable
-from graphclust._kshared import k_from_auto, takes_auto_k
+from graphclust._kshared import takes_auto_k
+from graphclust._ongraph import graph_default_spec, graph_k_max, is_precomputed
 from graphclust._parts import Context, param
 from graphclust._progress import Progress
 from graphclust._spec import SECTIONS, SEED_LIMIT, merge_overrides
@@ -258,9 +259,14 @@ class FitPlan:
         The spec as named in messages (``"preset 'uspec'"``).
     k_range : (int, int)
         ``(k_min, k_max)`` searched when ``n_clusters`` is ``None``.
+    auto_k : tuple or None
+        ``(k_max,)`` when ``n_clusters`` is to be ``auto``'s estimate (an eigengap
+        estimator, :mod:`graphclust._kshared`; ``k_max`` ``None``: ``auto``'s own),
+        found by :func:`~graphclust._kshared.settle_k` as the fit's first stage.
     selection : KSelection or None
-        How ``n_clusters`` was chosen when the plan chose it (``auto``'s ``k`` for an
-        eigengap estimator, :mod:`graphclust._kshared`); ``None`` otherwise.
+        How ``n_clusters`` was chosen when that stage chose it; ``None`` otherwise.
+    timings : dict
+        Seconds of the stages run before the executor's (``{"k": ...}``).
     """
 
     pipeline: Any
@@ -274,7 +280,9 @@ class FitPlan:
     summary: str | None = None
     who: str = "the pipeline"
     k_range: tuple[int, int] = (1, DEFAULT_K_MAX)
+    auto_k: tuple | None = None
     selection: Any = None
+    timings: dict = attrs.field(factory=dict)
 
 
 def _labels(y, n: int, rows: str = "X has {n} samples") -> np.ndarray | None:
@@ -318,13 +326,11 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     k = params.n_clusters if params.n_clusters is not None else pipe.n_clusters
     who = f"preset {estimator.spec!r}" if isinstance(estimator.spec, str) else repr(pipe)
     n_clusters = None if k is None else _checked_k(k)
-    selection = None
+    auto_k = None  # the k_max asked of auto's estimate, when the fit takes auto's k
     if n_clusters is None:
         check_estimable(pipe, who)
         if not rule and not is_precomputed(estimator) and takes_auto_k(pipe, spec):
-            asked = params.k_max if params.k_max is not None else spec_k_max
-            selection = k_from_auto(estimator, X, asked, who)  # docs/choosing-k.rst
-            n_clusters = None if selection is None else int(selection.k)
+            auto_k = (params.k_max if params.k_max is not None else spec_k_max, )
     n = int(X.shape[0])
     rows = "the graph has {n} nodes" if is_precomputed(estimator) else "X has {n} samples"
     if n_clusters is not None and n < n_clusters:
@@ -334,4 +340,4 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     seed = _seed(params.random_state, pipe.seed)
     ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
     return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who,
-                   (1, k_max), selection)
+                   (1, k_max), auto_k=auto_k)

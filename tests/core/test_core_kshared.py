@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import warnings
 
+import graphclust as gc
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs
-
-import graphclust as gc
 from graphclust import SpecError
+from sklearn.datasets import make_blobs
 
 
 @pytest.fixture(scope="module")
@@ -50,23 +49,23 @@ def test_k_from_parts_keeps_the_pipelines_own_eigengap(blobs):
 
 
 def test_a_given_k_is_used_and_no_auto_fit_runs(blobs, monkeypatch):
-    from graphclust import _plan
+    from graphclust import _kshared
 
     def boom(*a, **k):
         raise AssertionError("auto was fitted although n_clusters was given")
 
-    monkeypatch.setattr(_plan, "k_from_auto", boom)
+    monkeypatch.setattr(_kshared, "k_from_auto", boom)
     model = _fit("ncut", blobs[0], n_clusters=3)
     assert model.n_clusters_ == 3 and model.k_selection_.method == "given"
 
 
 def test_parts_that_estimate_otherwise_are_not_redirected(blobs, monkeypatch):
-    from graphclust import _plan
+    from graphclust import _kshared
 
     def boom(*a, **k):
         raise AssertionError("auto was fitted for a part that estimates itself")
 
-    monkeypatch.setattr(_plan, "k_from_auto", boom)
+    monkeypatch.setattr(_kshared, "k_from_auto", boom)
     spec = {"anchors": {"name": "sample", "n_anchors": 1}, "graph": {"name": "one-anchor"},
             "solver": {"name": "features"},
             "rounding": {"name": "density", "min_cluster_size": 20}}
@@ -86,8 +85,36 @@ def test_the_user_k_max_reaches_autos_search(blobs):
 
 @pytest.mark.parametrize("value", ["x", 1, None, ["auto"]])
 def test_a_bad_k_from_is_refused_before_any_work(blobs, value, monkeypatch):
-    from graphclust import _plan
+    from graphclust import _kshared
 
-    monkeypatch.setattr(_plan, "k_from_auto", lambda *a, **k: pytest.fail("work ran"))
+    monkeypatch.setattr(_kshared, "k_from_auto", lambda *a, **k: pytest.fail("work ran"))
     with pytest.raises(SpecError, match="k_from"):
         gc.GraphClustering("ncut", overrides={"k_from": value}).fit(blobs[0])
+
+
+def test_autos_estimate_is_the_fits_first_stage(blobs):
+    model = _fit("ncut", blobs[0])
+    stages = [s for s in model.timings_ if s != "total"]
+    assert stages[0] == "k" and stages.count("k") == 1
+    assert model.timings_["total"] == pytest.approx(sum(model.timings_[s] for s in stages))
+
+
+def test_where_auto_finds_no_structure_the_eigengap_decides():
+    """Three 2-d blobs auto's rule 9 tree calls one cluster: ncut's own eigengap finds
+    them, with no warning of auto's; one Gaussian: both say one cluster, warned once."""
+    from graphclust import NoClusterStructureWarning
+
+    X = make_blobs(600, 2, centers=3, random_state=0)[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auto = gc.GraphClustering("auto", random_state=0).fit(X)
+        model = gc.GraphClustering("ncut", random_state=0).fit(X)
+    assert auto.n_clusters_ == 1  # the case this rule is for (if auto improves, drop it)
+    assert model.n_clusters_ == 3 and model.k_selection_.method == "eigengap"
+    assert "k_from" not in model.k_selection_.details
+    assert sum(issubclass(w.category, NoClusterStructureWarning) for w in caught) == 1
+    gauss = np.random.default_rng(0).normal(size=(600, 2))
+    with pytest.warns(NoClusterStructureWarning) as record:
+        one = gc.GraphClustering("ncut", random_state=0).fit(gauss)
+    assert one.n_clusters_ == 1
+    assert sum(issubclass(w.category, NoClusterStructureWarning) for w in record) == 1

@@ -113,10 +113,14 @@ def test_the_plan_is_made_once_and_holds_the_run(blobs):
     assert plan.X.dtype == np.float64 and plan.who == "preset 'uspec'"
     assert not plan.executor.chunked and plan.summary is None
     seeded = make_plan(GraphClustering("uspec", overrides={"seed": 3}), blobs)
-    # the spec's seed; no k anywhere: estimated (None) within [1, k_max]
+    # the spec's seed; no k anywhere: estimated (None) within [1, k_max], by auto (uspec's
+    # own estimator would be the eigengap): the plan says so and has run nothing
     assert seeded.seed == 3 and seeded.n_clusters is None and seeded.k_range == (1, 20)
+    assert seeded.auto_k == (None,) and seeded.selection is None and seeded.timings == {}
     capped = make_plan(GraphClustering("uspec", k_max=7), blobs)
-    assert capped.k_range == (1, 7)
+    assert capped.k_range == (1, 7) and capped.auto_k == (7,)
+    own = make_plan(GraphClustering("uspec", overrides={"k_from": "parts"}), blobs)
+    assert own.auto_k is None and own.n_clusters is None
 
 
 def test_seeds_are_used_as_given_in_numpys_range():

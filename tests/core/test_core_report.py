@@ -29,7 +29,11 @@ def _fit_recorded(monkeypatch, spec, X, **kwargs):
 
 @pytest.mark.parametrize("spec, k, expected", [
     ("anchor-spectral", 4, ["anchors", "graph", "solver", "rounding", "confidence"]),
-    ("ncut", None, ["graph", "k", "solver", "rounding", "confidence"]),
+    # no k: ncut takes auto's k, found first (docs/choosing-k.rst, "Presets without k")
+    ("ncut", None, ["k", "graph", "solver", "rounding", "confidence"]),
+    # its own eigengap, where the graph is built
+    ({"graph": {"name": "knn"}, "solver": {"name": "spectral"}, "rounding": {"name": "kmeans"},
+      "k_from": "parts"}, None, ["graph", "k", "solver", "rounding", "confidence"]),
     ({"scale": "standard", "graph": {"name": "knn"}, "solver": {"name": "spectral"},
       "rounding": {"name": "kmeans"}}, 4, ["scale", "graph", "solver", "rounding", "confidence"]),
     ({"anchors": {"name": "kmeans", "n_anchors": 40}, "graph": {"name": "gaussian-anchor"},
