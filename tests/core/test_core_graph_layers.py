@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
-from sklearn.metrics import adjusted_rand_score
-
 from graphclust import GraphClustering
 from graphclust.cli import main
 from graphclust.io import read_graph
+from sklearn.metrics import adjusted_rand_score
 
 try:  # the tier test hides the extras by making their import fail
     import pyarrow  # noqa: F401

@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graphclust import GraphClustering, InputError
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from graphclust import GraphClustering, InputError
 
 
 def planted(n_blocks=3, size=40, p_in=0.4, p_out=0.02, seed=0):
