@@ -24,7 +24,7 @@ import numpy as np
 from graphclust._atomic import atomic_file
 from graphclust._errors import InputError
 
-__all__ = ["LAYER_FORMATS", "layers_path", "plan_outputs", "write_labels", "write_layers"]
+__all__ = ["GRAPH_LAYER_FORMATS", "LAYER_FORMATS", "layers_path", "plan_outputs", "write_labels", "write_layers"]
 
 
 def _parse_value(text: str) -> Any:
@@ -196,7 +196,9 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
         if second is not None:
             outputs["confidence"] = second
         if getattr(args, "layers", False) and Path(args.output).name not in ("", ".."):
-            outputs["layers"] = layers_path(args.output)  # (no file name: a folder, refused)
+            outputs["layers"] = layers_path(  # (no file name: a folder, refused)
+                args.output, GRAPH_LAYER_FORMATS if getattr(args, "graph", None) else
+                LAYER_FORMATS)
     if args.plot:
         outputs["--plot"] = Path(args.plot)
     inputs = _input_paths(args)
@@ -227,15 +229,19 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
 
 #: Formats the layers are written in (one column a layer; ``.npy``: an ``n x L`` array).
 LAYER_FORMATS = (".csv", ".txt", ".npy")
+#: Formats the layers of a graph file are written in: a ``node`` column and one column a
+#: layer (``.npy``: an ``n x L`` array, node ``i`` row ``i`` of a ``.mtx``/``.npz`` graph).
+GRAPH_LAYER_FORMATS = (".csv", ".tsv", ".parquet", ".npy")
 
 
-def layers_path(output: str | os.PathLike) -> Path:
+def layers_path(output: str | os.PathLike, formats: tuple[str, ...] = LAYER_FORMATS) -> Path:
     """Where ``--layers`` writes every layer beside ``--output`` (``l.csv`` →
-    ``l.layers.csv``): refused before any work for a format written chunk by chunk."""
+    ``l.layers.csv``): refused before any work for a format not in ``formats`` (one
+    written chunk by chunk)."""
     out = Path(output)
-    if out.suffix.lower() not in LAYER_FORMATS:
+    if out.suffix.lower() not in formats:
         raise InputError(f"--layers writes every layer beside --output as "
-                         f"{', '.join(LAYER_FORMATS)} (an in-memory fit's layers); "
+                         f"{', '.join(formats)} (an in-memory fit's layers); "
                          f"--output {str(output)!r} is written chunk by chunk")
     return out.with_name(f"{out.stem}.layers{out.suffix}")
 

@@ -38,9 +38,6 @@ def check_graph_options(args) -> None:
     if given:
         raise InputError(f"--graph: {', '.join(given)} read features or labels of a data set; "
                          "a graph file has neither (leave them out)")
-    if getattr(args, "layers", False):
-        raise InputError("--graph: --layers is not offered for a graph file yet (in Python: "
-                         "GraphClustering(graph='precomputed').fit(A).layers_)")
     suffix = Path(args.graph).suffix.lower()
     if suffix not in GRAPH_FORMATS:
         raise InputError(f"--graph {args.graph!r}: a graph is read from "
@@ -63,10 +60,11 @@ def check_graph_options(args) -> None:
 def run_graph(args) -> int:
     """``graphclust run --graph FILE``: returns the exit status (errors raise)."""
     from graphclust import GraphClustering
-    from graphclust._graphio import read_graph, write_node_labels
+    from graphclust._graphio import read_graph, write_node_labels, write_node_layers
     from graphclust._plan import refuse_feature_parts
     from graphclust._cli_common import (_json_safe, _note, _overrides, _write_output,
-                                        _write_text, plan_outputs, write_labels)
+                                        _write_text, plan_outputs, write_labels,
+                                        write_layers)
 
     check_graph_options(args)
     outputs = plan_outputs(args, False)  # the user's files first, before any work
@@ -103,6 +101,11 @@ def run_graph(args) -> int:
         "timings": model.timings_,
         "resolved_spec": _json_safe(model.resolved_spec_),
     }
+    layers = None
+    if args.layers:  # computed from what the fit kept (docs/layers.rst), keyed by node id
+        layers = model.layers_.layers()
+        result["layers"] = {"source": model.layers_.source,
+                            "layers": model.layers_.summary()}
     if notes:
         result["notes"] = notes
     if args.output:
@@ -113,6 +116,12 @@ def run_graph(args) -> int:
             written = _write_output("the labels", out,
                                     lambda: write_node_labels(out, nodes, labels))
         result["output"] = str(written)
+        if layers is not None:
+            where = outputs["layers"]
+            result["layers_output"] = str(_write_output(
+                "the layers", where,
+                lambda: (write_layers(where, layers) if where.suffix.lower() == ".npy"
+                         else write_node_layers(where, nodes, layers))))
         if "report" in outputs:
             report = outputs["report"]
             result["report"] = str(report)
@@ -127,6 +136,8 @@ def run_graph(args) -> int:
         print(f"k = {model.n_clusters_} (given by {result['n_clusters_from']})")
     print(f"cluster sizes: {' '.join(map(str, sizes))}")
     print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
+    if layers is not None:
+        print(f"layers: {model.layers_.describe()}")
     if args.output:
         print(f"labels written to {args.output} (columns node, label)"
               if Path(args.output).suffix.lower() != ".npy" else

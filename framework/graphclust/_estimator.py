@@ -352,17 +352,18 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
             return None
 
     def _can_predict(self) -> bool:
-        from graphclust._ongraph import is_precomputed
-
-        if is_precomputed(self):  # hasattr(model, "predict") is False; a call says why
-            raise AttributeError("a model fitted on a precomputed graph cannot predict: new "
-                                 "nodes have neither features nor edges to the fitted ones; "
-                                 "refit on the graph that holds them")
+        if self._on_graph():  # new nodes by their edges to the fitted ones
+            return True
         pipe = self._pipeline_or_none()
         if isinstance(pipe, Ensemble) and not pipe.can_predict():
             # hasattr(model, "predict") stays False; a direct call says why
             raise AttributeError(f"this ensemble cannot predict: {pipe.why_not_predict()}")
         return pipe is not None and pipe.can_predict()
+
+    def _on_graph(self) -> bool:
+        from graphclust._ongraph import is_precomputed
+
+        return is_precomputed(self)
 
     def _can_transform(self) -> bool:
         pipe = self._pipeline_or_none()
@@ -372,6 +373,10 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
     def predict(self, X):
         """Label new points through the fitted anchors (anchor-graph pipelines only).
 
+        After ``graph="precomputed"``, ``X`` is the new nodes' edge weights to the fitted
+        nodes (``m x n``, sparse or dense), each labelled by the weighted vote of its
+        fitted neighbours (:doc:`/graphs`).
+
         Each new point gets its row of ``Z`` against the fitted anchors, its solution
         row as ``z @ (per-anchor values)``, then a label from the fitted rounding. An
         ensemble runs every member's ``predict`` and the consensus part's ``assign``.
@@ -379,6 +384,10 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         (:doc:`/confidence`).
         """
         check_is_fitted(self, "pipeline_")
+        if self._on_graph():  # rows of edge weights to the fitted nodes
+            from graphclust._graph_predict import predict_on_graph
+
+            return predict_on_graph(self, X)
         if getattr(getattr(self, "_confidence_state", None), "noise_rule", ""):  # noise=True
             from graphclust._noise_predict import predict_with_noise
 
@@ -389,8 +398,13 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities of new points: ``n x n_clusters_``, rows summing to one,
         whose argmax is :meth:`predict` (the rounding's probabilities, else the label
-        shares of the points' neighbours through the anchors; :doc:`/confidence`)."""
+        shares of the points' neighbours through the anchors; :doc:`/confidence`; after
+        ``graph="precomputed"`` the shares of the new nodes' votes, :doc:`/graphs`)."""
         check_is_fitted(self, "pipeline_")
+        if self._on_graph():
+            from graphclust._graph_predict import predict_proba_on_graph
+
+            return predict_proba_on_graph(self, X)
         from graphclust._confidence_fit import predict_proba
 
         return predict_proba(self, X)

@@ -21,7 +21,7 @@ from graphclust._atomic import atomic_file
 from graphclust._errors import InputError
 
 __all__ = ["GRAPH_FORMATS", "EDGE_LIST_FORMATS", "LABEL_FORMATS", "read_graph",
-           "write_node_labels"]
+           "write_node_labels", "write_node_layers"]
 
 #: Suffixes :func:`read_graph` reads.
 GRAPH_FORMATS = (".csv", ".tsv", ".parquet", ".mtx", ".npz")
@@ -221,18 +221,34 @@ def indexed_edges_to_graph(rows, cols, weights, n: int) -> sp.csr_array:
     return B if both_ways else (B + Bt).tocsr()
 
 
+def write_node_layers(path: str | os.PathLike, nodes, layers) -> Path:
+    """Write every layer (``layers``: ``(k, stability, labels)`` coarse to fine) beside the
+    ``nodes``, atomically, as :func:`write_node_labels` writes the labels: a column
+    ``node``, then one column ``k=K`` a layer, one row a node (``.csv``, ``.tsv``,
+    ``.parquet``)."""
+    columns = {f"k={k}": np.asarray(labels, dtype=np.int64) for k, _, labels in layers}
+    return _write_node_table(path, nodes, columns)
+
+
 def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:
     """Write ``labels`` beside their ``nodes`` (columns ``node`` and ``label``) to
     ``.csv``, ``.tsv`` or ``.parquet`` (pyarrow) by the suffix, atomically: under a
     temporary name in the same folder, then renamed (never half-written)."""
+    return _write_node_table(path, nodes, {"label": np.asarray(labels, dtype=np.int64)})
+
+
+def _write_node_table(path, nodes, columns: dict[str, np.ndarray]) -> Path:
+    """A ``node`` column and ``columns`` (one int64 array a column, one row a node),
+    under a temporary name in the same folder, then renamed."""
     out = Path(path)
     suffix = _suffix(out)
     if suffix not in LABEL_FORMATS:
         raise InputError(f"{path}: labels keyed by node id are written as "
                          f"{', '.join(LABEL_FORMATS)} (by the file's suffix)")
-    nodes, labels = np.asarray(nodes), np.asarray(labels, dtype=np.int64)
-    if nodes.shape != labels.shape:
-        raise InputError(f"{len(nodes)} node ids for {len(labels)} labels")
+    nodes = np.asarray(nodes)
+    for values in columns.values():
+        if nodes.shape != values.shape:
+            raise InputError(f"{len(nodes)} node ids for {len(values)} labels")
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:
         if suffix == ".parquet":
@@ -240,11 +256,11 @@ def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:
             import pyarrow.parquet as pq
 
             pq.write_table(pa.table({"node": nodes.tolist() if nodes.dtype.kind in "OU"
-                                     else nodes, "label": labels}), tmp)
+                                     else nodes, **columns}), tmp)
         else:
             sep = "\t" if suffix == ".tsv" else ","
             with open(tmp, "w", newline="", encoding="utf-8") as fh:
                 writer = csv.writer(fh, delimiter=sep, lineterminator="\n")
-                writer.writerow(["node", "label"])
-                writer.writerows(zip(nodes.tolist(), labels.tolist()))
+                writer.writerow(["node", *columns])
+                writer.writerows(zip(nodes.tolist(), *(v.tolist() for v in columns.values())))
     return out

@@ -760,7 +760,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the fit's nested layers, coarse to fine (docs/layers.rst): their k "
                           "and stability in --json and the report, and with --output every "
                           "layer's labels beside it as <name>.layers.<ext> (.csv/.txt: one "
-                          "column a layer, headed k=K; .npy: an n x L array)")
+                          "column a layer, headed k=K; .npy: an n x L array; with --graph "
+                          "a node column first, as the labels)")
     run.add_argument("--noise", action="store_true",
                      help="label -1 the points the fit says belong to no cluster (the "
                           "density tree's noise, else the cluster-Gaussian rule; "

@@ -37,3 +37,17 @@ def test_table_checks_every_target():
     assert not table(info, [dict(good, seconds=2.5), leiden])[1]  # slower than Leiden
     assert not table(info, [dict(good, nmi=0.9), leiden])[1]
     assert not table(info, [dict(good, memory_ratio=2.5), leiden])[1]
+
+
+def test_table_compares_each_auto_row_with_the_leiden_rows_of_its_iterations():
+    info = {"n": 10, "blocks": 2, "edges": 20, "mean_degree": 4.0, "between_share": 0.1,
+            "p_in": 0.5, "p_out": 0.1, "csr_bytes": 1000}
+    base = {"partition_seconds": 1.0, "cpu_seconds": 1.0, "peak_above_bytes": 1500,
+            "clusters": 2, "nmi": 1.0, "memory_ratio": 1.5}
+    rows = [dict(base, method="auto it=4", seconds=3.0),
+            dict(base, method="leiden-rb it=4", seconds=4.0),
+            dict(base, method="leiden-rb it=2", seconds=1.0)]  # faster, but not comparable
+    text, ok = table(info, rows)
+    assert ok and "auto it=4 / leiden-rb it=4 time: 0.75" in text
+    assert "/ leiden-rb it=2" not in text and "| leiden-rb it=2 |" in text
+    assert not table(info, rows[:2] + [dict(rows[2], method="leiden-rb it=4")])[1]

@@ -376,6 +376,10 @@ GRAPH_CASES = [
     ("``graph='precomputed'`` with the ``ulge`` preset (its solver reads ``X``)",
      on_graph(GRAPH, spec="ulge")),
     ("``graph='precomputed'``, ``anchors='kmeans'``", on_graph(GRAPH, anchors="kmeans")),
+    ("``predict`` after ``graph='precomputed'``: new nodes' rows with 50 columns for 90 "
+     "fitted nodes", lambda: on_graph()().predict(GRAPH[:5, :50])),
+    ("``predict`` after ``graph='precomputed'``: a negative edge weight of a new node",
+     lambda: on_graph()().predict(-GRAPH[:5])),
     ("``--graph edges.csv --dataset iris``",
      cli("run", "--graph", "graphs/edges.csv", "--dataset", "iris")),
     ("``--graph`` an edge list without ``source``/``target`` columns",

@@ -87,12 +87,3 @@ def test_layers_file_that_is_the_input_is_refused(capsys, tmp_path, groups_npy):
                        "--n-clusters", "1", "--layers", "--output", str(tmp_path / "X.npy"))
     assert code == 2 and "would overwrite the input" in err
     assert target.read_bytes() == before
-
-
-def test_layers_of_a_graph_file_are_refused_before_it_is_read(capsys, tmp_path):
-    edges = tmp_path / "edges.csv"
-    edges.write_text("source,target\na,b\nb,c\n")
-    code, _, err = run(capsys, "run", "--graph", str(edges), "--layers",
-                       "--output", str(tmp_path / "l.csv"))
-    assert code == 2 and "--layers is not offered for a graph file" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["edges.csv"]

@@ -324,12 +324,9 @@ def test_a_solver_instance_that_reads_x_is_refused():
         fit_graph(A3, spec="ncut", solver=ReadsX())
 
 
-def test_predict_is_not_offered_and_says_why():
+def test_predict_takes_new_nodes_as_edge_rows():  # the rule: test_core_graph_predict.py
     model = fit_graph(A3)
-    assert not hasattr(model, "predict")
-    with pytest.raises(AttributeError) as info:
-        model.predict(A3)
-    assert "precomputed graph cannot predict" in str(info.value.__cause__)
+    assert np.array_equal(model.predict(A3[[0, 50, 100]]), model.labels_[[0, 50, 100]])
 
 
 def test_params_clone_and_resolved_spec():
