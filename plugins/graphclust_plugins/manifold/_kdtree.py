@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from ._heap import above, sift_down
+from ._jit import PARALLEL
 
 __all__ = ["KDTree", "box_sqdist", "build", "core_sqdist"]
 
@@ -97,7 +98,7 @@ def build(X: np.ndarray, leaf_size: int = LEAF_SIZE) -> KDTree:
     return KDTree(X, perm, start, stop, lo[:, :d], hi[:, :d], first_leaf)
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def box_sqdist(x, lo, hi, node):
     """Squared distance from ``x`` to the box of ``node`` (0 inside)."""
     s = 0.0
@@ -154,11 +155,11 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
         sift_down(dist, idx, flag, size)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _knn_all(X, perm, start, stop, lo, hi, first_leaf, k, dist, idx, kth, depth):
     n = X.shape[0]
     keep = dist.shape[1]
-    for t in numba.prange(n):
+    for t in numba.prange(0, n):
         p = perm[t]  # tree order: consecutive queries touch the same nodes
         stack = np.empty(2 * depth + 2, dtype=np.int64)
         d = np.empty(k)

@@ -26,7 +26,7 @@ CONDENSED_DTYPE = np.dtype([("parent", np.intp), ("child", np.intp),
                             ("lambda_val", np.float64), ("child_size", np.intp)])
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def _find(up, x):
     r = x
     while up[r] != -1:

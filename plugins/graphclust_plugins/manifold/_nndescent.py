@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from ._heap import above, sift_down
+from ._jit import PARALLEL
 from ._rptrees import SKETCH_DIMS, _key, _sqdist, forest, leaf_offers, tree_rows
 
 __all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "OFFER_BUFFER_BYTES", "SKETCH_DIMS", "nn_descent"]
@@ -59,7 +60,7 @@ N_TREES = 8
 DELTA = 0.001
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def _push(pri, ind, flag, p, c, f):
     """Offer ``c`` at priority ``p`` to a bounded max-heap holding the smallest
     priorities: refused (0) when it does not rank below the top (:func:`._heap.above`; an
@@ -81,7 +82,7 @@ def _push(pri, ind, flag, p, c, f):
     return 1
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _apply(P, Q, D, dist, idx, flag):
     """Offer every pair ``(P[u], Q[u])`` at distance ``D[u]`` to both ends' lists; each
     row takes its offers in the order of ``u`` (one row per task). Returns the number of
@@ -107,7 +108,7 @@ def _apply(P, Q, D, dist, idx, flag):
         dd[fill[q]] = D[u]
         fill[q] += 1
     changed = np.zeros(n, dtype=np.int64)
-    for r in numba.prange(n):
+    for r in numba.prange(0, n):
         c = 0
         for e in range(start[r], start[r + 1]):
             c += _push(dist[r], idx[r], flag[r], dd[e], other[e], 1)
@@ -115,12 +116,12 @@ def _apply(P, Q, D, dist, idx, flag):
     return changed.sum()
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _fill_random(dist, idx, flag, X, seed):
     """Rows whose list is not full take random rows (hash-keyed) until it is, and, should
     ``8k`` draws not fill it, the rows that follow them (so every list is full: ``k < n``)."""
     n, k = idx.shape
-    for r in numba.prange(n):
+    for r in numba.prange(0, n):
         tries = 0
         while idx[r, 0] < 0 and tries < 8 * k:
             c = np.int64(_key(seed, 0x66696C6C00000000, r, tries) % np.uint64(n))
@@ -134,7 +135,7 @@ def _fill_random(dist, idx, flag, X, seed):
             _push(dist[r], idx[r], flag[r], _sqdist(X[r], X[nxt]), nxt, 1)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _candidates(idx, flag, max_candidates, seed, rnd):
     """Each row's sampled new and old candidates: its list's entries and the rows whose
     lists hold it, at most ``max_candidates`` of each kind, kept by a hash priority of
@@ -159,7 +160,7 @@ def _candidates(idx, flag, max_candidates, seed, rnd):
                 fill[c] += 1
     new_c = np.full((n, max_candidates), -1, dtype=np.int32)
     old_c = np.full((n, max_candidates), -1, dtype=np.int32)
-    for r in numba.prange(n):
+    for r in numba.prange(0, n):
         new_p = np.full(max_candidates, np.inf, dtype=np.float32)
         old_p = np.full(max_candidates, np.inf, dtype=np.float32)
         new_f = np.zeros(max_candidates, dtype=np.uint8)
@@ -180,7 +181,7 @@ def _candidates(idx, flag, max_candidates, seed, rnd):
                 _push(new_p, new_c[r], new_f, p, c, 0)
             else:
                 _push(old_p, old_c[r], old_f, p, c, 0)
-    for r in numba.prange(n):
+    for r in numba.prange(0, n):
         for j in range(k):
             if flag[r, j]:
                 for t in range(max_candidates):
@@ -190,7 +191,7 @@ def _candidates(idx, flag, max_candidates, seed, rnd):
     return new_c, old_c
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _join(X, new_c, old_c, thresh, lo, hi, P, Q, D, count):
     """The local joins of rows ``lo:hi``: pairs of a row's new candidates, and of a new
     with an old one, closer than either end's current farthest neighbour; row ``r``'s
@@ -236,7 +237,7 @@ def _compact(P, Q, D, count):
     return P2, Q2, D2
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _sorted_lists(dist, idx):
     """Each row's list from nearest to farthest (ties: smaller index first). Both sorts
     are of float64 keys (indices and float32 distances convert exactly, so the order is
@@ -245,7 +246,7 @@ def _sorted_lists(dist, idx):
     n, k = idx.shape
     out_i = np.empty((n, k), dtype=np.int64)
     out_d = np.empty((n, k), dtype=np.float32)
-    for r in numba.prange(n):
+    for r in numba.prange(0, n):
         order = np.argsort(idx[r].astype(np.float64), kind="mergesort")
         tmp_d = dist[r][order]
         tmp_i = idx[r][order]
