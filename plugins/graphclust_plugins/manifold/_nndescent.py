@@ -237,23 +237,38 @@ def _compact(P, Q, D, count):
     return P2, Q2, D2
 
 
+@numba.njit(forceinline=True, cache=True)
+def _before(d1, i1, d2, i2):
+    """Whether list entry ``(d1, i1)`` sorts before ``(d2, i2)``: by distance, then by
+    index; NaN after every number (as :func:`numpy.argsort` puts it)."""
+    nan1 = math.isnan(d1)
+    nan2 = math.isnan(d2)
+    if nan1 or nan2:
+        return nan2 and (not nan1 or i1 < i2)
+    if d1 != d2:
+        return d1 < d2
+    return i1 < i2
+
+
 @numba.njit(parallel=PARALLEL, cache=True)
 def _sorted_lists(dist, idx):
-    """Each row's list from nearest to farthest (ties: smaller index first). Both sorts
-    are of float64 keys (indices and float32 distances convert exactly, so the order is
-    the same): one specialisation of numba's mergesort, the k-d tree's, instead of three
-    compiled on a first run."""
+    """Each row's list from nearest to farthest (ties: smaller index first), by a stable
+    insertion sort of the row (``k`` is small): the order two stable ``argsort`` calls
+    (by index, then by distance) gave, without compiling numba's mergesort for it."""
     n, k = idx.shape
     out_i = np.empty((n, k), dtype=np.int64)
     out_d = np.empty((n, k), dtype=np.float32)
     for r in numba.prange(0, n):
-        order = np.argsort(idx[r].astype(np.float64), kind="mergesort")
-        tmp_d = dist[r][order]
-        tmp_i = idx[r][order]
-        order2 = np.argsort(tmp_d.astype(np.float64), kind="mergesort")
         for j in range(k):
-            out_i[r, j] = tmp_i[order2[j]]
-            out_d[r, j] = tmp_d[order2[j]]
+            d = dist[r, j]
+            i = np.int64(idx[r, j])
+            t = j
+            while t > 0 and _before(d, i, out_d[r, t - 1], out_i[r, t - 1]):
+                out_d[r, t] = out_d[r, t - 1]
+                out_i[r, t] = out_i[r, t - 1]
+                t -= 1
+            out_d[r, t] = d
+            out_i[r, t] = i
     return out_i, out_d
 
 
