@@ -137,8 +137,9 @@ def _search(p, X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp,
 def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, node_core2,
            knn_d2, knn_idx, bound, best_w, best_d, best_q, depth):
     n = X.shape[0]
-    # 1. bounds from the nearest rows
-    for p in numba.prange(0, n):
+    # 1. bounds from the nearest rows (one thread: ``keep`` reads a row, and a parallel
+    # loop of its own would cost a first run a compilation)
+    for p in range(n):
         cp = comp[p]
         w0, q0 = np.inf, -1
         for j in range(knn_idx.shape[1]):

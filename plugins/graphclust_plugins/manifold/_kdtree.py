@@ -168,7 +168,7 @@ def _knn_all(X, perm, start, stop, lo, hi, first_leaf, k, dist, idx, kth, depth)
     for t in numba.prange(0, n):
         p = perm[t]  # tree order: consecutive queries touch the same nodes
         stack = np.empty(2 * depth + 2, dtype=np.int64)
-        d = np.empty(k)
+        d = np.empty(k, dtype=np.float64)  # as every float64 scratch: one compilation
         i = np.empty(k, dtype=np.int64)
         _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, d, i, stack)
         for c in range(keep):  # elementwise, as in _build
