@@ -129,7 +129,7 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
     for t in range(k):
         dist[t] = np.inf
         idx[t] = -1  # an empty slot: any row replaces it
-    flag = np.zeros(k, dtype=np.bool_)  # unused (NN-descent's heaps carry one)
+    flag = np.zeros(k, dtype=np.uint8)  # unused (NN-descent's heaps carry one, uint8)
     x = X[p]
     top = 0
     stack[0] = 0

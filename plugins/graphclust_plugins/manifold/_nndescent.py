@@ -248,15 +248,17 @@ def _before(d1, i1, d2, i2):
     return i1 < i2
 
 
-@numba.njit(parallel=PARALLEL, cache=True)
+@numba.njit(cache=True)
 def _sorted_lists(dist, idx):
     """Each row's list from nearest to farthest (ties: smaller index first), by a stable
     insertion sort of the row (``k`` is small): the order two stable ``argsort`` calls
-    (by index, then by distance) gave, without compiling numba's mergesort for it."""
+    (by index, then by distance) gave, without compiling numba's mergesort for it. One
+    thread: 35 ms for 70 000 lists of 15 (the two argsorts of each row took 90 ms on two
+    threads), and a parallel loop less to compile on a first run."""
     n, k = idx.shape
     out_i = np.empty((n, k), dtype=np.int64)
     out_d = np.empty((n, k), dtype=np.float32)
-    for r in numba.prange(0, n):
+    for r in range(n):
         for j in range(k):
             d = dist[r, j]
             i = np.int64(idx[r, j])
