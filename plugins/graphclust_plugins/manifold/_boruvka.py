@@ -37,6 +37,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from graphclust_plugins.manifold._jit import PARALLEL
 from graphclust_plugins.manifold._kdtree import box_sqdist, build, core_sqdist
 from graphclust_plugins.manifold._linkage import _find
 
@@ -72,7 +73,7 @@ def _node_components(comp, perm, start, stop, first_leaf, out):
             out[node] = a if a == b else -1
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def _better(w, d, a, b, w0, d0, a0, b0):
     """Edge ``(w, d, a, b)`` before edge ``(w0, d0, a0, b0)`` (``a < b``; ``a0 = -1``:
     none)."""
@@ -132,12 +133,13 @@ def _search(p, X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp,
     return mw, md, mq
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, node_core2,
            knn_d2, knn_idx, bound, best_w, best_d, best_q, depth):
     n = X.shape[0]
-    # 1. bounds from the nearest rows
-    for p in numba.prange(n):
+    # 1. bounds from the nearest rows (one thread: ``keep`` reads a row, and a parallel
+    # loop of its own would cost a first run a compilation)
+    for p in range(n):
         cp = comp[p]
         w0, q0 = np.inf, -1
         for j in range(knn_idx.shape[1]):
@@ -152,7 +154,7 @@ def _round(X, core2, comp, perm, start, stop, lo, hi, first_leaf, node_comp, nod
         if best_q[p] >= 0 and best_w[p] < bound[comp[p]]:
             bound[comp[p]] = best_w[p]
     # 2. the searches (bound only lowered; see the module's docstring)
-    for t in numba.prange(n):
+    for t in numba.prange(0, n):
         p = perm[t]
         if core2[p] > bound[comp[p]]:
             best_q[p] = -1

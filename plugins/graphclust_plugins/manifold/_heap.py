@@ -10,7 +10,7 @@ import numba
 __all__ = ["above", "sift_down"]
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def above(p1, i1, p2, i2):
     """Whether heap entry ``(p1, i1)`` ranks above ``(p2, i2)``: by priority, then by
     index, an empty slot (index −1) above every entry."""
@@ -21,7 +21,7 @@ def above(p1, i1, p2, i2):
     return i1 > i2
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def sift_down(pri, ind, flag, size):
     """Restore the max-heap order (:func:`above`) after the root was replaced; ``ind``
     and ``flag`` move with ``pri``."""

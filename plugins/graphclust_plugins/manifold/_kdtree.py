@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from ._heap import above, sift_down
+from ._jit import PARALLEL
 
 __all__ = ["KDTree", "box_sqdist", "build", "core_sqdist"]
 
@@ -49,38 +50,25 @@ class KDTree:
         return int(self.start.size)
 
 
-@numba.njit(cache=True)
-def _build(X, perm, start, stop, lo, hi, first_leaf):
-    n_nodes = start.size
-    d = X.shape[1]
-    start[0], stop[0] = 0, X.shape[0]
-    for node in range(n_nodes):
-        s, e = start[node], stop[node]
-        for k in range(d):
-            lo[node, k] = np.inf
-            hi[node, k] = -np.inf
-        for t in range(s, e):
-            for k in range(d):
-                v = X[perm[t], k]
-                lo[node, k] = min(lo[node, k], v)
-                hi[node, k] = max(hi[node, k], v)
-        if node >= first_leaf:
-            continue
-        wide = 0
-        for k in range(1, d):
-            if hi[node, k] - lo[node, k] > hi[node, wide] - lo[node, wide]:
-                wide = k
-        seg = perm[s:e].copy()
-        order = np.argsort(X[seg, wide], kind="mergesort")  # stable: ties by tree order
-        for t in range(e - s):  # elementwise: a slice assignment from an array makes
-            perm[s + t] = seg[order[t]]  # numba compile its shape-error text (cold start)
-        mid = (s + e) // 2
-        start[2 * node + 1], stop[2 * node + 1] = s, mid
-        start[2 * node + 2], stop[2 * node + 2] = mid, e
+def _boxes(Xp, start, stop, lo, hi):
+    """``lo[i]``, ``hi[i]``: the bounds of rows ``Xp[start[i]:stop[i]]`` (the rows in tree
+    order), ``inf`` / ``-inf`` for a node without rows."""
+    full = stop > start
+    lo[~full] = np.inf
+    hi[~full] = -np.inf
+    if Xp.shape[1] and full.any():  # the nodes with rows tile [0, n) in order
+        lo[full] = np.minimum.reduceat(Xp, start[full], axis=0)
+        hi[full] = np.maximum.reduceat(Xp, start[full], axis=0)
 
 
 def build(X: np.ndarray, leaf_size: int = LEAF_SIZE) -> KDTree:
-    """Build the tree of the rows of ``X`` (float64, shape ``(n, d)``, ``n >= 1``)."""
+    """Build the tree of the rows of ``X`` (float64, shape ``(n, d)``, ``n >= 1``).
+
+    Level by level in NumPy: a level's nodes tile the rows, so their boxes are segment
+    reductions and their splits one stable sort of (node, coordinate) pairs, each node's
+    rows ordered by its widest coordinate, ties kept in tree order (a compiled build
+    cost a first run 2 s of compilation, with numba's mergesort).
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
     levels = 0
@@ -91,13 +79,32 @@ def build(X: np.ndarray, leaf_size: int = LEAF_SIZE) -> KDTree:
     perm = np.arange(n, dtype=np.int64)
     start = np.zeros(n_nodes, dtype=np.int64)
     stop = np.zeros(n_nodes, dtype=np.int64)
+    stop[0] = n
     lo = np.empty((n_nodes, max(d, 1)))
     hi = np.empty((n_nodes, max(d, 1)))
-    _build(X, perm, start, stop, lo[:, :d], hi[:, :d], first_leaf)
+    for level in range(levels + 1):
+        nodes = np.arange((1 << level) - 1, (1 << (level + 1)) - 1)
+        s, e = start[nodes], stop[nodes]
+        box_lo, box_hi = lo[nodes, :d], hi[nodes, :d]
+        _boxes(X[perm], s, e, box_lo, box_hi)
+        lo[nodes, :d], hi[nodes, :d] = box_lo, box_hi
+        if level == levels:
+            break
+        extent = box_hi - box_lo
+        wide = np.zeros(nodes.size, dtype=np.int64)  # the first widest coordinate
+        for k in range(1, d):
+            wider = extent[:, k] > extent[np.arange(nodes.size), wide]
+            wide[wider] = k
+        owner = np.repeat(np.arange(nodes.size), e - s)  # the level's nodes tile [0, n)
+        if d:
+            perm = perm[np.lexsort((X[perm, wide[owner]], owner))]  # stable
+        mid = (s + e) // 2
+        start[2 * nodes + 1], stop[2 * nodes + 1] = s, mid
+        start[2 * nodes + 2], stop[2 * nodes + 2] = mid, e
     return KDTree(X, perm, start, stop, lo[:, :d], hi[:, :d], first_leaf)
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def box_sqdist(x, lo, hi, node):
     """Squared distance from ``x`` to the box of ``node`` (0 inside)."""
     s = 0.0
@@ -122,7 +129,7 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
     for t in range(k):
         dist[t] = np.inf
         idx[t] = -1  # an empty slot: any row replaces it
-    flag = np.zeros(k, dtype=np.bool_)  # unused (NN-descent's heaps carry one)
+    flag = np.zeros(k, dtype=np.uint8)  # unused (NN-descent's heaps carry one, uint8)
     x = X[p]
     top = 0
     stack[0] = 0
@@ -154,14 +161,14 @@ def _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, dist, idx, stack):
         sift_down(dist, idx, flag, size)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _knn_all(X, perm, start, stop, lo, hi, first_leaf, k, dist, idx, kth, depth):
     n = X.shape[0]
     keep = dist.shape[1]
-    for t in numba.prange(n):
+    for t in numba.prange(0, n):
         p = perm[t]  # tree order: consecutive queries touch the same nodes
         stack = np.empty(2 * depth + 2, dtype=np.int64)
-        d = np.empty(k)
+        d = np.empty(k, dtype=np.float64)  # as every float64 scratch: one compilation
         i = np.empty(k, dtype=np.int64)
         _knn_one(p, X, perm, start, stop, lo, hi, first_leaf, d, i, stack)
         for c in range(keep):  # elementwise, as in _build

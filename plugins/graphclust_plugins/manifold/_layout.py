@@ -37,6 +37,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from ._jit import PARALLEL
+
 __all__ = ["BLOCK_SIZE", "CLIP", "epochs_per_sample", "optimize_layout"]
 
 #: Rows moved together from one snapshot of the others (a constant: the result must not
@@ -122,7 +124,7 @@ def _move_row(i, Y, row, indptr, indices, eps, next_sample, eps_neg, next_neg, e
         next_neg[e] += n_neg * eps_neg[e]
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _epoch(Y, indptr, indices, eps, next_sample, eps_neg, next_neg, epoch, a, b, gamma,
            alpha, key, block, moved, pulls, pulled):
     n, dim = Y.shape

@@ -26,7 +26,7 @@ CONDENSED_DTYPE = np.dtype([("parent", np.intp), ("child", np.intp),
                             ("lambda_val", np.float64), ("child_size", np.intp)])
 
 
-@numba.njit(inline="always", cache=True)
+@numba.njit(forceinline=True, cache=True)
 def _find(up, x):
     r = x
     while up[r] != -1:
@@ -82,7 +82,7 @@ def _condense(hier, min_size):
     n = hier.shape[0] + 1
     parent = np.empty(2 * n, dtype=np.intp)
     child = np.empty(2 * n, dtype=np.intp)
-    lam = np.empty(2 * n)
+    lam = np.empty(2 * n, dtype=np.float64)
     csize = np.empty(2 * n, dtype=np.intp)
     label = np.empty(2 * n - 1, dtype=np.intp)  # condensed cluster of each kept node
     kept = np.empty(n, dtype=np.intp)  # FIFO of kept merges: breadth-first order

@@ -18,6 +18,7 @@ import numpy as np
 
 from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, normalize_rows
 
+from ._jit import PARALLEL
 from ._nndescent import _sorted_lists, nn_descent
 from ._rptrees import _sqdist
 
@@ -91,12 +92,12 @@ def feature_distances(X: np.ndarray, idx: np.ndarray, metric: str
     return out_i, metric_distances(out_d, metric)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=PARALLEL, cache=True)
 def _measure(X, idx):
     """``‖X[i] − X[idx[i, a]]‖²`` in float32 (``inf`` where ``idx < 0``)."""
     n, k = idx.shape
     out = np.empty((n, k), dtype=np.float32)
-    for i in numba.prange(n):
+    for i in numba.prange(0, n):
         for a in range(k):
             j = idx[i, a]
             out[i, a] = _sqdist(X[i], X[j]) if j >= 0 else np.float32(np.inf)
