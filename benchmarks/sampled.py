@@ -217,7 +217,8 @@ def extend_worker(args) -> None:
     emit({"method": "auto", "seed": seed, "n": int(X.shape[0]), "seconds": round(seconds, 1),
           "cpu_s": round(mem.cpu, 1), "peak_rss_mb": round(mem.mb),
           "timings": {k: round(v, 1) for k, v in model.timings_.items()},
-          **scores(y, model.labels_)})
+          "start_modularity": model.solution_.info.get("start_modularity"),
+          "start": model.solution_.info.get("start"), **scores(y, model.labels_)})
 
 
 def extend_vs_evoc(args) -> None:

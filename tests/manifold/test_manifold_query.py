@@ -135,3 +135,31 @@ def test_descent_placement_serves_the_sample_graph_and_blocks_do_not_matter(monk
     small = part.build(X, anchors, Context(seed=0)).Z
     assert (G.Z != small).nnz == 0
     np.testing.assert_allclose(G.Z.sum(axis=1), 1.0)
+
+
+@pytest.mark.slow  # a LocalCluster of two worker processes (the index is pickled to them)
+def test_descent_placement_on_dask_workers_equals_in_memory():
+    """The chunked run builds the sample's index once and places each block on a worker
+    process: the same labels as in memory (features solver and genie: no layout)."""
+    pytest.importorskip("distributed", reason="needs the [dask] extra")
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    import graphclust
+
+    X, _ = make_blobs(3000, 20, centers=4, cluster_std=2.0, random_state=5)
+    spec = {"anchors": {"name": "sample", "n_anchors": 800},
+            "graph": {"name": "sample-knn", "n_neighbors": 10, "method": "descent",
+                      "pca_components": 8},
+            "adapter": {"name": "on-sample",
+                        "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx",
+                                  "pca_components": 8, "distances": "features"},
+                        "rounding": {"name": "genie"}},
+            "solver": {"name": "features"},
+            "rounding": {"name": "argmax"}}
+    ref = graphclust.GraphClustering(spec, n_clusters=4, random_state=3).fit(X)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster):
+        got = graphclust.GraphClustering(spec, n_clusters=4, random_state=3).fit(
+            da.from_array(X, chunks=(700, 20)))
+        np.testing.assert_array_equal(np.asarray(got.labels_.compute()), ref.labels_)

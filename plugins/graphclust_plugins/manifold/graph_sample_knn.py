@@ -103,7 +103,10 @@ class SampleKNNGraph(graphclust.GraphBuilder):
 
     Costs: matching ``O(n·d)``; exact search ``O(n·S·d)`` time, ``O(block·S)`` memory;
     approximate search about ``O(n·log S·d)`` time after an ``O(S^1.14·d)`` index build
-    (global-small); ``Z`` has ``n·n_neighbors`` entries. Nothing ``n x n`` or dense
+    (global-small); ``descent``: NN-descent of the ``S`` rows (about ``O(S^1.14·p)``)
+    and, a row, ``ceil(sqrt(S))`` pivot distances and the walk's (both in ``p``
+    dimensions) plus ``2k`` distances on the features; ``Z`` has ``n·n_neighbors``
+    entries. Nothing ``n x n`` or dense
     ``n x S``. Every step after the index is row-local: the chunked execution builds the
     index once (:meth:`prepare_chunked`, ``S``-sized) and places each block by
     :meth:`transform`, giving every row exactly the row it gets in memory.
