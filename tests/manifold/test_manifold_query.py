@@ -36,7 +36,7 @@ def complete_graph(m):
 
 
 @given(st.integers(5, 40), st.integers(1, 6), st.integers(1, 8), st.integers(0, 2**31))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 def test_walk_of_a_complete_graph_is_brute_force(m, d, k, seed):
     """On the complete graph the walk measures every row: its pool is the exact k
     nearest, by distance then index (values on a grid, so ties happen)."""
@@ -75,15 +75,16 @@ def test_pivots_are_a_seeded_sorted_subset():
     assert small.size == 3 and set(small) <= set(range(5))
 
 
+@pytest.mark.slow  # NN-descent of 2 000 rows and PCA: about 1 s idle, 3 s on the shared machine
 def test_place_search_finds_the_nearest_sample_rows():
     """Clusters in 6 latent dimensions seen through 30 noisy features: the walk on 8
     components, measured on the features, finds at least 95 % of the exact 10 nearest
     sample rows, with their feature distances."""
-    latent, _ = make_blobs(3500, n_features=6, centers=6, random_state=0)
+    latent, _ = make_blobs(2300, n_features=6, centers=6, random_state=0)
     rng = np.random.default_rng(0)
-    X = latent @ rng.standard_normal((6, 30)) + 0.05 * rng.standard_normal((3500, 30))
+    X = latent @ rng.standard_normal((6, 30)) + 0.05 * rng.standard_normal((2300, 30))
     X = X.astype(np.float32)
-    U, Q = np.ascontiguousarray(X[:3000]), np.ascontiguousarray(X[3000:])
+    U, Q = np.ascontiguousarray(X[:2000]), np.ascontiguousarray(X[2000:])
     index = descent_index(U, 16, "euclidean", 8, seed=1)
     idx, dist = place_search(Q, U, index, 10)
     exact = brute(Q, U, 10)
@@ -120,12 +121,12 @@ def test_descent_placement_serves_the_sample_graph_and_blocks_do_not_matter(monk
     projection and metric); the rows of Z do not depend on PLACE_BLOCK."""
     import graphclust_plugins.manifold.graph_sample_knn as gsk
 
-    X, _ = make_blobs(1500, n_features=20, centers=4, random_state=0)
+    X, _ = make_blobs(900, n_features=20, centers=4, random_state=0)
     anchors = SampleAnchors(n_anchors=500).select(X, Context(seed=0))
     part = SampleKNNGraph(method="descent", pca_components=8)
     G = part.build(X, anchors, Context(seed=0))
     assert G.info["method"] == "descent" and G.info["searched_dims"] == 8
-    assert G.info["placed"] == 1000
+    assert G.info["placed"] == 400
     U = G.anchors.points
     shared = FuzzyKNNGraph(method="approx", pca_components=8, distances="features").build(
         U, None, Context(seed=0))
