@@ -164,3 +164,17 @@ def test_descent_placement_on_dask_workers_equals_in_memory():
         got = graphclust.GraphClustering(spec, n_clusters=4, random_state=3).fit(
             da.from_array(X, chunks=(700, 20)))
         np.testing.assert_array_equal(np.asarray(got.labels_.compute()), ref.labels_)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_tiny_samples_place_every_row_as_the_exact_search(m):
+    """One sample row (no graph: the exact search), two or three (the walk meets them
+    all): the rows of Z are the exact method's."""
+    from graphclust import Anchors
+
+    X = np.random.default_rng(0).random((20, 3)).astype(np.float32)
+    anchors = Anchors(points=X[:m])
+    got = SampleKNNGraph(method="descent").build(X, anchors, Context(seed=0))
+    ref = SampleKNNGraph(method="exact").build(X, anchors, Context(seed=0))
+    assert got.info["method"] == ("exact" if m == 1 else "descent")
+    np.testing.assert_allclose(got.Z.toarray(), ref.Z.toarray(), atol=1e-6)

@@ -138,6 +138,8 @@ class SampleKNNGraph(graphclust.GraphBuilder):
         "of all d features; None = all.", check=graphclust.optional(graphclust.integer(1)))
 
     def _method(self, m: int, d: int) -> str:
+        if self.method == "descent" and m < 2:
+            return "exact"  # one sample row: no graph to walk, every row its neighbour
         if self.method != "auto":
             return self.method
         return "exact" if float(m) * float(d) <= PLACE_EXACT_MAX else "approx"
