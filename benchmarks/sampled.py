@@ -3,6 +3,9 @@ presets on 1M x 50 blobs, MNIST-70k in memory and as an 8-chunk dask array on a 
 LocalCluster, and MNIST-extend@630000 (``auto``; ``--dask`` also on a dask array);
 KMeans(10, n_init=1) side by side.
 
+``extend-vs-evoc`` fits ``auto`` and ``evoc.EVoC()`` on MNIST-extend, each in its own
+process after a warm-up fit, one after the other, and prints the ratio of their times.
+
 Run ``python -m benchmarks.sampled blobs|mnist-dask|mnist-extend [--seeds 0 1 2]``; each
 prints one JSON line per fit: preset, wall seconds, this process's CPU seconds (the
 machine is shared: CPU time is the figure that survives other load), peak RSS of this
@@ -182,14 +185,72 @@ def mnist_extend(args) -> None:
             cluster.close()
 
 
+def extend_worker(args) -> None:
+    """One timed fit of ``args.which`` (``auto`` or ``evoc``) on MNIST-extend in this
+    process, after a warm-up fit of the same method on 5 000 rows (numba compiled)."""
+    from benchmarks.datasets import load
+
+    X, y = load(f"mnist-extend@{args.n}")
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float32) / np.float32(255.0))
+    seed = args.seeds[0]
+    if args.which == "evoc":
+        import evoc
+
+        warm = np.random.default_rng(0).choice(X.shape[0], 5000, replace=False)
+        evoc.EVoC(random_state=seed).fit_predict(X[warm])
+        with PeakRSS() as mem:
+            t0 = time.perf_counter()
+            labels = evoc.EVoC(random_state=seed).fit_predict(X)
+            seconds = time.perf_counter() - t0
+        emit({"method": "EVoC()", "seed": seed, "n": int(X.shape[0]),
+              "seconds": round(seconds, 1), "cpu_s": round(mem.cpu, 1),
+              "peak_rss_mb": round(mem.mb), "labelled": round(float((labels >= 0).mean()), 4),
+              **scores(y, labels)})
+        return
+    warm_up()
+    import graphclust
+
+    with PeakRSS() as mem:
+        t0 = time.perf_counter()
+        model = graphclust.GraphClustering("auto", n_clusters=10, random_state=seed).fit(X)
+        seconds = time.perf_counter() - t0
+    emit({"method": "auto", "seed": seed, "n": int(X.shape[0]), "seconds": round(seconds, 1),
+          "cpu_s": round(mem.cpu, 1), "peak_rss_mb": round(mem.mb),
+          "timings": {k: round(v, 1) for k, v in model.timings_.items()},
+          "start_modularity": model.solution_.info.get("start_modularity"),
+          "start": model.solution_.info.get("start"), **scores(y, model.labels_)})
+
+
+def extend_vs_evoc(args) -> None:
+    """``auto`` and ``EVoC()`` on MNIST-extend, each seed's fits in fresh processes one
+    after the other (``extend_worker``), then the ratio of their wall seconds."""
+    import subprocess
+    import sys
+
+    for seed in args.seeds:
+        recs = {}
+        for which in ("auto", "evoc"):
+            cmd = [sys.executable, "-m", "benchmarks.sampled", "extend-worker", "--which",
+                   which, "--seeds", str(seed), "--n", str(args.n)]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            recs[which] = json.loads(out.stdout.strip().splitlines()[-1])
+            emit(recs[which])
+        emit({"seed": seed, "auto_over_evoc": round(recs["auto"]["seconds"]
+                                                    / recs["evoc"]["seconds"], 3),
+              "cpu_auto_over_evoc": round(recs["auto"]["cpu_s"] / recs["evoc"]["cpu_s"], 3)})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sampled", description=__doc__)
-    parser.add_argument("target", choices=("blobs", "mnist-dask", "mnist-extend"))
+    parser.add_argument("target", choices=("blobs", "mnist-dask", "mnist-extend",
+                                           "extend-vs-evoc", "extend-worker"))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--presets", nargs="+", default=None,
                         help="default: genie manifold (blobs), auto manifold (mnist-dask), "
                         "auto (mnist-extend)")
+    parser.add_argument("--which", choices=("auto", "evoc"), default="auto",
+                        help="extend-worker: the method this process fits")
     parser.add_argument("--dask", action="store_true",
                         help="mnist-extend: also fit on an 8-chunk dask array (LocalCluster)")
     args = parser.parse_args(argv)
@@ -197,8 +258,9 @@ def main(argv=None) -> int:
         args.presets = {"mnist-dask": ["auto", "manifold"], "mnist-extend": ["auto"]}.get(
             args.target, ["genie", "manifold"])
     if args.n is None:
-        args.n = {"blobs": 1_000_000, "mnist-extend": 630_000}.get(args.target, 70_000)
-    {"blobs": blobs, "mnist-dask": mnist_dask, "mnist-extend": mnist_extend}[args.target](args)
+        args.n = {"blobs": 1_000_000, "mnist-dask": 70_000}.get(args.target, 630_000)
+    {"blobs": blobs, "mnist-dask": mnist_dask, "mnist-extend": mnist_extend,
+     "extend-vs-evoc": extend_vs_evoc, "extend-worker": extend_worker}[args.target](args)
     return 0
 
 

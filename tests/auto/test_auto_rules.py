@@ -79,14 +79,17 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # the features (distances on 50 components merged two MNIST digits); all of d else
     from graphclust_plugins.auto.rule_auto import (MANIFOLD_NEGATIVES,
                                                    MANIFOLD_SEARCH_COMPONENTS)
-    on_components = n <= MANIFOLD_SAMPLE and d > 2 * MANIFOLD_SEARCH_COMPONENTS
+    on_components = d > 2 * MANIFOLD_SEARCH_COMPONENTS
+    components = {"pca_components": MANIFOLD_SEARCH_COMPONENTS} if on_components else {}
     assert spec["adapter"]["graph"] == {
         "name": "fuzzy-knn", "n_neighbors": 15, "method": "approx",
-        **({"pca_components": MANIFOLD_SEARCH_COMPONENTS, "distances": "features"}
-           if on_components else {})}
+        **({**components, "distances": "features"} if on_components else {})}
     assert (f"on {MANIFOLD_SEARCH_COMPONENTS} principal components" in spec["summary"]
             ) == on_components
-    assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15}
+    # above the sample, the rows walk graphclust's NN-descent graph of the sample, in the
+    # space the sample's graph was searched in (one NN-descent, thread-count-free)
+    assert spec["graph"] == {"name": "sample-knn", "n_neighbors": 15, **(
+        {"method": "descent", **components} if n > MANIFOLD_SAMPLE else {})}
     assert spec["solver"] == {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
                               "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
                               "negative_sample_rate": (MANIFOLD_NEGATIVES
@@ -277,10 +280,11 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert spec["adapter"]["rounding"]["min_cluster_size"] == max(
         15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))
     # a sample: one search space for the placement and the sample's graph (one shared
-    # index); every row the sample: no placement search, the graph's own on components
+    # NN-descent); every row the sample: no placement search
     sampled = n > MANIFOLD_SAMPLE
-    assert (spec["graph"].get("pca_components") == spec["adapter"]["graph"].get(
-        "pca_components")) == sampled
+    assert spec["graph"].get("method") == ("descent" if sampled else None)
+    assert spec["adapter"]["graph"]["pca_components"] == 64
+    assert spec["graph"].get("pca_components") == (64 if sampled else None)
     assert spec["solver"]["name"] == "umap-layout"
     # the sample's layout: a fixed cost beside n rows, so longer and from several starts
     from graphclust_plugins.auto.rule_auto import MANIFOLD_NEGATIVES

@@ -61,6 +61,21 @@ def test_the_most_modular_start_is_kept(data, seed):
     assert est.solution_.info["start"] == best
 
 
+@pytest.mark.slow  # twelve short layouts: 3 s
+def test_the_kept_rounding_is_the_kept_starts_own(data):
+    """The rounding kept (its confidence, noise and layers) was fitted on the kept start's
+    layout, also when a later start ran after it (it had been the last start's: a
+    brute-force search of the sample and the confidence of another layout)."""
+    kept = []
+    for seed in range(4):
+        est = graphclust.GraphClustering(spec(3), n_clusters=6, random_state=seed).fit(data)
+        adapter = est.pipeline_.adapter
+        E = np.asarray(est.solution_.anchor_embedding)
+        np.testing.assert_array_equal(np.asarray(adapter.rounding_.anchors_, E.dtype), E)
+        kept.append(adapter.start_)
+    assert min(kept) < 2  # some seed kept a start that was not the last
+
+
 def test_start_zero_is_the_one_start_fit(data):
     one = graphclust.GraphClustering(spec(1), n_clusters=6, random_state=4).fit(data)
     three = graphclust.GraphClustering(spec(3), n_clusters=6, random_state=4).fit(data)

@@ -47,16 +47,35 @@ MANIFOLD_MIN_SAMPLES = 15
 MANIFOLD_CLUSTER_DIVISOR = 2
 
 
+def _search_components(p: DataProfile) -> dict:
+    """With ``d > 2 · MANIFOLD_SEARCH_COMPONENTS``, searches run on the leading principal
+    components (the candidates measured on the features)."""
+    if p.d > 2 * MANIFOLD_SEARCH_COMPONENTS:
+        return {"pca_components": MANIFOLD_SEARCH_COMPONENTS}
+    return {}
+
+
 def _neighbour_graph(p: DataProfile) -> dict:
     """The sample's fuzzy 15-NN graph: graphclust's NN-descent (seeded; the same lists on
-    any thread count), above the sample a pynndescent index of it (a base dependency;
-    seeded, one thread), so that no extra changes the graph. Up to MANIFOLD_SAMPLE rows
-    with ``d > 2 · MANIFOLD_SEARCH_COMPONENTS`` the search runs on the leading principal
-    components and the candidates are measured and re-sorted on the features (a search
-    *and* distances on 50 components merged two MNIST digits; docs/auto.rst, rule 7)."""
+    any thread count; above the sample the lists of ``sample-knn``'s own NN-descent of the
+    same sample rows), so that no extra changes the graph. With ``d > 2 ·
+    MANIFOLD_SEARCH_COMPONENTS`` the search runs on the leading principal components and
+    the candidates are measured and re-sorted on the features (a search *and* distances
+    on 50 components merged two MNIST digits; docs/auto.rst, rule 7)."""
     graph = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
-    if p.n <= MANIFOLD_SAMPLE and p.d > 2 * MANIFOLD_SEARCH_COMPONENTS:
-        graph.update(pca_components=MANIFOLD_SEARCH_COMPONENTS, distances="features")
+    comps = _search_components(p)
+    if comps:
+        graph.update(comps, distances="features")
+    return graph
+
+
+def _placement(p: DataProfile) -> dict:
+    """``sample-knn``: above MANIFOLD_SAMPLE rows every other row walks graphclust's
+    NN-descent graph of the sample (on the components of :func:`_search_components`,
+    candidates measured on the features; the same neighbours on any thread count)."""
+    graph = {"name": "sample-knn", "n_neighbors": 15}
+    if p.n > MANIFOLD_SAMPLE:
+        graph.update(method="descent", **_search_components(p))
     return graph
 
 
@@ -90,7 +109,7 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
               "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
                                        else MANIFOLD_NEGATIVES)}
     return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
-            "graph": {"name": "sample-knn", "n_neighbors": 15},
+            "graph": _placement(p),
             "adapter": {"name": "on-sample", "graph": _neighbour_graph(p),
                         "rounding": _density_tree(p),
                         **({"n_starts": MANIFOLD_SAMPLED_STARTS} if starts else {})},
@@ -114,9 +133,8 @@ def _applies(p: DataProfile, ctx) -> str | None:
         f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
         "15 nearest sample rows" if p.n > MANIFOLD_SAMPLE else "fitted on all rows")
     comps = spec["adapter"]["graph"].get("pca_components")
-    search = ("pynndescent's index of the sample" if p.n > MANIFOLD_SAMPLE
-              else "NN-descent" + (f" on {comps} principal components, distances "
-                                   "on the features" if comps else ""))
+    search = "NN-descent" + (f" on {comps} principal components, distances on the "
+                             "features" if comps else "")
     starts = spec["adapter"].get("n_starts", 1)
     negatives = spec["solver"].get("negative_sample_rate")
     layout = (f"{spec['solver']['n_epochs']} epochs"
@@ -138,7 +156,8 @@ RULE_MANIFOLD = Rule(
             f"{MANIFOLD_NEGATIVES} negative\nsamples per edge, from the features' principal "
             f"components), HDBSCAN condensed tree\n({MANIFOLD_MIN_SAMPLES} core neighbours) cut "
             "to exactly k clusters, every point labelled. Fitted on a\nsample of at most "
-            f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows),\n"
+            f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows, found\n"
+            "by a walk of the sample's NN-descent graph), "
             "also on Dask; without k the density tree of the sample's layout estimates it.\n"
             f"Above {MANIFOLD_SAMPLE} rows the layout draws {MANIFOLD_SAMPLED_NEGATIVES} "
             f"negative samples per edge and runs\nfrom {MANIFOLD_SAMPLED_STARTS} starts, "

@@ -23,8 +23,8 @@ from ._nndescent import _sorted_lists, nn_descent
 from ._rptrees import _sqdist
 
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
-           "exact_neighbors", "feature_distances", "metric_distances", "project", "sample_index",
-           "shared_index"]
+           "exact_neighbors", "feature_distances", "metric_distances", "project", "remember",
+           "sample_index", "shared_index"]
 
 #: ``method="auto"`` searches exactly while ``n² · d`` stays at or below this (about
 #: 50 s of brute force on the 2-core reference machine by
@@ -181,8 +181,16 @@ def sample_index(U: np.ndarray, n_neighbors: int, metric: str, pca_components: i
     index.prepare()
     out = SampleIndex(projection=proj, index=index, n_neighbors=int(n_neighbors),
                       metric=metric)
-    _LAST[:] = [weakref.ref(U, _forget), (int(n_neighbors), metric, pca_components), out]
+    remember(U, n_neighbors, metric, pca_components, out)
     return out
+
+
+def remember(U: np.ndarray, n_neighbors: int, metric: str, pca_components: int | None,
+             index) -> None:
+    """Keep ``index`` (of the sample rows ``U``; a :class:`SampleIndex` or any index with
+    its ``projection``, ``n_neighbors`` and ``neighbors(k)``) for :func:`shared_index`
+    while ``U`` lives, one index at a time."""
+    _LAST[:] = [weakref.ref(U, _forget), (int(n_neighbors), metric, pca_components), index]
 
 
 def _forget(ref: weakref.ref) -> None:

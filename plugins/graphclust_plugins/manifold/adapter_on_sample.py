@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import attrs
@@ -173,7 +174,10 @@ class OnSampleAdapter(graphclust.Adapter):
             k = adapted.n_clusters
             if k_range is not None:
                 k = int(self.estimate_k(sol, adapted, *k_range, quiet).k)
-            rounding = self._estimator[1] if k_range is not None else self._rounding()
+            # a fresh copy per start: a rounding given as a part instance is one object,
+            # and the kept start's confidence and layers need the tree of its own layout
+            rounding = (self._estimator[1] if k_range is not None
+                        else copy.deepcopy(self._rounding()))
             labels = np.asarray(rounding.round(sol, k, quiet), dtype=np.int64)
             scores.append(float(adapted.graph.modularity(labels)))
             if best is None or scores[-1] > scores[best[0]]:

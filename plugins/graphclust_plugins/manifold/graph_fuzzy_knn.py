@@ -72,7 +72,8 @@ class FuzzyKNNGraph(graphclust.GraphBuilder):
     (``O(n·k·d)`` more), so the memberships see the features' distances, not the
     smaller ones of a projection that dropped variance. Inside
     ``on-sample`` with a ``sample-knn`` placement that already indexed the same sample
-    rows with pynndescent (same metric, projection and at least ``n_neighbors``), the
+    rows (pynndescent's index, or ``method="descent"``'s NN-descent graph; same metric,
+    projection and at least ``n_neighbors``), the
     graph is read off that index's own neighbour lists instead of building a second
     index (``graph.info["shared_index"]``).
 

@@ -13,6 +13,7 @@ from graphclust.numerics import as_dense_float
 from graphclust_plugins.manifold._neighbors import project, sample_index
 from graphclust_plugins.manifold._place import (exact_search, index_search, match_rows,
                                                 memberships, row_keys)
+from graphclust_plugins.manifold._query import DescentIndex, descent_index, place_search
 
 #: ``method="auto"`` searches exactly while ``S · d`` (the brute-force work per placed row)
 #: stays at or below this, and through a pynndescent index above it.
@@ -31,11 +32,14 @@ class SampleKNNState(graphclust.FittedState):
     n_neighbors : int
         Sample rows each placed row is linked to (after clamping to ``S``).
     method : str
-        ``"exact"`` or ``"approx"``: the search for rows that are not sample rows.
+        ``"exact"``, ``"approx"`` or ``"descent"``: the search for rows that are not
+        sample rows.
     keys, order : ndarray
         :func:`row_keys` of the sample rows and its stable argsort (duplicate matching).
     index : object or None
-        The pynndescent index of the sample (``"approx"`` with rows to place), else None.
+        The pynndescent index of the sample (``"approx"`` with rows to place), the
+        :class:`~graphclust_plugins.manifold._query.DescentIndex` (``"descent"``), else
+        None.
     projection : Projection or None
         The sample's principal-component projection the search runs in (None: the
         features).
@@ -78,6 +82,14 @@ class SampleKNNGraph(graphclust.GraphBuilder):
       neighbours never depend on the rows searched with it; ``"auto"`` is exact while
       ``S·d <= 2e6`` (about 0.1 ms of brute force a row) and approximate above. The
       index is built only when some row is not a sample row (``n > S``).
+    * ``method="descent"``: graphclust's NN-descent graph of the sample (the same lists
+      on any thread count), walked by each row from ``ceil(sqrt(S))`` fixed pivots
+      keeping a pool of ``2k`` sample rows (:mod:`graphclust_plugins.manifold._query`,
+      one row per task: the same neighbours on any thread count, block and worker); the
+      pool is measured on the features (float64) and the ``k`` nearest kept, so with
+      ``pca_components`` the components only *find* the candidates (``fuzzy-knn``'s
+      ``distances="features"``). The sample's ``fuzzy-knn`` asking for the same
+      projection and metric reads its lists from this graph.
     * The ``k`` kept distances are recomputed row by row in float64 (``‖x − u_j‖``), so
       the weights do not depend on how BLAS blocked the search.
     * ``pca_components``: the search and the distances use the leading principal
@@ -91,7 +103,10 @@ class SampleKNNGraph(graphclust.GraphBuilder):
 
     Costs: matching ``O(n·d)``; exact search ``O(n·S·d)`` time, ``O(block·S)`` memory;
     approximate search about ``O(n·log S·d)`` time after an ``O(S^1.14·d)`` index build
-    (global-small); ``Z`` has ``n·n_neighbors`` entries. Nothing ``n x n`` or dense
+    (global-small); ``descent``: NN-descent of the ``S`` rows (about ``O(S^1.14·p)``)
+    and, a row, ``ceil(sqrt(S))`` pivot distances and the walk's (both in ``p``
+    dimensions) plus ``2k`` distances on the features; ``Z`` has ``n·n_neighbors``
+    entries. Nothing ``n x n`` or dense
     ``n x S``. Every step after the index is row-local: the chunked execution builds the
     index once (:meth:`prepare_chunked`, ``S``-sized) and places each block by
     :meth:`transform`, giving every row exactly the row it gets in memory.
@@ -114,13 +129,17 @@ class SampleKNNGraph(graphclust.GraphBuilder):
                                    check=graphclust.one_of("euclidean", "cosine"))
     method: str = graphclust.param(
         "auto", doc="Search for rows that are not sample rows: exact brute force, approx "
-        "(pynndescent index of the sample, one query a row), or auto (exact while "
-        "S·d <= 2e6).", check=graphclust.one_of("auto", "exact", "approx"))
+        "(pynndescent index of the sample, one query a row), descent (graphclust's "
+        "NN-descent graph of the sample walked by each row, the candidates measured on "
+        "the features), or auto (exact while S·d <= 2e6, approx above).",
+        check=graphclust.one_of("auto", "exact", "approx", "descent"))
     pca_components: int | None = graphclust.param(
         None, doc="Search on this many leading principal components of the sample instead "
         "of all d features; None = all.", check=graphclust.optional(graphclust.integer(1)))
 
     def _method(self, m: int, d: int) -> str:
+        if self.method == "descent" and m < 2:
+            return "exact"  # one sample row: no graph to walk, every row its neighbour
         if self.method != "auto":
             return self.method
         return "exact" if float(m) * float(d) <= PLACE_EXACT_MAX else "approx"
@@ -141,6 +160,10 @@ class SampleKNNGraph(graphclust.GraphBuilder):
                                   ctx.seed_for("graph.sample-knn"))
             index, proj = shared.index, shared.projection
             V = U if proj is None else np.ascontiguousarray(proj.transform(U))
+        elif n > m and method == "descent":
+            index = descent_index(U, max(k, 15) + 1, self.metric, pca,
+                                  ctx.seed_for("graph.sample-knn"))
+            proj, V = index.projection, index.rows
         elif n > m:
             V, proj = project(U, pca)
         state = SampleKNNState(n_neighbors=k, method=method, keys=keys, order=order,
@@ -186,13 +209,17 @@ class SampleKNNGraph(graphclust.GraphBuilder):
             for lo in range(0, rest.size, PLACE_BLOCK):
                 block = rest[lo:lo + PLACE_BLOCK]
                 Xb = X_new[block]
-                if proj is not None:
-                    Xb = proj.transform(Xb)
-                if state.index is not None:
-                    idx, _ = index_search(Xb, state.index, k)
+                if isinstance(state.index, DescentIndex):
+                    idx, dist = place_search(Xb, U, state.index, k)
                 else:
-                    idx, _ = exact_search(Xb, V, k, self.metric)
-                Zb = memberships(idx, _row_distances(Xb, V, idx, self.metric), m).tocoo()
+                    if proj is not None:
+                        Xb = proj.transform(Xb)
+                    if state.index is not None:
+                        idx, _ = index_search(Xb, state.index, k)
+                    else:
+                        idx, _ = exact_search(Xb, V, k, self.metric)
+                    dist = _row_distances(Xb, V, idx, self.metric)
+                Zb = memberships(idx, dist, m).tocoo()
                 rows.append(block[Zb.row])
                 cols.append(Zb.col)
                 vals.append(Zb.data)
