@@ -182,8 +182,8 @@ def _check_writable(path: Path, option: str) -> None:
 def plan_outputs(args, chunked: bool) -> dict[str, Path]:
     """Every file the run will write, by option (``--output``, ``report``, ``--plot``),
     checked before any work: :class:`~graphclust.InputError` (exit 2) for an output that
-    is the data set or the spec (or lies inside them), two outputs on one path, an
-    existing folder, an unwritable folder, or a report that would replace a file that is
+    is the data set or the spec (or lies inside them), two outputs on one path or one
+    inside another (a file used as a folder), an existing folder, an unwritable folder, or a report that would replace a file that is
     not an earlier run's report."""
     outputs: dict[str, Path] = {}
     if args.output:
@@ -217,6 +217,11 @@ def plan_outputs(args, chunked: bool) -> dict[str, Path]:
         if key in seen:
             raise InputError(f"{what} is also {seen[key]}: two outputs of one run must have "
                              "different names")
+        for other, other_what in seen.items():  # a file output used as another's folder
+            if other in key.parents or key in other.parents:
+                inner, outer = (what, other_what) if other in key.parents else (other_what, what)
+                raise InputError(f"{inner} would lie inside {outer}, which the run writes as a "
+                                 "file: choose output names in different places")
         seen[key] = what
         _check_writable(path, {"report": "the JSON report", "confidence": "the confidence",
                                "layers": "the layers"}.get(option, option))

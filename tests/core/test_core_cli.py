@@ -266,6 +266,17 @@ def test_two_outputs_of_one_run_must_differ(capsys, tmp_path, blobs_npy):
     assert not out.exists()
 
 
+def test_an_output_inside_another_is_refused_before_any_work(capsys, tmp_path, blobs_npy):
+    """--output sub and --plot sub/p.png: the labels would be written as the file 'sub' and
+    then the picture could not be (found by the slow fuzz run): refused, nothing written."""
+    pytest.importorskip("matplotlib")
+    out, plot = tmp_path / "sub", tmp_path / "sub" / "p.png"
+    code, _, err = run(capsys, "run", "--preset", "ncut", "--dataset", str(blobs_npy),
+                       "--n-clusters", "3", "--output", str(out), "--plot", str(plot))
+    assert code == 2 and "would lie inside" in err and "choose output names" in err
+    assert not out.exists() and not plot.exists()
+
+
 def test_unwritable_outputs_are_refused_before_work(capsys, tmp_path, blobs_npy):
     afile = tmp_path / "afile"
     afile.write_text("x")

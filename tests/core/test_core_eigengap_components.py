@@ -87,7 +87,8 @@ def test_separated_blobs_give_their_number_on_the_exact_knn_route():
                       "symmetrize": "mean", "method": "exact"},
             "solver": {"name": "spectral", "drop_trivial": "connected",
                        "normalize_rows": True},
-            "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True}}
+            "rounding": {"name": "kmeans", "n_init": 10, "normalize_rows": True},
+            "k_from": "parts"}  # the graph's own eigengap, not auto's k (choosing-k.rst)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = GraphClustering(spec, random_state=0).fit(X)
