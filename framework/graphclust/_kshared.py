@@ -2,28 +2,29 @@
 takes the ``k`` of ``auto`` instead (:doc:`/choosing-k`, "Presets without k").
 
 Why: the eigengap of a preset's own graph reads ``k`` off one spectrum, and on data
-whose clusters touch (images, digits) no gap in that spectrum is large enough to count,
-so it answers "no structure": on scikit-learn's digits, without ``k``, eleven of the
-shipped presets whose estimator is the eigengap answered 1 with a
-:class:`~graphclust.NoClusterStructureWarning` and four answered 2 to 4, while ``auto``
-answered 10 (benchmarks/HISTORY.md, "Every preset without k on digits"). ``auto``'s
-estimate is the one the project measures on data it was not tuned on (the generated
-battery's check half, the ten small sets, MNIST-70k) and chooses the estimator from the
-data (a density tree where clusters are dense, the eigengap where its graph is the
-right one), so every preset gets it rather than a second, weaker one.
+whose clusters touch (images, digits) no gap in that spectrum is large enough to count:
+on scikit-learn's digits, without ``k``, eight of the presets whose estimator is the
+eigengap answered 1 with a :class:`~graphclust.NoClusterStructureWarning` and twelve
+answered 2 to 4, while ``auto`` answered 10 (benchmarks/HISTORY.md, "Every preset
+without k on digits"). ``auto``'s estimate is the one the project measures on data it
+was not tuned on (the generated battery's check half, the ten small sets, MNIST-70k) and
+chooses the estimator from the data (a density tree where clusters are dense, the
+eigengap where its graph is the right one), so every preset gets it rather than a
+second, weaker one.
 
 The rule, decided by the plan (``FitPlan.auto_k``) and run as the fit's first stage
-(``k`` in ``timings_`` and the progress), before any of the preset's work: with no ``n_clusters``, a
-pipeline (or an ensemble) whose estimating part declares ``estimates_k = "eigengap"`` is
-fitted at the ``k`` that ``GraphClustering("auto")`` finds on the same data (the same
-container, seed, ``k_max``, ``n_jobs`` and progress), and ``k_selection_`` is ``auto``'s
-selection, its ``details`` naming the rule that decided. When ``auto`` finds no cluster
-structure, the part's own eigengap has the last word (its warnings, not ``auto``'s): "no
-structure" is said only when both estimators say it (three Gaussian blobs in 2-d, 600
-rows, where ``auto``'s rule 9 tree calls them one cluster and the eigengap finds 3). A spec's ``k_from = "parts"`` keeps the part's
-own eigengap; parts that estimate otherwise (the density tree, modularity, a sample's
-rounding) always estimate themselves, and a rule preset (``auto``) is never redirected.
-The cost is one ``auto`` fit before the preset's; giving ``n_clusters`` skips both.
+(``k`` in ``timings_`` and the progress), before any of the preset's work: with no
+``n_clusters``, a pipeline (or an ensemble) whose estimating part declares
+``estimates_k = "eigengap"`` is fitted at the ``k`` that ``GraphClustering("auto")``
+finds on the same data (the same container, seed, ``k_max`` and ``n_jobs``), and
+``k_selection_`` is ``auto``'s selection, its ``details`` naming the rule that decided.
+When ``auto`` finds no cluster structure, the part's own eigengap has the last word (its
+warnings, not ``auto``'s): "no structure" is said only when both estimators say it
+(three Gaussian blobs in 2-d, 600 rows, which ``auto``'s rule 9 tree calls one cluster
+and the eigengap finds 3). A spec's ``k_from = "parts"`` keeps the part's own eigengap;
+parts that estimate otherwise (the density tree, modularity, a sample's rounding) always
+estimate themselves, and a rule preset (``auto``) is never redirected. The cost is one
+``auto`` fit before the preset's; giving ``n_clusters`` skips both.
 
 Imports: none of the estimator's; ``auto`` is fitted by the class of the estimator
 being planned (this module is imported by the plan, which the estimator imports).
