@@ -238,18 +238,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_line(argv, started) -> str:
-    import os
+    """The run as summary records name it: command, start, length, machine (the harness's
+    :func:`benchmarks.report.machine_info`, its load at the time of the call)."""
+    from benchmarks.report import machine_info
 
-    import graphclust
-
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    info = machine_info()
+    load = ", ".join(f"{x:.1f}" for x in info["load_avg"])
     minutes = (datetime.now(UTC) - started).total_seconds() / 60
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False, cwd=Path(__file__).parent).stdout.strip()
     cmd = " ".join(["python -m benchmarks.size_width", *(argv or sys.argv[1:])])
     return (f"`{cmd}` — {started:%Y-%m-%d %H:%M} UTC, {minutes:.0f} min; "
-            f"{os.cpu_count()} cores, load at the end {load}; graphclust "
-            f"{graphclust.__version__} @ {commit or 'unknown'}")
+            f"{info['cores']} cores, load {load}; graphclust {info['graphclust']} @ "
+            f"{info['git_commit'] or 'unknown'}")
 
 
 if __name__ == "__main__":
