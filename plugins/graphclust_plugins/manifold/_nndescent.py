@@ -40,7 +40,8 @@ from ._heap import above, sift_down
 from ._jit import PARALLEL
 from ._rptrees import SKETCH_DIMS, _key, _sqdist, forest, leaf_offers, tree_rows
 
-__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "OFFER_BUFFER_BYTES", "SKETCH_DIMS", "nn_descent"]
+__all__ = ["BLOCK_ROWS", "DELTA", "N_TREES", "OFFER_BUFFER_BYTES", "SKETCH_DIMS", "nn_descent",
+           "reverse_lists"]
 
 #: Rows whose local joins are collected before their offers are applied (a constant: the
 #: result must not depend on the thread count; it bounds the offers held at once) ...
@@ -151,11 +152,12 @@ def _fill_random(dist, idx, flag, X, seed):
             _push(dist[r], idx[r], flag[r], _sqdist(X[r], X[nxt]), np.int32(nxt), _NEW)
 
 
-@numba.njit(parallel=PARALLEL, cache=True)
-def _candidates(idx, flag, max_candidates, seed, rnd):
-    """Each row's sampled new and old candidates: its list's entries and the rows whose
-    lists hold it, at most ``max_candidates`` of each kind, kept by a hash priority of
-    ``(seed, round, pair)``; then a row's entries sampled as new are marked old."""
+@numba.njit(cache=True)
+def reverse_lists(idx):
+    """The rows whose lists hold each row (``-1`` entries skipped), grouped by the row
+    they hold, in increasing order of the holding row: ``(start, rows, slots)``, CSR
+    offsets (``n + 1``, int64), the holding rows (int32) and the list slot ``j`` of each
+    (int64), so a caller reads any per-entry value as ``value[rows[t], slots[t]]``."""
     n, k = idx.shape
     start = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
@@ -165,15 +167,28 @@ def _candidates(idx, flag, max_candidates, seed, rnd):
     for r in range(n):
         start[r + 1] += start[r]
     fill = start[:n].copy()
-    rev_row = np.empty(start[n], dtype=np.int32)
-    rev_new = np.empty(start[n], dtype=np.uint8)
+    rows = np.empty(start[n], dtype=np.int32)
+    slots = np.empty(start[n], dtype=np.int64)
     for i in range(n):
         for j in range(k):
             c = idx[i, j]
             if c >= 0:
-                rev_row[fill[c]] = i
-                rev_new[fill[c]] = flag[i, j]
+                rows[fill[c]] = i
+                slots[fill[c]] = j
                 fill[c] += 1
+    return start, rows, slots
+
+
+@numba.njit(parallel=PARALLEL, cache=True)
+def _candidates(idx, flag, max_candidates, seed, rnd):
+    """Each row's sampled new and old candidates: its list's entries and the rows whose
+    lists hold it, at most ``max_candidates`` of each kind, kept by a hash priority of
+    ``(seed, round, pair)``; then a row's entries sampled as new are marked old."""
+    n, k = idx.shape
+    start, rev_row, rev_slot = reverse_lists(idx)
+    rev_new = np.empty(start[n], dtype=np.uint8)  # the flags as they were, read below
+    for t in range(start[n]):
+        rev_new[t] = flag[rev_row[t], rev_slot[t]]
     new_c = np.full((n, max_candidates), -1, dtype=np.int32)
     old_c = np.full((n, max_candidates), -1, dtype=np.int32)
     for r in numba.prange(0, n):

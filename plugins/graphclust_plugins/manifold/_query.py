@@ -25,7 +25,7 @@ import numpy as np
 from graphclust.numerics import normalize_rows
 
 from ._neighbors import metric_distances, project, remember
-from ._nndescent import nn_descent
+from ._nndescent import nn_descent, reverse_lists
 from ._rptrees import _sqdist
 
 __all__ = ["POOL_FACTOR", "ROWS_PER_TASK", "DescentIndex", "descent_index", "graph_search",
@@ -52,24 +52,10 @@ def search_graph(idx, dist, cap):
     followed by at most ``cap`` of the rows that list it, the nearest first (ties: the
     lower row). CSR ``(indptr, indices)``, int64 / int32."""
     n, k = idx.shape
-    rev_n = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        for j in range(k):
-            c = idx[i, j]
-            if c >= 0:
-                rev_n[c + 1] += 1
-    for r in range(n):
-        rev_n[r + 1] += rev_n[r]
-    fill = rev_n[:n].copy()
-    rev = np.empty(rev_n[n], dtype=np.int32)
+    rev_n, rev, rev_slot = reverse_lists(idx)
     rev_d = np.empty(rev_n[n], dtype=np.float64)
-    for i in range(n):
-        for j in range(k):
-            c = idx[i, j]
-            if c >= 0:
-                rev[fill[c]] = i
-                rev_d[fill[c]] = dist[i, j]
-                fill[c] += 1
+    for t in range(rev_n[n]):
+        rev_d[t] = dist[rev[t], rev_slot[t]]
     indptr = np.zeros(n + 1, dtype=np.int64)
     for r in range(n):
         own = 0
