@@ -75,7 +75,7 @@ def run_graph(args) -> int:
         overrides["metrics"] = [{"name": m} for m in args.metrics.split(",") if m]
     model = GraphClustering(spec, n_clusters=args.n_clusters, random_state=args.seed,
                             graph="precomputed", verbose=not args.quiet, n_jobs=args.n_jobs,
-                            overrides=overrides, k_max=args.k_max)
+                            overrides=overrides, k_max=args.k_max, noise=args.noise)
     refuse_feature_parts(model)  # before the graph is read
     A, nodes = read_graph(args.graph)
     model.fit(A)
@@ -83,7 +83,8 @@ def run_graph(args) -> int:
     if selection.estimated:
         _note(notes)(f"k = {model.n_clusters_} ({selection.describe()})")
     labels = np.asarray(model.labels_)
-    sizes = np.bincount(labels)
+    confidence = np.asarray(model.confidence_, dtype=np.float64)
+    sizes = np.bincount(labels[labels >= 0], minlength=int(model.n_clusters_))
     info = model.graph_.info
     result = {
         "graph": str(args.graph),
@@ -99,8 +100,12 @@ def run_graph(args) -> int:
         "dropped": {k: int(info.get(f"dropped_{k}", 0)) for k in ("self_loops", "zeros")},
         "asymmetric_pairs": int(info.get("asymmetric", 0)),
         "timings": model.timings_,
+        "mean_confidence": float(confidence.mean()) if confidence.size else 0.0,
+        "confidence_source": model.confidence_source_,
         "resolved_spec": _json_safe(model.resolved_spec_),
     }
+    if args.noise:
+        result["n_noise"] = int(model.n_noise_)
     layers = None
     if args.layers:  # computed from what the fit kept (docs/layers.rst), keyed by node id
         layers = model.layers_.layers()
@@ -114,8 +119,12 @@ def run_graph(args) -> int:
             written = _write_output("the labels", out, lambda: write_labels(out, labels))
         else:
             written = _write_output("the labels", out,
-                                    lambda: write_node_labels(out, nodes, labels))
+                                    lambda: write_node_labels(out, nodes, labels, confidence))
         result["output"] = str(written)
+        if "confidence" in outputs:  # .npy: no columns, the confidence as a second array
+            second = outputs["confidence"]
+            result["confidence_output"] = str(_write_output(
+                "the confidence", second, lambda: write_labels(second, confidence)))
         if layers is not None:
             where = outputs["layers"]
             result["layers_output"] = str(_write_output(
@@ -134,14 +143,15 @@ def run_graph(args) -> int:
           f"{model.pipeline_!r}")
     if not selection.estimated:
         print(f"k = {model.n_clusters_} (given by {result['n_clusters_from']})")
-    print(f"cluster sizes: {' '.join(map(str, sizes))}")
+    print(f"cluster sizes: {' '.join(map(str, sizes))}"
+          + (f"; {result['n_noise']} nodes noise (label -1)" if args.noise else ""))
     print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in model.timings_.items()))
     if layers is not None:
         print(f"layers: {model.layers_.describe()}")
     if args.output:
-        print(f"labels written to {args.output} (columns node, label)"
+        print(f"labels written to {args.output} (columns node, label, confidence)"
               if Path(args.output).suffix.lower() != ".npy" else
-              f"labels written to {args.output}")
+              f"labels written to {args.output} (confidence: {result['confidence_output']})")
         if "report" in result:
             print(f"JSON report written to {result['report']}")
     sys.stdout.flush()

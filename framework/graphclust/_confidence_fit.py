@@ -13,7 +13,11 @@ from graphclust._confidence import (ConfidenceState, FitConfidence, agree, label
 from graphclust._ensemble import Ensemble
 from graphclust._graphs import AnchorGraph
 
-__all__ = ["FitConfidence", "fit_confidence", "on_new_rows", "predict_proba"]
+__all__ = ["GRAPH_RULE", "FitConfidence", "fit_confidence", "on_new_rows", "predict_proba"]
+
+#: ``ConfidenceState.noise_rule`` of a graph input's rule (:mod:`graphclust.numerics.
+#: graph_noise`): its ``noise_model`` is the clusters' volume shares.
+GRAPH_RULE = "modularity term"
 
 
 def _width(result, labels_max: int) -> int:
@@ -36,8 +40,10 @@ def framework_outliers(X, labels: np.ndarray, width: int, seed: int):
     return gaussian_outliers(X, labels, model), model
 
 
-def fit_confidence(plan, result, noise: bool) -> FitConfidence:
-    """The fit's confidence (and noise) by the protocol of :mod:`graphclust._confidence`."""
+def fit_confidence(plan, result, noise: bool, on_graph: bool = False) -> FitConfidence:
+    """The fit's confidence (and noise) by the protocol of :mod:`graphclust._confidence`;
+    ``on_graph``: the input was the graph (``graph="precomputed"``), whose noise rule,
+    where no part flags, is :mod:`graphclust.numerics.graph_noise`."""
     pipe = plan.pipeline
     if plan.executor.chunked:
         return plan.executor.confidence(plan, result, noise)
@@ -57,7 +63,12 @@ def fit_confidence(plan, result, noise: bool) -> FitConfidence:
         flagged = rows_outliers(pipe, Z, result.solution, labels) if noise else None
     if not noise:
         return FitConfidence(conf, labels, state)
-    if flagged is None:
+    if flagged is None and on_graph:
+        from graphclust.numerics.graph_noise import graph_outliers
+
+        flagged, state.noise_model = graph_outliers(result.graph.adjacency, labels, width)
+        state.noise_rule = GRAPH_RULE
+    elif flagged is None:
         X = result.scaling.transform(plan.X)
         flagged, state.noise_model = framework_outliers(X, labels, width, plan.seed)
         state.noise_rule = "cluster Gaussians"

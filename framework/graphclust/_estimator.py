@@ -318,7 +318,7 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
 
         progress = plan.ctx.progress.for_stage("confidence", "noise" if self.noise else "")
         progress.open()
-        fitted = fit_confidence(plan, result, bool(self.noise))
+        fitted = fit_confidence(plan, result, bool(self.noise), on_graph=self._on_graph())
         elapsed = progress.close(fitted.state.source)
         self.timings_ = _with_stage(self.timings_, "confidence", elapsed)
         self.confidence_ = fitted.confidence

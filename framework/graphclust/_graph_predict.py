@@ -16,7 +16,9 @@ gets the label of the weighted vote of its fitted neighbours:
   the largest fitted cluster (the smallest label on a tie) — the rule the ``leiden``
   solver applies to an isolated node — and, as its probabilities, the fitted clusters'
   shares of the labelled nodes; after ``noise=True`` it gets ``-1`` instead (the label of
-  a node attached to no cluster).
+  a node attached to no cluster), as does a new node whose weight into the voted cluster
+  is below what the configuration model expects of its degree (the fit's own noise rule,
+  :mod:`graphclust.numerics.graph_noise`, applied with the fitted clusters' volumes).
 
 This is the label a new node would take in one label-propagation step on the graph
 extended by its edges, the fitted labels held fixed: no part is re-run, and the cost is
@@ -110,13 +112,28 @@ def _noise_fit(model) -> bool:
     return bool(getattr(getattr(model, "_confidence_state", None), "noise_rule", ""))
 
 
+def _weakly_attached(model, B: sp.csr_array, V: sp.csr_array, labels: np.ndarray) -> np.ndarray:
+    """The new nodes the fit's noise rule flags: no vote, or (for the graph's own rule,
+    :mod:`graphclust.numerics.graph_noise`) less weight into the voted cluster than the
+    configuration model expects of a node of their degree to the fitted nodes."""
+    voted = np.diff(V.indptr) > 0
+    state = model._confidence_state
+    if state.noise_model is None or not isinstance(state.noise_model, np.ndarray):
+        return ~voted
+    from graphclust.numerics.graph_noise import weakly_attached
+
+    degree = np.asarray(B.sum(axis=1)).ravel()
+    own = np.asarray(V[np.arange(V.shape[0]), labels]).ravel() if V.shape[0] else np.zeros(0)
+    return weakly_attached(own, degree, state.noise_model[labels]) | ~voted
+
+
 def predict_on_graph(model, B) -> np.ndarray:
     """The label of each new node (the rule of :mod:`graphclust._graph_predict`)."""
     B = new_node_edges(model, B)
     V, voted, shares = _votes(model, B)
     labels = _row_argmax(V)
     if _noise_fit(model):
-        labels[~voted] = -1
+        labels[_weakly_attached(model, B, V, labels)] = -1
     else:
         labels[~voted] = int(np.argmax(shares))
     return labels

@@ -230,15 +230,19 @@ def write_node_layers(path: str | os.PathLike, nodes, layers) -> Path:
     return _write_node_table(path, nodes, columns)
 
 
-def write_node_labels(path: str | os.PathLike, nodes, labels) -> Path:
-    """Write ``labels`` beside their ``nodes`` (columns ``node`` and ``label``) to
-    ``.csv``, ``.tsv`` or ``.parquet`` (pyarrow) by the suffix, atomically: under a
-    temporary name in the same folder, then renamed (never half-written)."""
-    return _write_node_table(path, nodes, {"label": np.asarray(labels, dtype=np.int64)})
+def write_node_labels(path: str | os.PathLike, nodes, labels, confidence=None) -> Path:
+    """Write ``labels`` beside their ``nodes`` (columns ``node`` and ``label``, and
+    ``confidence`` when given) to ``.csv``, ``.tsv`` or ``.parquet`` (pyarrow) by the
+    suffix, atomically: under a temporary name in the same folder, then renamed (never
+    half-written)."""
+    columns = {"label": np.asarray(labels, dtype=np.int64)}
+    if confidence is not None:
+        columns["confidence"] = np.asarray(confidence, dtype=np.float64)
+    return _write_node_table(path, nodes, columns)
 
 
 def _write_node_table(path, nodes, columns: dict[str, np.ndarray]) -> Path:
-    """A ``node`` column and ``columns`` (one int64 array a column, one row a node),
+    """A ``node`` column and ``columns`` (one array a column, one row a node),
     under a temporary name in the same folder, then renamed."""
     out = Path(path)
     suffix = _suffix(out)

@@ -54,8 +54,9 @@ def write_edges(path, edges, sep=",", weight=True):
 def read_labels(path, sep=","):
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh, delimiter=sep))
-    assert rows[0] == ["node", "label"]
-    return {node: int(label) for node, label in rows[1:]}
+    assert rows[0] == ["node", "label", "confidence"]
+    assert all(0.0 <= float(row[2]) <= 1.0 for row in rows[1:])
+    return {node: int(label) for node, label, _ in rows[1:]}
 
 
 def python_labels(path, **kw):
@@ -252,3 +253,40 @@ def test_cli_json_report(tmp_path, monkeypatch, capsys):
     assert out["n_samples"] == len(BLOCK_OF) + 1
     assert out["dropped"]["self_loops"] == 1
     assert out["resolved_spec"]["graph"] == {"name": "precomputed"}
+
+
+def test_cli_noise_flags_a_node_of_no_edge(tmp_path, monkeypatch, capsys):
+    """``--noise``: a node whose only edge is a self-loop (dropped: no edge to any other
+    node, no evidence of membership) is -1, as in the Python call with ``noise=True``;
+    the planted nodes keep their labels; the labels carry the confidence column."""
+    monkeypatch.chdir(tmp_path)
+    write_edges("edges.csv", EDGES + [("alone", "alone", 1.0)])
+    assert main(["run", "--graph", "edges.csv", "--noise", "--output", "labels.csv",
+                 "--json", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    got = read_labels("labels.csv")
+    assert got == python_labels("edges.csv", noise=True)
+    assert got["alone"] == -1 and report["n_noise"] == 1
+    from sklearn.metrics import adjusted_rand_score
+
+    names = sorted(BLOCK_OF)  # the planted blocks, found as without the lone node
+    assert adjusted_rand_score([BLOCK_OF[v] for v in names], [got[v] for v in names]) == 1.0
+    assert sum(report["cluster_sizes"]) == len(BLOCK_OF)
+    assert 0.0 < report["mean_confidence"] <= 1.0
+    assert report["confidence_source"]
+
+
+def test_cli_npy_labels_of_a_matrix_graph_get_a_confidence_array(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    A, _ = read_graph(_edges_file(tmp_path))
+    sp.save_npz("graph.npz", sp.csr_matrix(A))
+    assert run("--graph", "graph.npz", "--output", "labels.npy") == 0
+    model = GraphClustering("auto", random_state=0, graph="precomputed").fit(A)
+    np.testing.assert_array_equal(np.load("labels.npy"), model.labels_)
+    np.testing.assert_allclose(np.load("labels.confidence.npy"), model.confidence_)
+
+
+def _edges_file(folder):
+    path = folder / "edges-for-matrix.csv"
+    write_edges(path, EDGES)
+    return path

@@ -162,3 +162,41 @@ def test_predict_before_fit_is_not_fitted():
 
     with pytest.raises(NotFittedError):
         GraphClustering(graph="precomputed").predict(A3)
+
+
+# -- noise=True: the fit's rule and predict's are one (numerics.graph_noise) ------------------
+def test_noise_fit_flags_the_isolated_nodes_of_a_planted_graph_and_nothing_else():
+    """Leiden puts every node where its modularity term is largest, so on a planted
+    partition only the nodes of no edge (no evidence of any membership) are noise."""
+    A, _ = planted(n_blocks=3, size=40, seed=3)
+    n = A.shape[0]
+    padded = sp.block_diag([A, sp.csr_array((2, 2))], format="csr")  # two isolated nodes
+    model = GraphClustering(graph="precomputed", random_state=0, noise=True).fit(padded)
+    assert model.labels_[n:].tolist() == [-1, -1] and model.n_noise_ == 2
+    plain = GraphClustering(graph="precomputed", random_state=0).fit(padded)
+    np.testing.assert_array_equal(model.labels_[:n], plain.labels_[:n])
+
+
+def test_noise_predict_flags_a_vote_below_the_configuration_model():
+    """Blocks of 60, 20 and 20 nodes (volume shares about .6, .2, .2). A new node with 3
+    of its 6 edges into the big block votes for it but sends it less than 6 x .6:
+    -1 after ``noise=True``; with 5 of 6 it is kept. Without noise both take the vote."""
+    A, block = planted(n_blocks=5, size=20, p_in=0.5, p_out=0.0, seed=5)
+    block = np.minimum(block, 2)  # blocks 2, 3, 4 joined by edges: one block of 60
+    A = A.tolil()
+    for a, b in ((40, 60), (41, 80), (61, 81), (42, 62), (43, 83)):
+        A[a, b] = A[b, a] = 1.0
+    A = A.tocsr()
+    model = GraphClustering(graph="precomputed", random_state=0, noise=True,
+                            n_clusters=3).fit(A)
+    assert model.n_noise_ == 0
+    big = int(model.labels_[50])
+    assert (model.labels_[40:] == big).all()
+    shares = model._confidence_state.noise_model
+    assert 0.55 < shares[big] < 0.65
+    B = np.zeros((2, A.shape[0]))
+    B[0, [44, 45, 46, 0, 1, 20]] = 1.0  # 3 of 6 into the big block
+    B[1, [44, 45, 46, 47, 48, 0]] = 1.0  # 5 of 6
+    assert model.predict(B).tolist() == [-1, big]
+    plain = GraphClustering(graph="precomputed", random_state=0, n_clusters=3).fit(A)
+    assert plain.predict(B).tolist() == [plain.labels_[50]] * 2

@@ -26,6 +26,10 @@ module                    what it holds
                           whose last bits feed later decisions (thread-count-free)
 :mod:`.hierarchy`         merge sequences over atoms: nested cuts at every ``k``,
                           Ward's merges, persistence (a fit's layers)
+:mod:`.confidence`        the framework's noise rule: cluster Gaussians plus a
+                          uniform noise component
+:mod:`.graph_noise`       the noise rule of a graph input: a node below the
+                          configuration model's expectation for its cluster
 ========================  ==========================================================
 
 A bundle that needs a numeric another bundle already has moves it here instead of
