@@ -8,8 +8,9 @@ process (each seed: KMeans, then ``uspec``), after one warm-up fit of each on th
 Run ``python -m benchmarks.uspec_speed [--datasets mnist usps] [--seeds 0-2]
 [--dtype float32|float64] [--preset uspec] [--data-dir DIR]`` (default data folder:
 ``$GRAPHCLUST_DATA``). Prints one row per fit (ACC, NMI, wall seconds, and for ``uspec``
-its stages' seconds summed over the starts, ``timings_``) and, per data set, the
-medians and their ratio.
+its stages' seconds summed over the starts, ``timings_``, and the fit's CPU seconds,
+``time.process_time``, all threads) and, per data set, the medians and their ratios;
+the load average at the start and the end (the machine is shared).
 """
 
 from __future__ import annotations
@@ -89,9 +90,10 @@ def run(datasets, seeds, dtype, preset, data_dir) -> list[dict]:
 
 
 def summary(rows, preset) -> list[str]:
-    lines = ["| data | KMeans(10, n_init=1) median s | uspec median s | ratio | "
-             "CPU s medians (KMeans / uspec) | CPU ratio | uspec ACC mean | per seed | "
-             "NMI mean |", "|---|---|---|---|---|---|---|---|---|"]
+    header = ("| data | KMeans(10, n_init=1) median s | uspec median s | ratio | "
+              "CPU s medians (KMeans / uspec) | CPU ratio | uspec ACC mean | per seed | "
+              "NMI mean |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|"]
     for name in dict.fromkeys(r["data"] for r in rows):
         km = [r for r in rows if r["data"] == name and r["method"] == "kmeans-1"]
         us = [r for r in rows if r["data"] == name and r["method"] == preset]
