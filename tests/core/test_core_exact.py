@@ -99,7 +99,7 @@ def test_nearest_with_exact_ties_is_the_brute_force_answer_for_any_block(
     np.testing.assert_array_equal(g_only, want_idx)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.integers(1, 150), st.integers(2, 30), st.integers(1, 10), st.integers(1, 4),
        st.integers(1, 6), st.integers(0, 2**32 - 1), st.booleans())
 def test_grouped_search_on_ragged_lists_is_the_brute_force_answer(
