@@ -228,12 +228,15 @@ class Pipeline:
         if self.starts == 1:
             return self.run_once(X, y, n_clusters=n_clusters, ctx=ctx, graph=graph,
                                  k_range=k_range)
+        from graphclust._identical import row_groups_once
+
         best = BestStart()
-        for r, rctx, copy_ in start_copies(self, ctx):
-            with best.warnings_once():
-                res = copy_.run_once(X, y, n_clusters=n_clusters, ctx=rctx, graph=graph,
-                                     k_range=k_range)
-            best.offer(r, res, float(res.graph.modularity(res.labels)), copy_)
+        with row_groups_once():  # the starts' identical rows found once
+            for r, rctx, copy_ in start_copies(self, ctx):
+                with best.warnings_once():
+                    res = copy_.run_once(X, y, n_clusters=n_clusters, ctx=rctx, graph=graph,
+                                         k_range=k_range)
+                best.offer(r, res, float(res.graph.modularity(res.labels)), copy_)
         return best.kept(self)
 
     def run_once(self, X: np.ndarray | None, y: np.ndarray | None = None, *,

@@ -89,19 +89,57 @@ def test_nearest_with_exact_ties_is_the_brute_force_answer_for_any_block(
                                  block_size=block)
     np.testing.assert_array_equal(g_idx, want_idx)
     np.testing.assert_array_equal(g_d, want_d)
+    # values=False (issue 48): the same choice, no distances
+    idx_only, none = nearest_anchors(X + shift, U + shift, s, block_size=block, values=False)
+    assert none is None
+    np.testing.assert_array_equal(idx_only, want_idx)
+    g_only, none = grouped_nearest(X + shift, U + shift, owner, [np.arange(m)], s,
+                                   block_size=block, values=False)
+    assert none is None
+    np.testing.assert_array_equal(g_only, want_idx)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 150), st.integers(2, 30), st.integers(1, 10), st.integers(1, 4),
+       st.integers(1, 6), st.integers(0, 2**32 - 1), st.booleans())
+def test_grouped_search_on_ragged_lists_is_the_brute_force_answer(
+        n, m, d, s, n_lists, seed, values):
+    """Issue 48: rows with and without near-ties in one block (integer grid points tie
+    exactly) go different ways, each row's answer its own: every row gets the brute-force
+    choice among its owner's candidates, ties to the lower index, with ``values`` or
+    without."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, (n, d))
+    U = rng.integers(0, 3, (m, d))
+    s = min(s, m)
+    lists = [np.sort(rng.choice(m, size=int(rng.integers(s, m + 1)), replace=False))
+             for _ in range(n_lists)]
+    owner = rng.integers(0, n_lists, n)
+    idx, dist = grouped_nearest(X.astype(np.float32), U.astype(np.float32), owner, lists, s,
+                                values=values)
+    for i in range(n):
+        cand = lists[owner[i]]
+        want_local, want_d = _brute(X[i:i + 1], U[cand], s)
+        np.testing.assert_array_equal(idx[i], cand[want_local[0]])
+        if values:
+            np.testing.assert_array_equal(dist[i], want_d[0])
+    assert values or dist is None
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("d", [1, 7, 784])
-def test_exact_distances_are_the_same_bits_for_any_slab_and_as_scattered_pairs(dtype, d):
+@pytest.mark.parametrize("m", [30, 1000])
+def test_exact_distances_are_the_same_bits_for_any_slab_and_as_scattered_pairs(dtype, d, m):
     """Issue 48: the exact recomputation runs in cache-sized slabs and, with near-ties,
-    only on each row's pairs; neither may change a bit of a distance."""
+    only on each row's pairs, converting ``U`` to float64 once when it has fewer rows
+    than are gathered (``m = 30``) and the gathered rows otherwise (``m = 1000``); none
+    of it may change a bit of a distance."""
     from graphclust.numerics.distances import _exact_pairs, _exact_sq
 
     rng = np.random.default_rng(d)
     X = rng.normal(size=(120, d)).astype(dtype)
-    U = rng.normal(size=(30, d)).astype(dtype)
-    idx = rng.integers(0, 30, size=(120, 6))
+    U = rng.normal(size=(m, d)).astype(dtype)
+    idx = rng.integers(0, m, size=(120, 6))
     want = ((X.astype(np.float64)[:, None, :] - U.astype(np.float64)[idx]) ** 2).sum(-1)
     for budget in (8, 4096, 32 * 2**20):
         np.testing.assert_array_equal(_exact_sq(X, U, idx, budget_bytes=budget), want)

@@ -141,3 +141,38 @@ def test_twins_at_every_offset_are_candidates_and_grouped():
     groups = row_groups(X)
     assert all(groups[s] == groups[t] for s, t in zip(src, dst, strict=True))
     assert len(np.unique(groups)) == X.shape[0] - 30
+
+
+def test_a_pipelines_starts_find_the_identical_rows_once(monkeypatch):
+    """Issue 48: the starts of one fit round the same rows, so their groups are found
+    once (``row_groups_once``), and the labels are those found without remembering."""
+    import graphclust._identical as identical
+
+    X, _ = make_blobs(200, centers=3, n_features=4, random_state=0)
+    X = np.vstack([X, X[:20]])  # twins
+    calls = []
+    real = identical.row_groups
+    monkeypatch.setattr(identical, "row_groups", lambda A: calls.append(1) or real(A))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = GraphClustering("uspec", n_clusters=3, random_state=0,
+                                overrides={"starts": 3, "anchors": {"n_anchors": 30}})
+        labels = model.fit(X).labels_
+    assert len(calls) == 1
+    np.testing.assert_array_equal(labels[200:], labels[:20])
+
+
+def test_remembered_groups_belong_to_their_array():
+    """Inside ``row_groups_once`` each array object has its own groups (a different
+    array, even of the same shape, is grouped anew); outside nothing is remembered."""
+    from graphclust._identical import _groups_of, row_groups_once
+
+    A = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 3.0]])
+    B = np.array([[0.0, 1.0], [2.0, 3.0], [2.0, 3.0]])
+    with row_groups_once():
+        ga = _groups_of(A)
+        assert _groups_of(A) is ga
+        gb = _groups_of(B)
+    assert groups_of(ga, 3) == reference_groups(A)
+    assert groups_of(gb, 3) == reference_groups(B)
+    assert _groups_of(A) is not ga

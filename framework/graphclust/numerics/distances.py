@@ -213,13 +213,25 @@ def _exact_sq(X: np.ndarray, U: np.ndarray, idx: np.ndarray,
     b, s = idx.shape
     out = np.empty((b, s), dtype=np.float64)
     step = max(1, budget_bytes // (8 * max(s * X.shape[1], 1)))
+    U64 = _float64_source(U, idx.size)
     for lo in range(0, b, step):
         hi = min(b, lo + step)
-        diff = (np.asarray(X[lo:hi], dtype=np.float64)[:, None, :]
-                - np.asarray(U[idx[lo:hi]], dtype=np.float64))
+        diff = np.asarray(U64[idx[lo:hi]], dtype=np.float64)
+        # x - u into the gathered rows (the same operands and operation as x - u anew)
+        np.subtract(np.asarray(X[lo:hi], dtype=np.float64)[:, None, :], diff, out=diff)
         np.square(diff, out=diff)
         out[lo:hi] = diff.sum(axis=2)
     return out
+
+
+def _float64_source(U: np.ndarray, n_gathered: int) -> np.ndarray:
+    """``U`` in float64 when converting it once costs less than converting the
+    ``n_gathered`` rows taken from it (the exact recomputations gather then convert):
+    U-SPEC's candidate lists, a few dozen rows gathered hundreds of times (issue 48);
+    ``U`` as it is otherwise. The conversion is exact, so the values are the same."""
+    if U.dtype != np.float64 and U.shape[0] < n_gathered:
+        return U.astype(np.float64)
+    return U
 
 
 def _exact_pairs(X: np.ndarray, U: np.ndarray, rows: np.ndarray, cols: np.ndarray,
@@ -229,10 +241,11 @@ def _exact_pairs(X: np.ndarray, U: np.ndarray, rows: np.ndarray, cols: np.ndarra
     scattered pairs."""
     out = np.empty(rows.size, dtype=np.float64)
     step = max(1, budget_bytes // (8 * max(X.shape[1], 1)))
+    U64 = _float64_source(U, rows.size)
     for lo in range(0, rows.size, step):
         hi = min(rows.size, lo + step)
-        diff = (np.asarray(X[rows[lo:hi]], dtype=np.float64)
-                - np.asarray(U[cols[lo:hi]], dtype=np.float64))
+        diff = np.asarray(U64[cols[lo:hi]], dtype=np.float64)
+        np.subtract(np.asarray(X[rows[lo:hi]], dtype=np.float64), diff, out=diff)
         np.square(diff, out=diff)
         out[lo:hi] = diff.sum(axis=1)
     return out
@@ -257,7 +270,8 @@ def _expansion_slack(Xc: np.ndarray, u_sq: np.ndarray) -> np.ndarray:
 
 
 def exact_smallest(Xb: np.ndarray, U: np.ndarray, scores: np.ndarray, s: int,
-                   slack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   slack: np.ndarray, *,
+                   values: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The ``s`` nearest columns of every row from approximate squared distances
     ``scores`` (one BLAS product), decided on exact ones: every column whose score is
     within ``slack`` (per row, the expansion's round-off bound) of the row's ``s``-th
@@ -270,15 +284,21 @@ def exact_smallest(Xb: np.ndarray, U: np.ndarray, scores: np.ndarray, s: int,
     distances differ between a call of 1 000 and of 5 000 rows), and on data with
     exactly tied distances (integer pixels) those bits decided which neighbour won, so
     the chunking changed the graph (issue 27). Cost: the recomputed columns, ``s`` plus
-    the near-ties of each row.
+    the near-ties of each row; only the rows with near-ties at their boundary go through
+    the scattered pairs (:func:`_smallest_of_pairs`), each row's answer being a function
+    of that row alone.
+
+    With ``values=False`` the exact values are not returned (``None``), and for ``s = 1``
+    a row is recomputed only when another column lies within its slack: its argmin is
+    then already the exact choice (issue 48: most rows of U-SPEC's coarse searches).
     """
     b, m = scores.shape
     if b == 0:
-        return np.zeros((0, s), dtype=np.int64), np.zeros((0, s))
+        return np.zeros((0, s), dtype=np.int64), (np.zeros((0, s)) if values else None)
     s = int(min(s, m))
     if s == m:
         cand = np.broadcast_to(np.arange(m), (b, m))
-        exact = _exact_sq(Xb, U, cand)
+        tied = None
     else:
         if s == 1:  # the row minimum, without a partition of the whole row
             first = np.argmin(scores, axis=1)[:, None]
@@ -287,13 +307,20 @@ def exact_smallest(Xb: np.ndarray, U: np.ndarray, scores: np.ndarray, s: int,
             first = np.argpartition(scores, s - 1, axis=1)
             kth = np.take_along_axis(scores, first[:, s - 1:s], axis=1)[:, 0]
         near = scores <= (kth + slack)[:, None]
-        if int(near.sum(axis=1).max()) > s:  # near-ties at some row's boundary
-            return _smallest_of_pairs(Xb, U, near, s)
-        cand = first[:, :s]  # no near-tie at the boundary in this block (the usual case)
-        exact = _exact_sq(Xb, U, cand)
+        tied = np.flatnonzero(near.sum(axis=1) > s)  # near-ties at a row's boundary
+        cand = first[:, :s]
+        if s == 1 and not values:  # the untied rows' argmin is the exact choice
+            idx = np.array(cand, dtype=np.int64)
+            if tied.size:
+                idx[tied] = _smallest_of_pairs(Xb[tied], U, near[tied], 1)[0]
+            return idx, None
+    exact = _exact_sq(Xb, U, cand)
     order = np.lexsort((cand, exact), axis=1)[:, :s]
-    return (np.ascontiguousarray(np.take_along_axis(cand, order, axis=1), dtype=np.int64),
-            np.take_along_axis(exact, order, axis=1))
+    idx = np.ascontiguousarray(np.take_along_axis(cand, order, axis=1), dtype=np.int64)
+    vals = np.take_along_axis(exact, order, axis=1)
+    if tied is not None and tied.size:  # the near-tied rows decided on all their pairs
+        idx[tied], vals[tied] = _smallest_of_pairs(Xb[tied], U, near[tied], s)
+    return idx, (vals if values else None)
 
 
 def _smallest_of_pairs(Xb: np.ndarray, U: np.ndarray, near: np.ndarray,
@@ -406,7 +433,8 @@ def nearest_anchors(
     block_size: int | None = None,
     exclude: np.ndarray | None = None,
     progress: Any = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    values: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The ``s`` nearest rows of ``U`` for every row of ``X``, in row blocks.
 
     Parameters
@@ -427,12 +455,17 @@ def nearest_anchors(
     progress : graphclust.Progress, optional
         Receives the number of row blocks as the total and one step per block (a part
         passes ``ctx.progress``), so a long search shows a bar with its rate and ETA.
+    values : bool
+        ``False``: only the indices are wanted (the second output is ``None``); with
+        ``s = 1`` and the squared Euclidean metric on dense rows, a row's exact distance
+        is then recomputed only when another row of ``U`` lies within its round-off
+        slack (:func:`exact_smallest`), the same choice at less cost.
 
     Returns
     -------
     indices : ndarray of shape (n, s), int64
-    values : ndarray of shape (n, s), float64
-        Sorted best first.
+    values : ndarray of shape (n, s), float64, or None
+        Sorted best first; ``None`` with ``values=False``.
     """
     sparse = sp.issparse(X)
     X = _csr(X) if sparse else np.asarray(X)
@@ -454,7 +487,7 @@ def nearest_anchors(
         u_sq = np.einsum("ij,ij->i", Uc, Uc)
     block = block_size or default_block_size(m)
     idx_out = np.empty((n, s), dtype=np.int64)
-    val_out = np.empty((n, s), dtype=np.float64)
+    val_out = np.empty((n, s), dtype=np.float64) if values else None
     n_blocks = -(-n // block)
     report = progress is not None and n > 0
     if report:
@@ -481,11 +514,12 @@ def nearest_anchors(
             idx, vals = _resorted(idx, sparse_pair_sq(Xb, U, idx, u_sq))
         elif metric == "sqeuclidean":  # decided and returned on exact distances
             idx, vals = exact_smallest(Xb, U, scores, s,
-                                       _expansion_slack(Xb - center, u_sq))
+                                       _expansion_slack(Xb - center, u_sq), values=values)
         else:
             idx, vals = smallest_per_row(scores, s, largest=True)
         idx_out[start:stop] = idx
-        val_out[start:stop] = vals
+        if values:
+            val_out[start:stop] = vals
         if report:
             progress.step(start // block + 1, n_blocks)
     return idx_out, val_out
@@ -499,7 +533,8 @@ def grouped_nearest(
     s: int,
     *,
     block_size: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    values: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The ``s`` nearest rows of ``U`` for every row of ``X``, among its owner's candidates.
 
     Row ``i`` of ``X`` is compared only with the rows ``candidates[owner[i]]`` of ``U``.
@@ -526,13 +561,18 @@ def grouped_nearest(
     block_size : int, optional
         Rows of one owner per BLAS product; by default sized so that one block of
         scores takes about 64 MB.
+    values : bool
+        ``False``: only the indices are wanted (``sqdist`` is ``None``); with ``s = 1``
+        on dense rows a row's exact distance is then recomputed only when another
+        candidate lies within its round-off slack (:func:`exact_smallest`).
 
     Returns
     -------
     indices : ndarray of shape (n, s), int64
         Rows of ``U``, nearest first.
-    sqdist : ndarray of shape (n, s), float64
-        Squared Euclidean distances (clipped at 0), ascending.
+    sqdist : ndarray of shape (n, s), float64, or None
+        Squared Euclidean distances (clipped at 0), ascending; ``None`` with
+        ``values=False``.
 
     Raises
     ------
@@ -576,7 +616,7 @@ def grouped_nearest(
     counts = np.bincount(owner, minlength=n_owners)
     bounds = np.concatenate(([0], np.cumsum(counts)))
     idx_out = np.empty((n, s), dtype=np.int64)
-    val_out = np.empty((n, s), dtype=np.float64)
+    val_out = np.empty((n, s), dtype=np.float64)  # filled, then dropped if not wanted
     with threadpool_limits(limits=1, user_api="blas"):
         for g in np.flatnonzero(counts):
             cand = np.asarray(candidates[g], dtype=np.int64)
@@ -596,16 +636,20 @@ def grouped_nearest(
                         near, sparse_pair_sq(Xb, Uw, cand[near], u_sq))
                     idx_out[rows] = cand[near]
                 continue
-            Uc, uc_sq = Uw[cand], u_sq[cand]
+            # the candidates as given (for the exact recomputation) and shifted (for the
+            # product): (U - c)[cand] is U[cand] - c bit for bit, made once, not per block
+            Uc, Us, uc_sq = Uw[cand], Ushift[cand], u_sq[cand]
             step = block_size or default_block_size(cand.size, 64 * 2**20)
             for start in range(0, rows_all.size, step):
                 rows = rows_all[start:start + step]
                 Xb = X[rows].astype(dtype, copy=False)
-                near, val_out[rows] = exact_smallest(
-                    Xb, Uc, sq_distances(Xb, Uc, uc_sq, center=center), s,
-                    _expansion_slack(Xb - center, uc_sq))
+                Xc = Xb - center  # one shift for the product and the slack
+                near, vals = exact_smallest(Xb, Uc, sq_distances(Xc, Us, uc_sq), s,
+                                            _expansion_slack(Xc, uc_sq), values=values)
                 idx_out[rows] = cand[near]
-    return idx_out, val_out
+                if values:
+                    val_out[rows] = vals
+    return idx_out, (val_out if values else None)
 
 
 def self_first_neighbors(U: np.ndarray, n_neighbors: int) -> np.ndarray:

@@ -31,6 +31,11 @@ from graphclust.numerics import (default_block_size, grouped_nearest, nearest_an
 
 __all__ = ["RepresentativeIndex", "build_index", "exact_nearest"]
 
+#: Rows per block of the search's first step (each row against the ``√p`` group
+#: centres): the block's shifted rows and scores stay in cache (one block of all ``n``
+#: rows made ``n x d`` temporaries).
+COARSE_BLOCK = 2048
+
 
 @attrs.frozen(eq=False)
 class RepresentativeIndex:
@@ -64,8 +69,12 @@ class RepresentativeIndex:
         if s > self.neighbors.shape[1]:
             raise ValueError(f"s={s} exceeds the {self.neighbors.shape[1]} precomputed "
                              "neighbours per representative")
-        group = nearest_anchors(X, self.centers.astype(U.dtype, copy=False), 1)[0][:, 0]
-        rep = grouped_nearest(X, U, group, list(self.members), 1)[0][:, 0]
+        # steps 1 and 2 keep only the choice (their distances are not used), so a row is
+        # recomputed exactly only where a near-tie could change it; step 1 in blocks of
+        # COARSE_BLOCK rows, its temporaries in cache instead of n x d
+        group = nearest_anchors(X, self.centers.astype(U.dtype, copy=False), 1,
+                                block_size=COARSE_BLOCK, values=False)[0][:, 0]
+        rep = grouped_nearest(X, U, group, list(self.members), 1, values=False)[0][:, 0]
         return grouped_nearest(X, U, rep, self.neighbors, s)
 
 
