@@ -764,7 +764,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "a node column first, as the labels)")
     run.add_argument("--noise", action="store_true",
                      help="label -1 the points the fit says belong to no cluster (the "
-                          "density tree's noise, else the cluster-Gaussian rule; "
+                          "density tree's noise, else the cluster-Gaussian rule; with "
+                          "--graph the nodes below the configuration model's expectation; "
                           "docs/confidence.rst); default: every point labelled")
     run.add_argument("--plot", metavar="FILE", type=_nonempty,
                      help="write a picture of the result (.png, .pdf or .svg; needs the plot "
