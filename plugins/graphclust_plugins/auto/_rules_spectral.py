@@ -8,7 +8,7 @@ from graphclust_plugins.auto import _rules_base as base
 
 __all__ = ["ANCHORS_PER_CLUSTER", "HIGH_DIM_NEIGHBORS", "MAX_ANCHORS", "MIN_ANCHORS",
            "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "RULE_ANCHOR", "RULE_EXACT",
-           "RULE_HIGH_DIM", "RULE_SAMPLED", "exact_spec", "n_anchors", "sizing_k"]
+           "RULE_HIGH_DIM", "RULE_SAMPLED", "RULE_SECOND_OPINION", "exact_spec", "n_anchors", "sizing_k"]
 
 #: Above this many points the anchors come from a sample (U-SPEC's hybrid
 #: representatives: k-means of 10·m random candidates) and each point's nearest ones
@@ -131,6 +131,16 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
     return " and ".join(held)
 
 
+def _second_opinion_applies(p: DataProfile, ctx) -> str | None:
+    """Rule 12: no ``k`` given, rows in memory and dense, and rule 2's exact graph within
+    its limits (its cost bounds the second opinion's)."""
+    if p.k is not None or p.chunked or base.sparse_rows(p) or _exact_applies(p, ctx) is None:
+        return None
+    return (f"no k given, n = {p.n} <= {base.EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+            f"{base.EXACT_BUDGET:.0e}: the eigengap of rule 2's exact "
+            f"{base.n_neighbors(p)}-NN graph")
+
+
 def _anchor_applies(p: DataProfile, ctx) -> str:
     """Rule 3 applies to every profile the rules before it leave."""
     return (f"{_exact_limits_exceeded(p)}: {n_anchors(p)} k-means anchors, "
@@ -169,3 +179,13 @@ RULE_ANCHOR = Rule(
             "to its 5 nearest by Gaussian weights; the spectral embedding through the\n"
             "m x m Gram matrix (the trivial vector dropped only when the anchors form one\n"
             "component). Row-local; memory O(n·(d + s + k)).")
+RULE_SECOND_OPINION = Rule(
+    12, f"no k given, dense rows in memory, n <= {base.EXACT_MAX_N} and n²·d <= "
+    f"{base.EXACT_BUDGET:.0e}: rule 2's pipeline, its k from the eigengap of the exact "
+    "10-NN graph",
+    _second_opinion_applies, lambda p, ctx: {**exact_spec(p), "k_from": "parts"},
+    details="fitted only when the rule that decided finds no cluster structure (k = 1), and\n"
+            "not when that rule is rule 2 itself; when it finds k >= 2 its fit is the fit\n"
+            "(k_selection_ says so and keeps the first selection). A density tree and a\n"
+            "graph's spectrum read different evidence (dense cores against sparse cuts):\n"
+            "structureless data give neither, so both must say 'no structure'.")
