@@ -36,7 +36,7 @@ import numpy as np
 
 from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
-from graphclust._errors import InputError, Problem, ProblemKind, SpecError
+from graphclust._errors import InputError, Problem, ProblemKind, SpecError, spec_error
 from graphclust._given import GivenAnchors, GivenGraph, PrecomputedGraph, is_array_like
 from graphclust._kselect import DEFAULT_K_MAX, check_estimable
 from graphclust._kshared import takes_auto_k
@@ -356,7 +356,11 @@ def _second_opinion(estimator, spec: Any, n_clusters: int | None, executor) -> d
     second = spec.get("second_opinion") if isinstance(spec, dict) else None
     if second is None:
         return None
-    compose(second)
+    try:
+        compose(second)
+    except SpecError as error:  # located under the key that holds it
+        raise spec_error([p.at(f"second_opinion.{p.loc}" if p.loc else "second_opinion")
+                          for p in error.problems]) from None
     if (n_clusters is not None or executor.chunked or is_precomputed(estimator)
             or _section_overrides(estimator)):
         return None
