@@ -14,8 +14,8 @@ changed the summaries of the 45 sample profiles that keep the mixture and the de
 of five: two moons in 3-d and uniform squares asked for two clusters leave the mixture
 for the rules after it. Regenerated with
 ``GRAPHCLUST_WRITE_GOLDEN=1 python -m pytest --run-slow tests/auto/test_auto_golden.py``.
-Rule 12 (the second opinion) added a ``second_opinion`` key to the 60 profiles without
-``k``, dense, in memory, within rule 2's limits and not decided by rule 2; no other
+Rule 12 (the second opinion) added a ``second_opinion`` key to the 36 profiles without
+``k``, dense, in memory, ``d >= 4``, within rule 2's limits and not decided by rule 2; no other
 entry changed (checked against the fixture before it)
 (the fixture keeps each summary without its rule number). The grid: dense
 and sparse, in memory and chunked, ``n`` from 50 to 10⁶, ``d`` from 1 to 5 000, ``k`` None, 2, 10, 100, nonnegative or
