@@ -358,8 +358,8 @@ def _check_second_opinion(value: Any, nested: bool, problems: list[Problem]) -> 
                                 f"{type(value).__name__}"))
         return
     for key, why in (("ensemble", "must be a pipeline, not an ensemble"),
-                     ("n_clusters", "estimates k (it is fitted when the spec's own estimate "
-                      "finds no cluster structure): it takes no n_clusters"),
+                     ("n_clusters", ("estimates k (it is fitted when the spec's own estimate "
+                                     "finds no cluster structure): it takes no n_clusters")),
                      ("second_opinion", "takes no second opinion of its own")):
         if key in value:
             problems.append(Problem(f"{loc}.{key}", why))
