@@ -199,4 +199,5 @@ RULE_SECOND_OPINION = Rule(
             "not when that rule is rule 2 itself; when it finds k >= 2 its fit is the fit\n"
             "(k_selection_ says so and keeps the first selection). A density tree and a\n"
             "graph's spectrum read different evidence (dense cores against sparse cuts):\n"
-            "structureless data give neither, so both must say 'no structure'.")
+            "structureless data give neither, so both must say 'no structure'. Only in\n"
+            "d >= 4: in fewer dimensions one cloud's kNN graph has cuts as cheap as clusters'.")
