@@ -10,6 +10,7 @@ from graphclust._composer import compose
 from graphclust._ensemble import Ensemble
 from graphclust._errors import Problem, SpecError
 from graphclust._executors import executor_for, held
+from graphclust._ksecond import fit_with_second_opinion
 from graphclust._kshared import settle_k
 from graphclust._layers import LayersMixin
 from graphclust._parts import Part
@@ -272,7 +273,7 @@ class GraphClustering(LayersMixin, ClusterMixin, BaseEstimator):
         (``scores_`` is empty: score ``labels_.compute()`` if wanted).
         """
         plan = settle_k(self, make_plan(self, X, y))  # auto's k first, where it is taken
-        return self._record(plan, plan.executor.fit(plan))
+        return self._record(*fit_with_second_opinion(self, plan))
 
     def _record(self, plan: FitPlan, result):
         """Keep a run's result as the fitted attributes, whichever path ran."""

@@ -36,7 +36,7 @@ import numpy as np
 
 from graphclust._checks import Check, check_fields, integer, optional
 from graphclust._composer import compose, needs_data, resolve_spec
-from graphclust._errors import InputError, Problem, ProblemKind, SpecError
+from graphclust._errors import InputError, Problem, ProblemKind, SpecError, spec_error
 from graphclust._given import GivenAnchors, GivenGraph, PrecomputedGraph, is_array_like
 from graphclust._kselect import DEFAULT_K_MAX, check_estimable
 from graphclust._kshared import takes_auto_k
@@ -263,6 +263,10 @@ class FitPlan:
         ``(k_max,)`` when ``n_clusters`` is to be ``auto``'s estimate (an eigengap
         estimator, :mod:`graphclust._kshared`; ``k_max`` ``None``: ``auto``'s own),
         found by :func:`~graphclust._kshared.settle_k` as the fit's first stage.
+    second_opinion : dict or None
+        The spec fitted when this one's estimate of ``k`` finds no cluster structure (the
+        spec's ``second_opinion``, :mod:`graphclust._ksecond`); ``None`` when ``k`` is
+        given, the input is chunked or a graph, or the estimator sets parts itself.
     selection : KSelection or None
         How ``n_clusters`` was chosen when that stage chose it; ``None`` otherwise.
     timings : dict
@@ -281,6 +285,7 @@ class FitPlan:
     who: str = "the pipeline"
     k_range: tuple[int, int] = (1, DEFAULT_K_MAX)
     auto_k: tuple | None = None
+    second_opinion: dict | None = None
     selection: Any = None
     timings: dict = attrs.field(factory=dict)
 
@@ -340,4 +345,23 @@ def make_plan(estimator, X, y=None) -> FitPlan:
     seed = _seed(params.random_state, pipe.seed)
     ctx = Context(seed=seed, progress=_reporter(params.verbose), n_jobs=params.n_jobs)
     return FitPlan(pipe, X, y, n_clusters, seed, ctx, executor, profile, spec_summary, who,
-                   (1, k_max), auto_k=auto_k)
+                   (1, k_max), auto_k=auto_k,
+                   second_opinion=_second_opinion(estimator, spec, n_clusters, executor))
+
+
+def _second_opinion(estimator, spec: Any, n_clusters: int | None, executor) -> dict | None:
+    """The spec's ``second_opinion`` (composed now, so a wrong one fails before any work)
+    when the fit estimates ``k`` in memory on features with the spec's own parts; else
+    ``None``."""
+    second = spec.get("second_opinion") if isinstance(spec, dict) else None
+    if second is None:
+        return None
+    try:
+        compose(second)
+    except SpecError as error:  # located under the key that holds it
+        raise spec_error([p.at(f"second_opinion.{p.loc}" if p.loc else "second_opinion")
+                          for p in error.problems]) from None
+    if (n_clusters is not None or executor.chunked or is_precomputed(estimator)
+            or _section_overrides(estimator)):
+        return None
+    return second

@@ -418,12 +418,25 @@ class RuleTable:
     diagnostics : mapping of str to callable
         ``provider(profile, context) -> value``: what rules may ask their
         :class:`RuleContext` for (computed lazily, once per call).
+    second_opinion : Rule or None
+        A rule whose spec is fitted when the spec the table built estimates ``k`` and
+        finds no cluster structure (:mod:`graphclust._ksecond`): when it applies to the
+        profile, its spec (with the steps' keys and its own ``summary``) is the built
+        spec's ``second_opinion`` key, unless its pipeline is the built one (the same
+        estimate twice is not a second opinion). Its number must differ from the rules'.
     """
 
     name: str
     rules: tuple[Rule, ...] = attrs.field(converter=tuple, validator=_unique_numbers)
     steps: tuple[RuleStep, ...] = attrs.field(default=(), converter=tuple)
     diagnostics: Mapping[str, Callable] = attrs.field(factory=dict, converter=dict)
+    second_opinion: Rule | None = attrs.field(default=None)
+
+    @second_opinion.validator
+    def _second_number(self, attribute, rule) -> None:
+        if rule is not None and rule.number in self.numbers():
+            raise ValueError(f"rule table {self.name!r}: the second opinion's number "
+                             f"{rule.number} is a rule's")
 
     def context(self, profile: DataProfile) -> RuleContext:
         """A fresh :class:`RuleContext` for ``profile`` (diagnostics and steps)."""
@@ -457,7 +470,22 @@ class RuleTable:
             if not set(part) & set(spec):
                 reasons.append(why)
         words = "; ".join([*ctx.notes, f"rule {rule.number}: {reason}", *reasons])
-        return {"summary": f"{self.name}: {words}", **keys, **spec}
+        built = {"summary": f"{self.name}: {words}", **keys, **spec}
+        second = self._second_opinion_spec(profile, ctx, keys)
+        if second is not None and _pipeline_keys(second) != _pipeline_keys(built):
+            built["second_opinion"] = second
+        return built
+
+    def _second_opinion_spec(self, profile: DataProfile, ctx: RuleContext,
+                             keys: dict) -> dict | None:
+        """The second opinion's spec for ``profile`` (the steps' ``keys`` under its own),
+        or ``None`` when the table has none or it does not apply."""
+        rule = self.second_opinion
+        reason = None if rule is None else rule.applies(profile, ctx)
+        if reason is None:
+            return None
+        spec = rule.build(profile, ctx)
+        return {"summary": f"{self.name}: rule {rule.number}: {reason}", **keys, **spec}
 
     def numbers(self) -> list[int]:
         """The rule numbers in precedence order."""
@@ -475,6 +503,12 @@ class RuleTable:
         if self.steps:
             lines.append("Every spec, whichever rule wins:")
             lines.extend(f"- {step.name}: {step.statement}" for step in self.steps)
+        if self.second_opinion is not None:
+            rule = self.second_opinion
+            lines.append("When the spec's fit finds no cluster structure (k = 1), a second "
+                         "opinion:")
+            lines.append(f"- rule {rule.number}: {rule.statement}")
+            lines.extend(f"    {line}" if line else "" for line in rule.details.splitlines())
         if footer:
             lines.append(footer.rstrip())
         return "\n".join(lines) + "\n"
@@ -487,4 +521,15 @@ class RuleTable:
         if self.steps:
             text += "; for every spec, " + "; ".join(f"{s.name}: {s.statement}"
                                                      for s in self.steps)
+        if self.second_opinion is not None:
+            rule = self.second_opinion
+            text += (f"; when the spec's fit finds no cluster structure, a second opinion, "
+                     f"rule {rule.number}, {rule.statement}")
         return text
+
+
+def _pipeline_keys(spec: dict) -> dict:
+    """What a spec fits: without its words (``summary``), its second opinion and who
+    estimates ``k`` (``k_from``: a rule's spec is never redirected to ``auto``'s)."""
+    return {key: value for key, value in spec.items()
+            if key not in ("summary", "second_opinion", "k_from")}

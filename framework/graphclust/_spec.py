@@ -72,10 +72,11 @@ SECTIONS = STAGES
 #: ``k_max`` is read by the plan (the largest ``k`` searched when neither the estimator
 #: nor the call gives one: a rule preset states the range its estimator resolves), and
 #: ``k_from`` (``"auto"`` or ``"parts"``: who estimates ``k`` for an eigengap pipeline,
-#: :mod:`graphclust._kshared`).
+#: :mod:`graphclust._kshared`). ``second_opinion`` is a whole pipeline spec fitted when
+#: the spec's own estimate of ``k`` finds no cluster structure (:mod:`graphclust._ksecond`).
 K_FROM = ("auto", "parts")
 TOP_KEYS = ("n_clusters", "k_max", "k_from", "seed", "scale", "starts", "metrics", *SECTIONS,
-            "ensemble")
+            "ensemble", "second_opinion")
 ENSEMBLE_KEYS = ("members", "consensus")
 MEMBER_KEYS = ("preset", "n_clusters", "count")
 #: Bounds on the members an ensemble spec may ask for, checked before any work: one
@@ -331,6 +332,8 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
     elif ensemble is not None and starts != 1:
         problems.append(Problem("starts", "an ensemble's members are its starts; give a "
                                 "member its own 'starts' instead"))
+    if "second_opinion" in data:
+        _check_second_opinion(data["second_opinion"], nested, problems)
     spec = PipelineSpec(
         graph=sections["graph"], solver=sections["solver"], rounding=sections["rounding"],
         anchors=sections["anchors"], metrics=tuple(metrics),
@@ -339,6 +342,32 @@ def parse_spec(data: dict, *, nested: bool = False) -> tuple[PipelineSpec, list[
         adapter=sections["adapter"], ensemble=ensemble, scale=scale, starts=starts,
     )
     return spec, problems
+
+
+def _check_second_opinion(value: Any, nested: bool, problems: list[Problem]) -> None:
+    """Check a spec's ``second_opinion``: a pipeline spec (no ensemble, no ``n_clusters``:
+    it estimates ``k``, and no second opinion of its own), its problems located under
+    ``second_opinion.``."""
+    loc = "second_opinion"
+    if nested:
+        problems.append(Problem(loc, "a nested pipeline takes no second opinion; set it at "
+                                "the top of the spec"))
+        return
+    if not isinstance(value, dict):
+        problems.append(Problem(loc, f"must be a pipeline spec (a table), got "
+                                f"{type(value).__name__}"))
+        return
+    for key, why in (("ensemble", "must be a pipeline, not an ensemble"),
+                     ("n_clusters", ("estimates k (it is fitted when the spec's own estimate "
+                                     "finds no cluster structure): it takes no n_clusters")),
+                     ("second_opinion", "takes no second opinion of its own")):
+        if key in value:
+            problems.append(Problem(f"{loc}.{key}", why))
+    if "ensemble" in value or "second_opinion" in value:
+        return
+    _, inner = parse_spec(value)
+    problems.extend(problem.at(f"{loc}.{problem.loc}" if problem.loc else loc)
+                    for problem in inner)
 
 
 def parse_scale(value: Any, loc: str, problems: list[Problem]) -> str:

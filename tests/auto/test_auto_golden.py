@@ -13,7 +13,10 @@ mixture only when a kernel density estimate does not predict held-out rows bette
 changed the summaries of the 45 sample profiles that keep the mixture and the decision
 of five: two moons in 3-d and uniform squares asked for two clusters leave the mixture
 for the rules after it. Regenerated with
-``GRAPHCLUST_WRITE_GOLDEN=1 python -m pytest --run-slow tests/auto/test_auto_golden.py``
+``GRAPHCLUST_WRITE_GOLDEN=1 python -m pytest --run-slow tests/auto/test_auto_golden.py``.
+Rule 12 (the second opinion) added a ``second_opinion`` key to the 36 profiles without
+``k``, dense, in memory, ``d >= 4``, within rule 2's limits and not decided by rule 2; no other
+entry changed (checked against the fixture before it)
 (the fixture keeps each summary without its rule number). The grid: dense
 and sparse, in memory and chunked, ``n`` from 50 to 10⁶, ``d`` from 1 to 5 000, ``k`` None, 2, 10, 100, nonnegative or
 not, column ranges in one unit or in several, and (for the low-dimensional rules 8

@@ -114,10 +114,13 @@ def test_describe_and_the_registration_summary_are_the_table_in_order(capsys):
         assert places == sorted(places), text
         assert all(f"rule {r.number}" in text for r in AUTO_RULES.rules)
         assert AUTO_RULES.steps[0].statement in text
+        second = AUTO_RULES.second_opinion
+        assert text.index(second.statement) > places[-1]
+        assert f"rule {second.number}" in text
     assert main(["describe", "auto"]) == 0
     out = capsys.readouterr().out
     numbers = [int(n) for n in re.findall(r"^- rule (\d+):", out, flags=re.M)]
-    assert numbers == AUTO_RULES.numbers()
+    assert numbers == [*AUTO_RULES.numbers(), AUTO_RULES.second_opinion.number]
 
 
 def test_auto_row_text_is_one_paragraph():
@@ -129,6 +132,9 @@ def _rule_list() -> str:
     lines = [f"- **Rule {r.number}** — {r.statement}." for r in AUTO_RULES.rules]
     lines += [f"- **{s.name}** (every spec, rule 1 below) — {s.statement}."
               for s in AUTO_RULES.steps]
+    second = AUTO_RULES.second_opinion
+    lines.append(f"- **Rule {second.number}** (a second opinion, when the fit of the rule "
+                 f"that decided finds no cluster structure) — {second.statement}.")
     return START + "\n" + "\n".join(lines) + "\n" + END
 
 
@@ -145,7 +151,7 @@ def test_the_rule_list_of_auto_rst_is_the_table():
 
 def test_every_rule_is_argued_in_auto_rst():
     text = DOC.read_text()
-    for number in [1, *AUTO_RULES.numbers()]:
+    for number in [1, *AUTO_RULES.numbers(), AUTO_RULES.second_opinion.number]:
         assert re.search(rf"^\*\*{number}\. ", text, flags=re.M), number
 
 

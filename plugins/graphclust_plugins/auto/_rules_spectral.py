@@ -8,7 +8,8 @@ from graphclust_plugins.auto import _rules_base as base
 
 __all__ = ["ANCHORS_PER_CLUSTER", "HIGH_DIM_NEIGHBORS", "MAX_ANCHORS", "MIN_ANCHORS",
            "PCA_COMPONENTS", "SAMPLED_ANCHORS_N", "RULE_ANCHOR", "RULE_EXACT",
-           "RULE_HIGH_DIM", "RULE_SAMPLED", "exact_spec", "n_anchors", "sizing_k"]
+           "RULE_HIGH_DIM", "RULE_SAMPLED", "RULE_SECOND_OPINION", "SECOND_OPINION_MIN_D",
+           "exact_spec", "n_anchors", "sizing_k"]
 
 #: Above this many points the anchors come from a sample (U-SPEC's hybrid
 #: representatives: k-means of 10·m random candidates) and each point's nearest ones
@@ -24,6 +25,13 @@ MIN_ANCHORS = 1000
 ANCHORS_PER_CLUSTER = 50
 #: ... but never more than this many, nor more than a tenth of the points.
 MAX_ANCHORS = 4000
+
+#: Fewest columns for rule 12 (the second opinion): a cut through one unimodal cloud
+#: crosses about n^((d-1)/d) of its kNN graph's n·k edges, a share n^(-1/d) that is
+#: small in 1-3 dimensions, so there a structureless cloud's graph has cuts as cheap as
+#: clusters' (measured: 10 of 24 structureless draws in d <= 3 answered k >= 2 by the
+#: eigengap, none of 8 in d = 4 nor the tune half's 17 nulls in d 4-75; docs/auto.rst).
+SECOND_OPINION_MIN_D = 4
 
 _SPECTRAL = {"name": "spectral", "drop_trivial": "connected", "normalize_rows": True}
 _KMEANS = {"name": "kmeans", "n_init": 10, "normalize_rows": True}
@@ -131,6 +139,18 @@ def _exact_limits_exceeded(p: DataProfile) -> str:
     return " and ".join(held)
 
 
+def _second_opinion_applies(p: DataProfile, ctx) -> str | None:
+    """Rule 12: no ``k`` given, rows in memory and dense, ``d >= SECOND_OPINION_MIN_D``,
+    and rule 2's exact graph within its limits (its cost bounds the second opinion's)."""
+    if (p.k is not None or p.chunked or base.sparse_rows(p) or p.d < SECOND_OPINION_MIN_D
+            or _exact_applies(p, ctx) is None):
+        return None
+    return (f"no k given, d = {p.d} >= {SECOND_OPINION_MIN_D}, n = {p.n} <= "
+            f"{base.EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
+            f"{base.EXACT_BUDGET:.0e}: the eigengap of rule 2's exact "
+            f"{base.n_neighbors(p)}-NN graph")
+
+
 def _anchor_applies(p: DataProfile, ctx) -> str:
     """Rule 3 applies to every profile the rules before it leave."""
     return (f"{_exact_limits_exceeded(p)}: {n_anchors(p)} k-means anchors, "
@@ -169,3 +189,15 @@ RULE_ANCHOR = Rule(
             "to its 5 nearest by Gaussian weights; the spectral embedding through the\n"
             "m x m Gram matrix (the trivial vector dropped only when the anchors form one\n"
             "component). Row-local; memory O(n·(d + s + k)).")
+RULE_SECOND_OPINION = Rule(
+    12, f"no k given, dense rows in memory, d >= {SECOND_OPINION_MIN_D}, n <= "
+    f"{base.EXACT_MAX_N} and n²·d <= "
+    f"{base.EXACT_BUDGET:.0e}: rule 2's pipeline, its k from the eigengap of the exact "
+    "10-NN graph",
+    _second_opinion_applies, lambda p, ctx: {**exact_spec(p), "k_from": "parts"},
+    details="fitted only when the rule that decided finds no cluster structure (k = 1), and\n"
+            "not when that rule is rule 2 itself; when it finds k >= 2 its fit is the fit\n"
+            "(k_selection_ says so and keeps the first selection). A density tree and a\n"
+            "graph's spectrum read different evidence (dense cores against sparse cuts):\n"
+            "structureless data give neither, so both must say 'no structure'. Only in\n"
+            "d >= 4: in fewer dimensions one cloud's kNN graph has cuts as cheap as clusters'.")

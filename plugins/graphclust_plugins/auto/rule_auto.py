@@ -83,6 +83,7 @@ from graphclust_plugins.auto._rules_spectral import (
     RULE_EXACT,
     RULE_HIGH_DIM,
     RULE_SAMPLED,
+    RULE_SECOND_OPINION,
     SAMPLED_ANCHORS_N,
     exact_spec,
     n_anchors,
@@ -163,7 +164,8 @@ AUTO_RULES = RuleTable(
     [RULE_SPARSE, RULE_SMALL_CLUSTERS, RULE_MANIFOLD, RULE_CURVED, RULE_LOW_DIM, RULE_DENSITY,
      RULE_SAMPLED, RULE_HIGH_DIM, RULE_EXACT, RULE_ANCHOR],
     steps=[SCALE_STEP],
-    diagnostics={"low_dim": low_dim_provider, "small_clusters": small_clusters_provider})
+    diagnostics={"low_dim": low_dim_provider, "small_clusters": small_clusters_provider},
+    second_opinion=RULE_SECOND_OPINION)
 
 
 def auto_rule(p: DataProfile) -> dict:
