@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import graphclust
 from graphclust_plugins.manifold._curve import fit_ab, scaled_start
 from graphclust_plugins.manifold._layout import optimize_layout
+from graphclust_plugins.manifold._projections import leading_projection
 
 #: umap-learn's warning when its spectral start falls back to random (the rules of
 #: ``UMAPLayout._init`` avoid the cases; the warning is silenced where they cannot).
@@ -197,10 +198,8 @@ def _start(data, A, dim, init, random_state) -> np.ndarray:
     """umap-learn's starts: uniform, leading principal components or spectral, scaled to ±10."""
     if init == "random":
         return random_state.uniform(-10.0, 10.0, size=(A.shape[0], dim)).astype(np.float32)
-    if init == "pca":
-        from sklearn.decomposition import PCA
-
-        coords = PCA(n_components=dim, random_state=random_state).fit_transform(data)
+    if init == "pca":  # the graph's projection of these rows when it has one (module)
+        coords = leading_projection(data, dim).transform(data)
     else:
         from umap.spectral import spectral_layout
 
