@@ -19,8 +19,8 @@ about five minutes on two cores):
     not timed; the warm-up's ``auto`` rule is recorded), the two alternating, ``--repeats`` times each (default 3): the wall time
     of every fit, the medians and the ratio of the medians and of each interleaved
     pair, the processor seconds of every fit (``cpu_s``: all its threads, the clock a
-    loaded machine stretches least) and the ratio of their medians, the peak resident memory above the data (``VmHWM`` after the fit minus
-    ``VmRSS`` before it, the high-water mark reset after the warm-up) and ``auto``'s
+    loaded machine stretches least) and the ratio of their medians, the peak resident
+    memory above the data (``VmHWM`` after the fit minus ``VmRSS`` before it, the high-water mark reset after the warm-up) and ``auto``'s
     stage timings (``timings_``). About 4 minutes a pair on two cores.
 ``noise``
     Five Gaussian blobs (4 000 points, σ = 0.5, centres in ``[−10, 10]²``) plus 20 %

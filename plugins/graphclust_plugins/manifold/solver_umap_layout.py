@@ -54,7 +54,9 @@ class UMAPLayout(graphclust.Solver):
     Initialisation: ``"spectral"`` (UMAP's default: eigenvectors of the normalized
     Laplacian, each connected component laid out apart), ``"pca"`` (the features'
     leading ``n_components`` principal components, scaled to ``[-10, 10]``: umap-learn's
-    ``"pca"`` start, no eigensolve on the graph — the spectral start's iterative
+    ``"pca"`` start, by :func:`graphclust.numerics.fit_pca`, or the leading components of
+    the projection the graph's search fitted on the same rows when it has one
+    (``manifold._projections``); no eigensolve on the graph — the spectral start's iterative
     eigensolve was measured at about half of a 60-epoch layout of MNIST-70k; random
     when the solver has no dense features with at least ``n_components`` rows and
     columns) or ``"random"`` (uniform in ``[-10, 10]``). Spectral falls back to random, recorded in ``solution.info["init"]``,
