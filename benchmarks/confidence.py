@@ -18,8 +18,9 @@ about five minutes on two cores):
     subprocess after a warm-up fit on :data:`WARM_UP_ROWS` rows (numba's compilation is
     not timed; the warm-up's ``auto`` rule is recorded), the two alternating, ``--repeats`` times each (default 3): the wall time
     of every fit, the medians and the ratio of the medians and of each interleaved
-    pair, the peak resident memory above the data (``VmHWM`` after the fit minus
-    ``VmRSS`` before it, the high-water mark reset after the warm-up) and ``auto``'s
+    pair, the processor seconds of every fit (``cpu_s``: all its threads, the clock a
+    loaded machine stretches least) and the ratio of their medians, the peak resident
+    memory above the data (``VmHWM`` after the fit minus ``VmRSS`` before it, the high-water mark reset after the warm-up) and ``auto``'s
     stage timings (``timings_``). About 4 minutes a pair on two cores.
 ``noise``
     Five Gaussian blobs (4 000 points, σ = 0.5, centres in ``[−10, 10]²``) plus 20 %
@@ -209,8 +210,10 @@ def step_time_worker(which: str, data_dir: str | None) -> dict:
     _, warm = _fit_once(which, X[rng.choice(X.shape[0], WARM_UP_ROWS, replace=False)])
     reset = reset_peak()
     before = rss_mb() or 0.0
+    cpu = time.process_time()
     seconds, extra = _fit_once(which, X)
-    return {"which": which, "fit_s": seconds, "data_mb": X.nbytes / 2**20,
+    cpu = time.process_time() - cpu
+    return {"which": which, "fit_s": seconds, "cpu_s": cpu, "data_mb": X.nbytes / 2**20,
             "peak_above_data_mb": peak_mb() - before if reset else float("nan"),
             "warm_up_rule": warm.get("summary", "")[:12], **extra}
 
@@ -229,10 +232,13 @@ def step_time(data_dir: str | None, repeats: int) -> dict:
     peaks = {w: [x["peak_above_data_mb"] for x in runs if x["which"] == w]
              for w in ("auto", "evoc")}
     median = {w: statistics.median(t) for w, t in times.items()}
+    cpu = {w: statistics.median(x["cpu_s"] for x in runs if x["which"] == w)
+           for w in ("auto", "evoc")}
     pairs = [a / e for a, e in zip(times["auto"], times["evoc"])]
     return {"step": "time", "runs": runs, "median_fit_s": median,
             "ratio_of_medians": median["auto"] / median["evoc"],
             "pair_ratios": pairs, "median_pair_ratio": statistics.median(pairs),
+            "median_cpu_s": cpu, "cpu_ratio_of_medians": cpu["auto"] / cpu["evoc"],
             "median_peak_above_data_mb": {w: statistics.median(p) for w, p in peaks.items()},
             "target fit <= evoc": median["auto"] <= median["evoc"]}
 

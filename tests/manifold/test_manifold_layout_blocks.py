@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -9,7 +11,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphclust_plugins.manifold._layout import CLIP, epochs_per_sample, optimize_layout
+from graphclust_plugins.manifold._layout import (BLOCK_SIZE, BLOCKS_PER_EPOCH, CLIP, block_rows,
+                                                 epochs_per_sample, optimize_layout)
 
 MASK = (1 << 64) - 1
 
@@ -150,3 +153,51 @@ def test_pulls_move_both_ends_of_an_edge():
     spread = lambda Z: np.linalg.norm(Z - Z.mean(0), axis=1).mean()  # noqa: E731
     assert spread(Y) < 0.5 * spread(Y0)
     np.testing.assert_allclose(Y.mean(0), Y0.mean(0), atol=1e-4)
+
+
+@given(n=st.integers(1, 10**7))
+def test_block_rows_bounds_the_hand_offs_and_the_stale_share(n):
+    """A block holds max(BLOCK_SIZE, ceil(n / BLOCKS_PER_EPOCH)) rows (at most n): at most
+    BLOCKS_PER_EPOCH blocks an epoch above BLOCK_SIZE · BLOCKS_PER_EPOCH rows, each at
+    most an eighth of them (plus one row of rounding); BLOCK_SIZE rows below."""
+    block = block_rows(n)
+    assert block == min(n, max(BLOCK_SIZE, math.ceil(n / BLOCKS_PER_EPOCH)))
+    blocks = math.ceil(n / block)
+    if n > BLOCK_SIZE * BLOCKS_PER_EPOCH:
+        assert blocks <= BLOCKS_PER_EPOCH and block <= n / BLOCKS_PER_EPOCH + 1
+    else:
+        assert block == min(n, BLOCK_SIZE)
+
+
+@pytest.mark.slow
+def test_the_default_block_is_block_rows():
+    """optimize_layout without block_size moves block_rows(n) rows a block: its layout
+    is the one asked for with that size explicitly, and differs from another size."""
+    rng = np.random.default_rng(4)
+    n = BLOCK_SIZE * BLOCKS_PER_EPOCH + 3000  # above the bound: blocks of ceil(n / 8)
+    A = _graph(n, rng, density=6.0 / n)
+    Y0 = rng.uniform(0, 10, size=(n, 3)).astype(np.float32)
+    default = optimize_layout(Y0.copy(), A, 3, 1.9, 0.8, seed=5)
+    explicit = optimize_layout(Y0.copy(), A, 3, 1.9, 0.8, seed=5, block_size=block_rows(n))
+    other = optimize_layout(Y0.copy(), A, 3, 1.9, 0.8, seed=5, block_size=BLOCK_SIZE)
+    np.testing.assert_array_equal(default, explicit)
+    assert not np.array_equal(default, other)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+def test_default_blocks_same_bits_on_one_thread_and_on_many():
+    """Above BLOCK_SIZE · BLOCKS_PER_EPOCH rows (blocks of ceil(n / 8) rows, a function of
+    n alone) the layout is the same on one thread and on all."""
+    rng = np.random.default_rng(6)
+    n = BLOCK_SIZE * BLOCKS_PER_EPOCH + 1000
+    A = _graph(n, rng, density=6.0 / n)
+    Y0 = rng.uniform(0, 10, size=(n, 4)).astype(np.float32)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = optimize_layout(Y0.copy(), A, 4, 1.9, 0.8, seed=8)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = optimize_layout(Y0.copy(), A, 4, 1.9, 0.8, seed=8)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one, many)

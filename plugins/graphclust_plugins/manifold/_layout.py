@@ -10,9 +10,9 @@ the repulsive term (weighted by ``γ``); each coordinate of a move is clipped to
 
 umap-learn applies the moves one entry after another, and its multi-threaded variant
 writes them without locks, so its result depends on the threads' interleaving. Here, in
-each epoch, the rows are cut into blocks of ``block_size`` consecutive rows (a constant,
-not the thread count). Within a block every row is moved by one thread through its own
-sampled entries, reading the other rows as they stood when the block began; the block's
+each epoch, the rows are cut into blocks of ``block_size`` consecutive rows (a function
+of ``n`` alone, :func:`block_rows`, never of the thread count). Within a block every row
+is moved by one thread through its own sampled entries, reading the other rows as they stood when the block began; the block's
 new rows are written back when it ends, and then the pulls its entries exert on their
 other ends are applied one after another in the graph's entry order (one thread; a
 block's pulls fit in cache). Each entry's negative samples come from a counter-based
@@ -39,11 +39,22 @@ import scipy.sparse as sp
 
 from ._jit import PARALLEL
 
-__all__ = ["BLOCK_SIZE", "CLIP", "epochs_per_sample", "optimize_layout"]
+__all__ = ["BLOCKS_PER_EPOCH", "BLOCK_SIZE", "CLIP", "block_rows", "epochs_per_sample",
+           "optimize_layout"]
 
-#: Rows moved together from one snapshot of the others (a constant: the result must not
-#: depend on the thread count; small enough that a block is a small part of a large graph).
+#: Fewest rows moved together from one snapshot of the others (a constant: the result
+#: must not depend on the thread count).
 BLOCK_SIZE = 2048
+#: Most blocks an epoch is cut into: above ``BLOCK_SIZE · BLOCKS_PER_EPOCH`` rows a block
+#: holds ``ceil(n / BLOCKS_PER_EPOCH)`` rows (:func:`block_rows`). Each block is one
+#: parallel region whose threads all wait for the last, a hand-off a loaded machine
+#: stretches by a time slice, so the hand-offs an epoch are bounded whatever ``n``, while
+#: a block stays at most an eighth of the rows (the share moved from a stale snapshot).
+#: MNIST-70k: 9 hand-offs an epoch instead of 35, the layout's processor time on a loaded
+#: 2-core machine 14 -> 9 s, ACC .970 either way; blocks of 8 192 on USPS and MNIST-test
+#: (two blocks an epoch) lost .004 and .006 ACC, hence the share (benchmarks/HISTORY.md,
+#: 2026-11-28).
+BLOCKS_PER_EPOCH = 8
 #: Each coordinate of one move is clipped to ``[-CLIP, CLIP]`` (umap-learn's ``clip``).
 CLIP = 4.0
 
@@ -149,6 +160,13 @@ def _epoch(Y, indptr, indices, eps, next_sample, eps_neg, next_neg, epoch, a, b,
                     Y[j, d] -= pulls[e - base, d]
 
 
+def block_rows(n: int) -> int:
+    """Rows of a block for ``n`` rows: ``max(BLOCK_SIZE, ceil(n / BLOCKS_PER_EPOCH))``
+    (at most ``n``, at least 1; a function of ``n`` alone, never of the threads)."""
+    n = int(n)
+    return int(max(1, min(n, max(BLOCK_SIZE, -(-n // BLOCKS_PER_EPOCH)))))
+
+
 def epochs_per_sample(weights: np.ndarray, n_epochs: int) -> np.ndarray:
     """Epochs between two samples of each edge: ``n_epochs / (n_epochs · w / max w)``.
 
@@ -167,7 +185,7 @@ def epochs_per_sample(weights: np.ndarray, n_epochs: int) -> np.ndarray:
 def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float, b: float, *,
                     gamma: float = 1.0, initial_alpha: float = 1.0,
                     negative_sample_rate: int = 5, seed: int = 0,
-                    block_size: int = BLOCK_SIZE, on_epoch=None) -> np.ndarray:
+                    block_size: int | None = None, on_epoch=None) -> np.ndarray:
     """Optimise the layout ``Y`` of ``graph`` in place (and return it).
 
     Parameters
@@ -188,8 +206,9 @@ def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float,
         Random vertices pushed away per edge sample.
     seed : int
         Fixes every negative sample.
-    block_size : int
-        Rows moved from one snapshot of the others (see the module's docstring).
+    block_size : int, optional
+        Rows moved from one snapshot of the others (see the module's docstring); None =
+        :func:`block_rows` of ``n``.
     on_epoch : callable, optional
         Called with the number of epochs done after each epoch (progress reporting).
 
@@ -210,7 +229,7 @@ def optimize_layout(Y: np.ndarray, graph: sp.csr_array, n_epochs: int, a: float,
     next_neg = eps_neg.copy()
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, 2**63, size=n_epochs, dtype=np.uint64)
-    block = int(max(1, min(block_size, n)))
+    block = block_rows(n) if block_size is None else int(max(1, min(block_size, n)))
     moved = np.empty((block, dim), dtype=Y.dtype)
     widest = max((int(indptr[min(s + block, n)] - indptr[s]) for s in range(0, n, block)),
                  default=0)

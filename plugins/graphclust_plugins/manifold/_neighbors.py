@@ -20,6 +20,7 @@ from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, nor
 
 from ._jit import PARALLEL
 from ._nndescent import _sorted_lists, nn_descent
+from ._projections import remember_projection
 from ._rptrees import _sqdist
 
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
@@ -47,11 +48,14 @@ def project(X: np.ndarray, pca_components: int | None) -> tuple[np.ndarray, Proj
     """The rows the search runs on: ``X`` itself, or its scores on the leading
     ``pca_components`` principal components of ``X``
     (:func:`graphclust.numerics.fit_pca`, ``O(n·d²)``) when that is fewer than ``d`` and
-    ``n`` (float32 stays float32). Returns the rows and the projection (None: none)."""
+    ``n`` (float32 stays float32). Returns the rows and the projection (None: none).
+    The projection is remembered for ``X`` (:mod:`._projections`: the layout's PCA start
+    of the same rows reads its leading components instead of fitting its own)."""
     n, d = X.shape
     if pca_components is None or int(pca_components) >= d or n <= int(pca_components):
         return X, None
     proj = fit_pca(X, int(pca_components))
+    remember_projection(X, proj)
     return np.ascontiguousarray(proj.transform(X)), proj
 
 

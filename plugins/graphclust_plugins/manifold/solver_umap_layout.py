@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import graphclust
 from graphclust_plugins.manifold._curve import fit_ab, scaled_start
 from graphclust_plugins.manifold._layout import optimize_layout
+from graphclust_plugins.manifold._projections import leading_projection
 
 #: umap-learn's warning when its spectral start falls back to random (the rules of
 #: ``UMAPLayout._init`` avoid the cases; the warning is silenced where they cannot).
@@ -53,7 +54,9 @@ class UMAPLayout(graphclust.Solver):
     Initialisation: ``"spectral"`` (UMAP's default: eigenvectors of the normalized
     Laplacian, each connected component laid out apart), ``"pca"`` (the features'
     leading ``n_components`` principal components, scaled to ``[-10, 10]``: umap-learn's
-    ``"pca"`` start, no eigensolve on the graph — the spectral start's iterative
+    ``"pca"`` start, by :func:`graphclust.numerics.fit_pca`, or the leading components of
+    the projection the graph's search fitted on the same rows when it has one
+    (``manifold._projections``); no eigensolve on the graph — the spectral start's iterative
     eigensolve was measured at about half of a 60-epoch layout of MNIST-70k; random
     when the solver has no dense features with at least ``n_components`` rows and
     columns) or ``"random"`` (uniform in ``[-10, 10]``). Spectral falls back to random, recorded in ``solution.info["init"]``,
@@ -197,10 +200,8 @@ def _start(data, A, dim, init, random_state) -> np.ndarray:
     """umap-learn's starts: uniform, leading principal components or spectral, scaled to ±10."""
     if init == "random":
         return random_state.uniform(-10.0, 10.0, size=(A.shape[0], dim)).astype(np.float32)
-    if init == "pca":
-        from sklearn.decomposition import PCA
-
-        coords = PCA(n_components=dim, random_state=random_state).fit_transform(data)
+    if init == "pca":  # the graph's projection of these rows when it has one (module)
+        coords = leading_projection(data, dim).transform(data)
     else:
         from umap.spectral import spectral_layout
 
