@@ -18,7 +18,11 @@ chooses from ``(n, d, p)`` alone:
   product in the data's float type, float32 staying float32, summed in float64) and
   ``eigh(S)``: ``O(n·d² + d³)``, exact; taken while it costs less than the randomized
   route (a few hundred columns: MNIST's 784 with 70 000 rows) or under a tenth of a
-  second;
+  second. The ``eigh`` runs on one BLAS thread (:func:`~graphclust.numerics.
+  fixed_threads`): its components feed every later step (thread-count-free), and
+  OpenBLAS's threaded ``eigh`` of a matrix this size gains nothing and loses much on a
+  busy machine (``1024 x 1024``, load 9 on two cores: 0.26 CPU s on one thread, 9.8 on
+  two, spent waiting; ``benchmarks/HISTORY.md``, "eigh on one thread");
 * ``"randomized"``: randomized subspace iteration over the implicitly centred ``A``
   (Halko, Martinsson & Tropp 2011): ``O(n·d·p)``; wide data (3 000 x 8 000: 244 s of
   ``eigh`` before, about a second now).
@@ -49,6 +53,7 @@ import scipy.sparse as sp
 from graphclust.numerics.distances import default_block_size
 from graphclust.numerics.dtypes import as_dense_float
 from graphclust.numerics.pca_routes import choose_route, randomized_components
+from graphclust.numerics.threads import fixed_threads
 
 __all__ = ["Projection", "fit_pca"]
 
@@ -182,7 +187,8 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
     denom = max(n - 1, 1)
     if choose_route(n, d, p) == "covariance":
         S = _scatter(X, mean, block_size)
-        vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
+        with fixed_threads():  # d x d: global-small (numerics.threads), and see the notes
+            vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
         order = np.argsort(-vals, kind="stable")[:p]
         comps, sq = vecs[:, order].T, np.maximum(vals[order], 0.0)
     else:
