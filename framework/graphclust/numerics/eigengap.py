@@ -62,6 +62,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from graphclust.numerics.threads import fixed_threads
+
 __all__ = ["RELATIVE_GAP", "anchor_block_sums", "anchor_spectrum", "affinity_spectrum",
            "spectrum_from_anchor_sums", "choose_by_eigengap", "EigengapChoice",
            "group_floor", "leverage_limit", "anchor_block_tiny_mass",
@@ -112,7 +114,8 @@ def _anchor_eigh(G: np.ndarray, lam: np.ndarray, n_values: int):
     M = 0.5 * (M + M.T)
     m = M.shape[0]
     top = min(n_values, m)
-    vals, vecs = sla.eigh(M, subset_by_index=[m - top, m - 1])
+    with fixed_threads():  # numerics.threads: the same bits on any thread count
+        vals, vecs = sla.eigh(M, subset_by_index=[m - top, m - 1])
     return vals[::-1], vecs[:, ::-1]
 
 
@@ -176,7 +179,8 @@ def spectrum_from_anchor_sums(G: np.ndarray, lam: np.ndarray, n_values: int) -> 
     M = 0.5 * (M + M.T)
     m = M.shape[0]
     top = min(n_values, m)
-    vals = sla.eigh(M, eigvals_only=True, subset_by_index=[m - top, m - 1])[::-1]
+    with fixed_threads():
+        vals = sla.eigh(M, eigvals_only=True, subset_by_index=[m - top, m - 1])[::-1]
     return np.concatenate([vals, np.zeros(n_values - top)])
 
 
@@ -236,7 +240,8 @@ def _connected_eigen(A, n_values: int, rng, tol: float, vectors: bool = True):
     if n <= DENSE_MAX or 4 * top >= n:
         Nd = N.toarray()
         Nd = 0.5 * (Nd + Nd.T)
-        out = sla.eigh(Nd, eigvals_only=not vectors, subset_by_index=[n - top, n - 1])
+        with fixed_threads():
+            out = sla.eigh(Nd, eigvals_only=not vectors, subset_by_index=[n - top, n - 1])
     else:
         from scipy.sparse.linalg import eigsh
 
