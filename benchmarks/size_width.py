@@ -145,7 +145,7 @@ def slopes(cells: list[dict], axis: str, stat: str = "fit_s") -> dict[str, float
 
 def table_rows(cells: list[dict]) -> list[list[str]]:
     """One row per (n, d): each method's seconds and ARI, then auto / EVoC and
-    auto / KMeans."""
+    auto / KMeans, of wall seconds and (in parentheses) of CPU seconds."""
     rows = []
     for n, d in dict.fromkeys((c["n"], c["d"]) for c in cells):
         at = {c["method"]: c for c in cells if c["n"] == n and c["d"] == d}
@@ -157,13 +157,14 @@ def table_rows(cells: list[dict]) -> list[list[str]]:
         for peer in ("evoc", "kmeans"):
             a, b = at.get("auto"), at.get(peer)
             ok = a and b and a["status"] == b["status"] == "ok"
-            row.append(f"{a['fit_s'] / b['fit_s']:.2f}" if ok else "—")
+            row.append(f"{a['fit_s'] / b['fit_s']:.2f} ({a['cpu_s'] / b['cpu_s']:.2f})"
+                       if ok else "—")
         rows.append(row)
     return rows
 
 
-HEADER = ["n", "d", "auto", "EVoC", "KMeans(10, n_init=1)", "auto / EVoC",
-          "auto / KMeans"]
+HEADER = ["n", "d", "auto", "EVoC", "KMeans(10, n_init=1)", "auto / EVoC (CPU)",
+          "auto / KMeans (CPU)"]
 
 
 def summary_record(result: dict) -> dict:

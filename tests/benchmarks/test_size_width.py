@@ -50,10 +50,11 @@ def test_table_rows_ratios_per_cell_and_missing_peers():
              _cell("auto", 10_000, 128, 8.0, "width"),
              {"axis": "width", "status": "over cap (9 s)", "method": "evoc", "n": 10_000,
               "d": 128}]
+    cells[0]["cpu_s"] = 4.5  # auto's CPU seconds below its wall seconds
     rows = size_width.table_rows(cells)
-    assert rows[0] == ["10 000", "16", "6.0 s (6.0 CPU s), ARI 1.000",
-                       "3.0 s (3.0 CPU s), ARI 1.000", "2.0 s (2.0 CPU s), ARI 1.000", "2.00",
-                       "3.00"]
+    assert rows[0] == ["10 000", "16", "6.0 s (4.5 CPU s), ARI 1.000",
+                       "3.0 s (3.0 CPU s), ARI 1.000", "2.0 s (2.0 CPU s), ARI 1.000",
+                       "2.00 (1.50)", "3.00 (2.25)"]
     assert rows[1][3] == "over cap (9 s)" and rows[1][4] == "—"
     assert rows[1][5:] == ["—", "—"]
 
