@@ -61,7 +61,8 @@ K, INNER = 10, 16
 #: the timed fit (fewer rows take a cheaper rule and compile nothing of the manifold one).
 WARM_UP_ROWS = 5_000
 METHODS = ("auto", "evoc", "kmeans")
-HISTORY_HEADING = "2026-11-28 time against size and width (issue 48, deliverable 7)"
+HISTORY_HEADING = ("2026-11-28 time against size and width: the whole table (issue 48, "
+                   "deliverable 7)")
 
 
 def clusters(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
