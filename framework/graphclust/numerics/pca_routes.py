@@ -35,6 +35,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphclust.numerics.threads import fixed_threads
+
 __all__ = ["EIGH_FACTOR", "EXACT_FLOOR", "OVERSAMPLES", "POWER_ITERATIONS", "choose_route",
            "randomized_components", "route_costs"]
 
@@ -114,10 +116,22 @@ def randomized_components(X, mean: np.ndarray, p: int, seed: int = 0
     n, d = X.shape
     size = int(min(p + OVERSAMPLES, n, d))
     omega = np.random.default_rng(seed).standard_normal((d, size))
-    Q, _ = np.linalg.qr(A.dot(omega))
+    Q = _orthonormal(A.dot(omega))
     for _ in range(POWER_ITERATIONS):
-        W, _ = np.linalg.qr(A.tdot(Q))
-        Q, _ = np.linalg.qr(A.dot(W))
+        W = _orthonormal(A.tdot(Q))
+        Q = _orthonormal(A.dot(W))
     B = A.tdot(Q).T  # Qᵀ A, (size, d)
-    _, svals, vt = np.linalg.svd(B, full_matrices=False)
+    with fixed_threads():
+        _, svals, vt = np.linalg.svd(B, full_matrices=False)
     return vt[:p], svals[:p]
+
+
+def _orthonormal(Y: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of ``Y``'s columns (the ``Q`` of its QR), on one BLAS thread:
+    a tall, thin factorisation whose threads only wait for each other (on a busy two-core
+    machine 3.1 CPU s for 15 of them, ``3 000 x 8 000`` to 60 columns, against about 0.15
+    on one thread), and whose result feeds the next pass (thread-count-free,
+    :mod:`graphclust.numerics.threads`). The products around it keep their threads."""
+    with fixed_threads():
+        Q, _ = np.linalg.qr(Y)
+    return Q
