@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from graphclust.chunks import anchor_degrees
 from graphclust.numerics import (
+    fixed_threads,
     leading_eigenvectors,
     normalize_rows,
     safe_inverse,
@@ -28,10 +29,12 @@ def drop_direction(op, U: np.ndarray, t: np.ndarray):
     """
     q = U.shape[1]
     R = U - np.outer(t, t @ U)
-    Q, _, _ = np.linalg.svd(R, full_matrices=False)
+    with fixed_threads():  # a tall thin SVD: one thread (graphclust.numerics.threads)
+        Q, _, _ = np.linalg.svd(R, full_matrices=False)
     Q = Q[:, : q - 1]
     H = Q.T @ np.asarray(op @ Q)
-    vals, Y = np.linalg.eigh(0.5 * (H + H.T))
+    with fixed_threads():
+        vals, Y = np.linalg.eigh(0.5 * (H + H.T))
     order = np.argsort(-vals, kind="stable")
     return vals[order], Q @ Y[:, order]
 
