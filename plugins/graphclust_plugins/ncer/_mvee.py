@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from graphclust.numerics import fixed_threads
 from scipy.linalg import solve_triangular
 
 __all__ = ["MVEEResult", "mvee", "mvee_fw", "mvee_cvxpy", "reduce_rank"]
@@ -66,8 +67,9 @@ def reduce_rank(P: np.ndarray, rtol: float = _RANK_RTOL) -> np.ndarray:
     number, so its singular values are noise below ``sqrt(eps)`` of the largest and
     ``rtol = 1e-10`` could not see a rank-one ``P`` with rounding in a second column.
     """
-    A = np.linalg.qr(P, mode="r") if P.shape[0] > P.shape[1] else P
-    _, s, vt = np.linalg.svd(A, full_matrices=False)
+    with fixed_threads():  # tall thin factorisations: one thread (numerics.threads)
+        A = np.linalg.qr(P, mode="r") if P.shape[0] > P.shape[1] else P
+        _, s, vt = np.linalg.svd(A, full_matrices=False)
     rank = int(np.sum(s > rtol * max(s[0], 1e-300))) if s.size else 0
     if rank == P.shape[1]:
         return P
@@ -182,8 +184,9 @@ def mvee_fw(P: np.ndarray, *, tol: float = 1e-7, active_tol: float = 1e-5,
     # factor of P0 = QR (P0ᵀP0/n = RᵀR/n), not a Cholesky factor of the Gram matrix,
     # whose condition number is squared; a numerically rank-deficient P0 is solved in
     # its row space.
-    R = np.linalg.qr(P0, mode="r") / np.sqrt(n)
-    _, s, vt = np.linalg.svd(R, full_matrices=False)
+    with fixed_threads():
+        R = np.linalg.qr(P0, mode="r") / np.sqrt(n)
+        _, s, vt = np.linalg.svd(R, full_matrices=False)
     rank = int(np.sum(s > _RANK_RTOL * max(s[0], 1e-300)))
     if rank == 0:
         raise ValueError("mvee_fw: every point is zero (rank 0); no ellipsoid exists")

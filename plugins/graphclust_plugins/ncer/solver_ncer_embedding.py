@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import graphclust
-from graphclust.numerics import leading_eigenvectors, safe_inverse
+from graphclust.numerics import fixed_threads, leading_eigenvectors, safe_inverse
 
 __all__ = ["NcerEmbedding", "first_vector_basis"]
 
@@ -49,7 +49,8 @@ def first_vector_basis(V: np.ndarray, v1: np.ndarray) -> tuple[np.ndarray, np.nd
     VR = V @ R
     rest = VR[:, 1:] - np.outer(v1, v1 @ VR[:, 1:])
     if rest.shape[1]:
-        Q, Rq = np.linalg.qr(rest)
+        with fixed_threads():  # a tall thin QR: one thread (numerics.threads)
+            Q, Rq = np.linalg.qr(rest)
         signs = np.sign(np.diag(Rq))
         signs[signs == 0] = 1.0
         rest = Q * signs

@@ -29,7 +29,8 @@ import graphclust
 import numpy as np
 import scipy.sparse as sp
 from graphclust.chunks import anchor_degrees
-from graphclust.numerics import leading_eigenvectors, safe_inverse, scaled_anchor_rows
+from graphclust.numerics import (fixed_threads, leading_eigenvectors, safe_inverse,
+                                 scaled_anchor_rows)
 
 from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
 from graphclust_plugins.ongr._start import canonical_eigenbasis, complete_orthonormal, gram_polar
@@ -76,7 +77,8 @@ class RFactor:
 
     @classmethod
     def of(cls, Y: np.ndarray) -> RFactor:
-        return cls(np.linalg.qr(Y, mode="r"))
+        with fixed_threads():  # a tall thin QR: one thread (numerics.threads)
+            return cls(np.linalg.qr(Y, mode="r"))
 
     def __add__(self, other: RFactor) -> RFactor:
         return RFactor.of(np.vstack([self.R, other.R]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import graphclust
 import numpy as np
 from graphclust.chunks import InMemoryChunks
-from graphclust.numerics import leading_eigenvectors, safe_inverse
+from graphclust.numerics import fixed_threads, leading_eigenvectors, safe_inverse
 from threadpoolctl import threadpool_limits
 
 from graphclust_plugins.ongr._loop import finish_iterations, iteration_done, objective_from_pieces
@@ -123,8 +123,9 @@ def _polar(Y: np.ndarray) -> np.ndarray:
     w, V = np.linalg.eigh(C)
     if w[0] > 1e-10 * w[-1] and w[-1] > 0:
         return Y @ ((V / np.sqrt(w)[None, :]) @ V.T)
-    Q, R = np.linalg.qr(Y)
-    Ur, _, Vt = np.linalg.svd(R)
+    with fixed_threads():  # a tall thin QR: one thread (numerics.threads)
+        Q, R = np.linalg.qr(Y)
+        Ur, _, Vt = np.linalg.svd(R)
     return Q @ (Ur @ Vt)
 
 
