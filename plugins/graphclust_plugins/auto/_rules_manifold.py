@@ -22,13 +22,13 @@ MANIFOLD_EPOCHS = 60
 #: sample. A layout's cost is about proportional to ``1 +`` this; 2 instead of umap-learn's
 #: 5 halves it, with the same ARI on the rule's image sets (docs/auto.rst, rule 7).
 MANIFOLD_NEGATIVES = 2
-#: Rule 7 above MANIFOLD_SAMPLE rows: the sample's layout is the layout of a set of
-#: MANIFOLD_SAMPLE rows, with the same negative samples per edge sample and one start.
-#: 20 negatives and three starts (bought against lumped layouts of the sample's former
-#: graph, pynndescent on the pixels) cost 7x the layout and bought nothing on the graph
-#: of 64 principal components: MNIST-extend ACC .9425 at 20 x 3, .9443 at 2 x 1 (issue
-#: 48; docs/auto.rst, rule 7).
-MANIFOLD_SAMPLED_NEGATIVES = MANIFOLD_NEGATIVES
+#: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
+#: the placement of all n rows): negative samples per edge sample (umap-learn's default;
+#: more repulsion pulls a lump of two classes apart) and one start. A layout costs about
+#: ``1 +`` the negatives: 5 x 1 is 6/63 of issue 27's 20 x 3, which on the sample's graph
+#: of 64 principal components bought no accuracy; 2 lumped one sample of three
+#: (MNIST-extend; docs/auto.rst, rule 7).
+MANIFOLD_SAMPLED_NEGATIVES = 5
 MANIFOLD_SAMPLED_STARTS = 1
 #: Rule 7 up to MANIFOLD_SAMPLE rows with ``d > 2 ·`` this: NN-descent searches the
 #: rows' leading principal components and the candidates it finds are measured on the
@@ -101,7 +101,7 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
     membership-weighted vote of its 15 nearest sample rows (row-local). The layout starts
     from the features' principal components. Above MANIFOLD_SAMPLE rows it draws
     MANIFOLD_SAMPLED_NEGATIVES negative samples per edge sample from
-    MANIFOLD_SAMPLED_STARTS start, as a set of that size; at or below
+    MANIFOLD_SAMPLED_STARTS start; at or below
     MANIFOLD_MULTISTART_MAX_N rows it runs from MANIFOLD_MULTISTART_STARTS starts (the most
     modular kept), where a layout costs about a second (docs/auto.rst, rule 7, for the
     measured effect of each)."""
@@ -164,7 +164,7 @@ RULE_MANIFOLD = Rule(
             f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows, found\n"
             "by a walk of the sample's NN-descent graph), "
             "also on Dask; without k the density tree of the sample's layout estimates it.\n"
-            f"Above {MANIFOLD_SAMPLE} rows the sample's layout is the same, from one start; "
-            f"at or below\n{MANIFOLD_MULTISTART_MAX_N} rows it runs from "
-            f"{MANIFOLD_MULTISTART_STARTS} starts, keeping the most modular on the graph\n"
-            "(a layout costs about a second).")
+            f"Above {MANIFOLD_SAMPLE} rows the sample's layout draws "
+            f"{MANIFOLD_SAMPLED_NEGATIVES} negative samples per edge (one start);\nat or "
+            f"below {MANIFOLD_MULTISTART_MAX_N} rows it runs from {MANIFOLD_MULTISTART_STARTS} "
+            "starts, keeping the most modular on the graph\n(a layout costs about a second).")
