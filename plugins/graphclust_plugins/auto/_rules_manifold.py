@@ -26,8 +26,8 @@ MANIFOLD_NEGATIVES = 2
 #: the placement of all n rows): negative samples per edge sample (umap-learn's default;
 #: more repulsion pulls a lump of two classes apart) and one start. A layout costs about
 #: ``1 +`` the negatives: 5 x 1 is 6/63 of issue 27's 20 x 3, which on the sample's graph
-#: of 64 principal components bought no accuracy; 2 lumped one sample of three
-#: (MNIST-extend; docs/auto.rst, rule 7).
+#: of 64 principal components bought no accuracy; at 2 the first start of two samples
+#: in four lumped (MNIST-extend; docs/auto.rst, rule 7).
 MANIFOLD_SAMPLED_NEGATIVES = 5
 MANIFOLD_SAMPLED_STARTS = 1
 #: Rule 7 up to MANIFOLD_SAMPLE rows with ``d > 2 ·`` this: NN-descent searches the
