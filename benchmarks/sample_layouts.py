@@ -1,8 +1,8 @@
 """How often rule 7's layout of a sample lands well, per negative-sample rate (issue 27).
 
 Above ``MANIFOLD_SAMPLE`` rows ``auto`` fits the manifold family on a sample: the
-sample's fuzzy 15-NN graph (NNDescent), a 10-d ``umap-layout`` from a PCA start, the
-``density`` tree (15 core neighbours, smallest cluster ``S // 20``) cut to ``k``. From
+sample's fuzzy 15-NN graph (NN-descent, on 64 principal components of rows wider than
+128), a 10-d ``umap-layout`` from a PCA start, the ``density`` tree (15 core neighbours, smallest cluster ``S // 20``) cut to ``k``. From
 some seeds the layout puts two classes in one lump. This script runs those parts by
 hand on each seed's sample — the rows ``auto``'s ``sample`` anchors draw, the graph
 seeded with the same seed — and, for each ``--negatives`` value, ``--starts`` layouts
@@ -30,6 +30,7 @@ from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_EPOCHS,
     MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
+    MANIFOLD_SEARCH_COMPONENTS,
 )
 
 
@@ -46,13 +47,17 @@ def run(dataset, sample, seeds, negatives, starts, k, data_dir=None) -> list[dic
     size = max(15, min(sample, X.shape[0]) // (MANIFOLD_CLUSTER_DIVISOR * k))
     tree = {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES, "estimate": "leaf",
             "min_cluster_size": size}
+    # rule 7's graph: with d > 2 * MANIFOLD_SEARCH_COMPONENTS searched on the leading
+    # principal components, the candidates measured on the features (issue 48)
+    graph_spec = {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"}
+    if X.shape[1] > 2 * MANIFOLD_SEARCH_COMPONENTS:
+        graph_spec.update(pca_components=MANIFOLD_SEARCH_COMPONENTS, distances="features")
     rows = []
     for seed in seeds:
         idx = resolve_part({"name": "sample", "n_anchors": sample},
                            "anchors").sample_rows(X.shape[0], Context(seed))
         U, yu = X[idx], y[idx]
-        graph = resolve_part({"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx"},
-                             "graph").build(U, None, Context(seed))
+        graph = resolve_part(graph_spec, "graph").build(U, None, Context(seed))
         for neg in negatives:
             layout = resolve_part({"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
                                    "init": "pca", "n_epochs": MANIFOLD_EPOCHS,

@@ -99,14 +99,15 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     assert spec["adapter"]["rounding"] == {
         "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
         "min_cluster_size": max(15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))}
-    # three starts, the most modular kept, where layouts are cheap or a sample's fixed cost
+    # three starts, the most modular kept, where layouts are cheap; the sample's own count
+    # above the sample (its layout a fixed cost beside the placement of n rows)
     from graphclust_plugins.auto.rule_auto import (MANIFOLD_MULTISTART_MAX_N,
+                                                   MANIFOLD_MULTISTART_STARTS,
                                                    MANIFOLD_SAMPLED_STARTS)
-    starts = MANIFOLD_SAMPLED_STARTS if (n <= MANIFOLD_MULTISTART_MAX_N
-                                         or n > MANIFOLD_SAMPLE) else 1
+    starts = (MANIFOLD_SAMPLED_STARTS if n > MANIFOLD_SAMPLE else
+              MANIFOLD_MULTISTART_STARTS if n <= MANIFOLD_MULTISTART_MAX_N else 1)
     assert spec["adapter"].get("n_starts", 1) == starts
-    assert (f"the most modular of {MANIFOLD_SAMPLED_STARTS} starts" in spec["summary"]
-            ) == (starts > 1)
+    assert (f"the most modular of {starts} starts" in spec["summary"]) == (starts > 1)
     # without k: the same sample-aware spec, the tree's size left to the estimate (n // k_max)
     no_k = auto_rule(profile(n, d, k=None))
     assert no_k["adapter"].get("n_starts", 1) == starts
@@ -286,13 +287,13 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert spec["adapter"]["graph"]["pca_components"] == 64
     assert spec["graph"].get("pca_components") == (64 if sampled else None)
     assert spec["solver"]["name"] == "umap-layout"
-    # the sample's layout: a fixed cost beside n rows, so longer and from several starts
+    # the sample's layout: its own negatives and starts (a fixed cost beside n rows)
     from graphclust_plugins.auto.rule_auto import MANIFOLD_NEGATIVES
     assert spec["solver"].get("negative_sample_rate") == (
         MANIFOLD_SAMPLED_NEGATIVES if sampled else MANIFOLD_NEGATIVES)
-    assert spec["adapter"].get("n_starts", 1) == (MANIFOLD_SAMPLED_STARTS if sampled else 1)
-    assert (f"the most modular of {MANIFOLD_SAMPLED_STARTS} starts" in spec["summary"]
-            ) == sampled
+    starts = MANIFOLD_SAMPLED_STARTS if sampled else 1
+    assert spec["adapter"].get("n_starts", 1) == starts
+    assert (f"the most modular of {starts} starts" in spec["summary"]) == (starts > 1)
     assert ("chunked input" in spec["summary"]) == chunked
     assert ("placed by their 15 nearest sample rows" in spec["summary"]) == (
         n > MANIFOLD_SAMPLE)

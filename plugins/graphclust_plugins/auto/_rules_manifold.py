@@ -7,7 +7,7 @@ from graphclust import DataProfile, Rule
 from graphclust_plugins.auto import _rules_base as base
 
 __all__ = ["MANIFOLD_CLUSTER_DIVISOR", "MANIFOLD_EPOCHS", "MANIFOLD_MIN_SAMPLES",
-           "MANIFOLD_MULTISTART_MAX_N", "MANIFOLD_NEGATIVES", "MANIFOLD_PER_CLUSTER",
+           "MANIFOLD_MULTISTART_MAX_N", "MANIFOLD_MULTISTART_STARTS", "MANIFOLD_NEGATIVES", "MANIFOLD_PER_CLUSTER",
            "MANIFOLD_SAMPLE", "MANIFOLD_SAMPLED_NEGATIVES", "MANIFOLD_SAMPLED_STARTS",
            "MANIFOLD_SEARCH_COMPONENTS", "RULE_MANIFOLD", "manifold_spec"]
 
@@ -18,26 +18,28 @@ MANIFOLD_PER_CLUSTER = 500
 MANIFOLD_SAMPLE = 100_000
 #: Rule 7: epochs of the layout, started from the features' principal components.
 MANIFOLD_EPOCHS = 60
-#: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
-#: the placement of all n rows): negative samples per edge sample of the layout
-#: (umap-learn's default 5 below), and layouts from independent starts of which the one
-#: whose density partition is the most modular on the sample's graph is kept
-#: (``on-sample``'s ``n_starts``; docs/auto.rst, rule 7).
-MANIFOLD_SAMPLED_NEGATIVES = 20
-MANIFOLD_SAMPLED_STARTS = 3
 #: Rule 7 up to MANIFOLD_SAMPLE rows (the layout of every row): negative samples per edge
 #: sample. A layout's cost is about proportional to ``1 +`` this; 2 instead of umap-learn's
 #: 5 halves it, with the same ARI on the rule's image sets (docs/auto.rst, rule 7).
 MANIFOLD_NEGATIVES = 2
+#: Rule 7 above MANIFOLD_SAMPLE rows (the layout fitted on a sample, a fixed cost beside
+#: the placement of all n rows): negative samples per edge sample (umap-learn's default;
+#: more repulsion pulls a lump of two classes apart) and one start. A layout costs about
+#: ``1 +`` the negatives: 5 x 1 is 6/63 of issue 27's 20 x 3, which on the sample's graph
+#: of 64 principal components bought no accuracy; at 2 the first start of two samples
+#: in four lumped (MNIST-extend; docs/auto.rst, rule 7).
+MANIFOLD_SAMPLED_NEGATIVES = 5
+MANIFOLD_SAMPLED_STARTS = 1
 #: Rule 7 up to MANIFOLD_SAMPLE rows with ``d > 2 ·`` this: NN-descent searches the
 #: rows' leading principal components and the candidates it finds are measured on the
 #: features (``fuzzy-knn``'s ``distances="features"``): the search's distances cost
 #: ``d / MANIFOLD_SEARCH_COMPONENTS`` times less (docs/auto.rst, rule 7).
 MANIFOLD_SEARCH_COMPONENTS = 64
-#: Rule 7 at or below this many rows: the layout from MANIFOLD_SAMPLED_STARTS starts as
-#: well, where three layouts cost seconds (one start merged two MNIST-test digits on 4 of
+#: Rule 7 at or below this many rows: the layout from MANIFOLD_MULTISTART_STARTS starts,
+#: where three layouts cost seconds (one start merged two MNIST-test digits on 4 of
 #: 10 seeds, three starts on none; docs/auto.rst, rule 7).
 MANIFOLD_MULTISTART_MAX_N = 30_000
+MANIFOLD_MULTISTART_STARTS = 3
 #: Rule 7: HDBSCAN's min_samples (core-distance neighbours) of the density tree — the
 #: graph's 15 neighbours; the part's default (min_cluster_size = n/50) costs n²/50 memory.
 MANIFOLD_MIN_SAMPLES = 15
@@ -98,12 +100,15 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
     MANIFOLD_SAMPLE rows drawn by global row index, every other row labelled by the
     membership-weighted vote of its 15 nearest sample rows (row-local). The layout starts
     from the features' principal components. Above MANIFOLD_SAMPLE rows it draws
-    MANIFOLD_SAMPLED_NEGATIVES negative samples per edge sample and runs from
-    MANIFOLD_SAMPLED_STARTS starts (the most modular kept); at or below
-    MANIFOLD_MULTISTART_MAX_N rows it runs from as many starts, where a layout costs
-    about a second (docs/auto.rst, rule 7, for the measured effect of each)."""
-    sampled = p.n > MANIFOLD_SAMPLE  # the layout of a sample: a fixed cost beside n rows
-    starts = sampled or p.n <= MANIFOLD_MULTISTART_MAX_N  # layouts cheap beside the rest
+    MANIFOLD_SAMPLED_NEGATIVES negative samples per edge sample from
+    MANIFOLD_SAMPLED_STARTS start; at or below
+    MANIFOLD_MULTISTART_MAX_N rows it runs from MANIFOLD_MULTISTART_STARTS starts (the most
+    modular kept), where a layout costs about a second (docs/auto.rst, rule 7, for the
+    measured effect of each)."""
+    sampled = p.n > MANIFOLD_SAMPLE
+    starts = (MANIFOLD_SAMPLED_STARTS if sampled  # the sample's layout: a fixed cost
+              else MANIFOLD_MULTISTART_STARTS if p.n <= MANIFOLD_MULTISTART_MAX_N  # cheap
+              else 1)
     solver = {"name": "umap-layout", "n_components": 10, "min_dist": 0.0, "init": "pca",
               "n_epochs": MANIFOLD_EPOCHS,
               "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
@@ -112,7 +117,7 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
             "graph": _placement(p),
             "adapter": {"name": "on-sample", "graph": _neighbour_graph(p),
                         "rounding": _density_tree(p),
-                        **({"n_starts": MANIFOLD_SAMPLED_STARTS} if starts else {})},
+                        **({"n_starts": starts} if starts > 1 else {})},
             "solver": solver,
             "rounding": {"name": "argmax"}}
 
@@ -159,8 +164,7 @@ RULE_MANIFOLD = Rule(
             f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows, found\n"
             "by a walk of the sample's NN-descent graph), "
             "also on Dask; without k the density tree of the sample's layout estimates it.\n"
-            f"Above {MANIFOLD_SAMPLE} rows the layout draws {MANIFOLD_SAMPLED_NEGATIVES} "
-            f"negative samples per edge and runs\nfrom {MANIFOLD_SAMPLED_STARTS} starts, "
-            "keeping the most modular on the sample's graph; at or below\n"
-            f"{MANIFOLD_MULTISTART_MAX_N} rows it also runs from {MANIFOLD_SAMPLED_STARTS} "
-            "starts (a layout costs about a second).")
+            f"Above {MANIFOLD_SAMPLE} rows the sample's layout draws "
+            f"{MANIFOLD_SAMPLED_NEGATIVES} negative samples per edge (one start);\nat or "
+            f"below {MANIFOLD_MULTISTART_MAX_N} rows it runs from {MANIFOLD_MULTISTART_STARTS} "
+            "starts, keeping the most modular on the graph\n(a layout costs about a second).")
