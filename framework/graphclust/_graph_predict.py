@@ -117,10 +117,12 @@ def _weakly_attached(model, B: sp.csr_array, V: sp.csr_array, labels: np.ndarray
     :mod:`graphclust.numerics.graph_noise`) less weight into the voted cluster than the
     configuration model expects of a node of their degree to the fitted nodes."""
     voted = np.diff(V.indptr) > 0
-    state = model._confidence_state
-    if state.noise_model is None or not isinstance(state.noise_model, np.ndarray):
-        return ~voted
+    from graphclust._confidence_fit import GRAPH_RULE
     from graphclust.numerics.graph_noise import weakly_attached
+
+    state = model._confidence_state
+    if state.noise_rule != GRAPH_RULE:  # a part flagged the fit's noise: no volumes kept
+        return ~voted
 
     degree = np.asarray(B.sum(axis=1)).ravel()
     own = np.asarray(V[np.arange(V.shape[0]), labels]).ravel() if V.shape[0] else np.zeros(0)
