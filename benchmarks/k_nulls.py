@@ -11,10 +11,20 @@ prints, for each, the rule ``auto`` takes and the statistic its no-structure tes
   4242): ``auto``'s fit through rule 9 — ``k``, excess of mass's clusters and its
   selection's stability over the root's (rule 9's test: structure above .25).
 
-The last line gives the largest statistic. Usage::
+* ``--kind reference`` (``d`` 1-8 uniform, ``n`` 200-5 000 log-uniform, seed 4444; the
+  shapes above and a t3 cloud, heavy-tailed, in turn): rule 12's second opinion fitted
+  directly on every draw (whatever rule ``auto`` takes first, so a superset of the draws
+  it is asked on), its eigengap's ``k`` and, when ``k >= 2``, the null test's ratio
+  ``λ_k(data) / λ_k(Gaussian reference)`` (:mod:`graphclust.numerics.null_reference`)
+  and whether it passes ``NULL_RATIO`` (a structureless draw answered ``k >= 2``).
+
+The last line gives the largest statistic (``reference``: the smallest ratio in
+``d >= 2`` and how many draws would answer ``k >= 2`` with and without the test).
+Usage::
 
     python -m benchmarks.k_nulls --kind share --draws 40
     python -m benchmarks.k_nulls --kind tree --draws 60
+    python -m benchmarks.k_nulls --kind reference --draws 120
 """
 
 from __future__ import annotations
@@ -24,12 +34,16 @@ import warnings
 
 import graphclust
 import numpy as np
+from graphclust.numerics.null_reference import NULL_RATIO, null_test
 from graphclust_plugins.auto.rule_auto import AUTO_RULES, DENSITY_ROWS_NEEDED
 
-__all__ = ["KINDS", "draw", "main"]
+__all__ = ["KINDS", "REFERENCE_KINDS", "draw", "main", "reference_draw"]
 
 #: The structureless shapes, drawn in turn.
 KINDS = ("gauss", "elongated", "cube", "ball")
+#: The shapes of ``--kind reference``: those and a heavy-tailed (Student t, 3 degrees
+#: of freedom) cloud.
+REFERENCE_KINDS = (*KINDS, "t3")
 
 
 def draw(kind: str, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -40,6 +54,8 @@ def draw(kind: str, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
         return rng.standard_normal((n, d)) * rng.uniform(1, 5, d)
     if kind == "cube":
         return rng.uniform(-1, 1, (n, d))
+    if kind == "t3":
+        return rng.standard_t(3, (n, d))
     G = rng.standard_normal((n, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True) * rng.uniform(0, 1, (n, 1)) ** (1 / d)
 
@@ -78,11 +94,49 @@ def _tree(i: int, rng: np.random.Generator) -> float:
     return ratio
 
 
+def _second_selection(X: np.ndarray):
+    """Rule 12's second opinion fitted on ``X``: its ``KSelection``."""
+    p = graphclust.profile_data(X, None)
+    spec = AUTO_RULES.second_opinion.build(p, AUTO_RULES.context(p))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return graphclust.GraphClustering(spec, random_state=0).fit(X).k_selection_
+
+
+def reference_draw(i: int, rng: np.random.Generator) -> dict:
+    """One draw of ``--kind reference``: its shape, ``n``, ``d``, the eigengap's ``k``
+    and, when ``k >= 2``, the null test's record (``None`` otherwise)."""
+    kind = REFERENCE_KINDS[i % len(REFERENCE_KINDS)]
+    d = int(rng.integers(1, 9))
+    n = _log_uniform(rng, 200, 5_000)
+    X = draw(kind, n, d, rng)
+    sel = _second_selection(X)
+    test = null_test(sel, X, np.random.default_rng([4444, i]), _second_selection)
+    said = "" if test is None else (f"ratio {test['ratio']:.3f} "
+                                    f"{'passes' if test['accepted'] else 'refused'}")
+    print(f"{kind:9s} n={n:5d} d={d} eigengap k {sel.k:2d} {said}", flush=True)
+    return {"kind": kind, "n": n, "d": d, "k": int(sel.k), "test": test}
+
+
+def _reference_summary(rows: list[dict]) -> None:
+    for lo, hi in ((1, 1), (2, 8)):
+        part = [r for r in rows if lo <= r["d"] <= hi]
+        tested = [r["test"]["ratio"] for r in part if r["test"] is not None]
+        passed = sum(1 for r in part if r["test"] is not None and r["test"]["accepted"])
+        print(f"d {lo}-{hi}: {len(part)} draws, eigengap k >= 2 on {len(tested)} "
+              f"(without the test), {passed} pass the null test (ratio <= {NULL_RATIO:g}); "
+              f"smallest ratio {min(tested, default=float('nan')):.3f}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=("share", "tree"), default="share")
+    ap.add_argument("--kind", choices=("share", "tree", "reference"), default="share")
     ap.add_argument("--draws", type=int, default=40)
     args = ap.parse_args(argv)
+    if args.kind == "reference":
+        rng = np.random.default_rng(4444)
+        _reference_summary([reference_draw(i, rng) for i in range(args.draws)])
+        return 0
     rng = np.random.default_rng(12345 if args.kind == "share" else 4242)
     stat = _share if args.kind == "share" else _tree
     values = [stat(i, rng) for i in range(args.draws)]

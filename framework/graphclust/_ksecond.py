@@ -15,7 +15,12 @@ whether it applies: ``FitPlan.second_opinion``, set only when ``k`` is estimated
 input is in memory and not a graph, and the estimator sets no part itself): the spec's
 fit runs with its warnings held back; if its ``k_selection_`` says no structure, the
 second opinion's spec is planned and fitted on the same data (same seed, ``k_max``,
-``n_jobs``, progress). With ``k >= 2`` its plan and result are kept: ``k_selection_`` is
+``n_jobs``, progress). An eigengap's ``k >= 2`` then faces a null test
+(:mod:`graphclust.numerics.null_reference`): the same spec fitted on a Gaussian
+reference with the data's mean and covariance (seeded from the run's seed) must have a
+``λ_k`` at least ``1 / NULL_RATIO`` times the data's, else the second opinion counts as
+"no structure" too (``details["second_opinion"]["null_test"]`` keeps the ratio). With ``k >= 2``
+accepted, its plan and result are kept: ``k_selection_`` is
 its selection, whose ``rule`` says it was a second opinion and whose ``details["first"]``
 is the first selection (``candidates`` and ``rule`` kept); ``resolved_spec_["summary"]``
 names both; the first fit's seconds are the stage ``"k"`` of ``timings_``. Otherwise the
@@ -62,6 +67,28 @@ def _second_plan(estimator: Any, plan: Any) -> Any:
     return make_plan(other, plan.X, plan.y)
 
 
+def _reference_selection(estimator: Any, plan: Any) -> Any:
+    """``fit_spec`` of :func:`graphclust.numerics.null_reference.null_test`: the second
+    spec fitted on a reference ``R`` (warnings dropped), its ``KSelection``."""
+    def fit_spec(R):
+        ref_plan = _second_plan(estimator, attrs.evolve(plan, X=R, y=None))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ref_plan.executor.fit(ref_plan).k_selection
+    return fit_spec
+
+
+def _null_checked(estimator: Any, plan: Any, second: Any) -> tuple[bool, dict | None]:
+    """Whether the second opinion's ``k`` passes the null test, and the test's record
+    (``None``: nothing to test, the ``k`` stands)."""
+    from graphclust._parts import Context
+    from graphclust.numerics.null_reference import null_test
+
+    test = null_test(second, plan.X, Context(plan.seed).rng("null-reference"),
+                     _reference_selection(estimator, plan))
+    return (test is None or test["accepted"]), test
+
+
 def fit_with_second_opinion(estimator: Any, plan: Any) -> tuple[Any, Any]:
     """``(plan, result)`` of ``estimator``'s fit: ``plan``'s run, or the second opinion's
     plan and run when ``plan``'s finds no cluster structure and the second finds some (see
@@ -77,10 +104,14 @@ def fit_with_second_opinion(estimator: Any, plan: Any) -> tuple[Any, Any]:
     result2, caught2 = _fit_holding_warnings(plan2)
     second = result2.k_selection
     said = str(plan.second_opinion.get("summary", "")) or repr(plan2.pipeline)
-    if second is None or not second.structure or second.k < 2:
+    found = second is not None and second.structure and second.k >= 2
+    passed, test = _null_checked(estimator, plan, second) if found else (False, None)
+    if not passed:
         _raise_again(caught)
         heard = {"k": 1 if second is None else int(second.k), "spec": said,
                  "part": "" if second is None else second.part}
+        if test is not None:
+            heard["null_test"] = test
         return attrs.evolve(plan, selection=attrs.evolve(
             first, details={**first.details, "second_opinion": heard})), result
     _raise_again(caught2)
@@ -88,7 +119,8 @@ def fit_with_second_opinion(estimator: Any, plan: Any) -> tuple[Any, Any]:
         second,
         rule=f"{second.rule}; a second opinion: the {first.method} of {first.part} found "
              f"no cluster structure (k = 1)",
-        details={**second.details, "second_opinion": said, "first": first.as_dict()})
+        details={**second.details, "second_opinion": said, "first": first.as_dict(),
+                 **({"null_test": test} if test is not None else {})})
     summary = f"{plan.summary or plan.who}; no cluster structure found: second opinion " \
               f"{said}"
     seconds = float(result.timings.get("total", 0.0))

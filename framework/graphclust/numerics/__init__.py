@@ -30,6 +30,8 @@ module                    what it holds
                           uniform noise component
 :mod:`.graph_noise`       the noise rule of a graph input: a node below the
                           configuration model's expectation for its cluster
+:mod:`.null_reference`    the null test of an eigengap's ``k``: its spectrum against
+                          a Gaussian reference of the data's mean and covariance
 ========================  ==========================================================
 
 A bundle that needs a numeric another bundle already has moves it here instead of

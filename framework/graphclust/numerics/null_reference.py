@@ -1,0 +1,103 @@
+"""The null test of a second opinion's ``k`` (:doc:`/choosing-k`, "No structure only when
+a second test says it too"): an eigengap's ``k >= 2`` is taken only when the data's graph
+spectrum at that ``k`` lies far below that of a structureless reference.
+
+Why: the eigengap reads ``k`` off the shape of a spectrum, and in few dimensions one
+structureless cloud has a spectrum with a relative gap as large as clusters' (a line's
+kNN graph is a path, ``λ_k ∝ (k − 1)²``, so ``λ_2 / λ_3`` is about 1/4; a disc's second
+and third modes are nearly equal and well below the fourth). What clusters change is not
+the shape but the *level*: ``k`` clusters joined by few edges make ``λ_k`` of the order of
+the cut between them, far below the ``λ_k`` of one cloud of the same size and spread,
+whose ``k``-th mode varies smoothly across the whole support.
+
+The reference (:func:`gaussian_reference`): ``n`` rows drawn from the Gaussian with the
+data's mean and covariance (its principal axes and their spreads), seeded from the run's
+seed, graphed and solved by the very same spec (:func:`reference_spectrum`). The
+statistic (:func:`null_ratio`): ``ρ = λ_k(data) / λ_k(reference)`` at the eigengap's
+``k``, ``λ`` the normalised Laplacian's eigenvalues the selection records
+(``details["laplacian_eigenvalues"]``, tiny groups left out). ``ρ`` is about 1 on
+structureless data whatever its shape (measured 0.66–1.18 on Gaussians, elongated
+Gaussians, cubes, balls and t3 clouds in 2–8 dimensions) and near 0 on clusters (a
+graph of ``k`` components has ``λ_k = 0``). A reference whose ``λ_k`` is zero (its own
+graph fell apart) gives no evidence: ``ρ = inf``. The threshold :data:`NULL_RATIO` is
+calibrated on structureless draws that are not the generated battery's
+(``python -m benchmarks.k_nulls --kind reference``, docs/choosing-k.rst).
+
+Imports: NumPy, SciPy and the eigengap module only; the reference's fit is made by the
+caller's ``fit_spec(X)`` (the estimator's second plan, ``graphclust._ksecond``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphclust.numerics.eigengap import ZERO_EIGENVALUE
+
+__all__ = [
+    "NULL_RATIO",
+    "gaussian_reference",
+    "null_ratio",
+    "null_test",
+    "reference_spectrum",
+]
+
+#: Largest ``λ_k(data) / λ_k(reference)`` at which an eigengap's ``k >= 2`` is taken
+#: as cluster structure: a quarter, below a third of the smallest ratio of 120
+#: structureless draws in 2-8 dimensions (docs/choosing-k.rst).
+NULL_RATIO = 0.25
+
+
+def gaussian_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
+    """``n x d`` rows drawn from the Gaussian with ``X``'s mean and covariance: the
+    principal axes of ``X`` with Gaussian margins of the same spreads (float64)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    mean = X.mean(axis=0)
+    C = X - mean
+    cov = (C.T @ C) / max(n - 1, 1)
+    spread, axes = np.linalg.eigh(0.5 * (cov + cov.T))
+    spread = np.sqrt(np.clip(spread, 0.0, None))
+    return mean + (rng.standard_normal((n, d)) * spread) @ axes.T
+
+
+def null_ratio(data_lambdas, reference_lambdas, k: int) -> float:
+    """``λ_k(data) / λ_k(reference)`` (1-based ``k``; the Laplacian's eigenvalues in
+    ascending order); ``inf`` when the reference's ``λ_k`` is zero (no evidence)."""
+    lam_d = float(np.asarray(data_lambdas, dtype=np.float64)[k - 1])
+    lam_r = float(np.asarray(reference_lambdas, dtype=np.float64)[k - 1])
+    if lam_r <= ZERO_EIGENVALUE:
+        return float("inf")
+    return max(lam_d, 0.0) / lam_r
+
+
+def reference_spectrum(X: Any, seed_rng: np.random.Generator,
+                       fit_spec: Callable[[np.ndarray], Any]) -> list[float] | None:
+    """The Laplacian eigenvalues the same spec's eigengap records on the Gaussian
+    reference of ``X`` (``fit_spec(reference)`` returns that fit's ``KSelection``);
+    ``None`` when that selection records none."""
+    selection = fit_spec(gaussian_reference(X, seed_rng))
+    values = (selection.details or {}).get("laplacian_eigenvalues") if selection else None
+    return None if values is None else [float(v) for v in values]
+
+
+def null_test(selection: Any, X: Any, seed_rng: np.random.Generator,
+              fit_spec: Callable[[np.ndarray], Any]) -> dict | None:
+    """The null test of ``selection`` (an eigengap's, ``k >= 2``) on ``X``: a dict with
+    ``ratio``, ``threshold``, ``accepted`` and both ``λ_k``; ``None`` when the selection
+    records no spectrum (another method: nothing to test)."""
+    data = (selection.details or {}).get("laplacian_eigenvalues")
+    if data is None or selection.k < 2:
+        return None
+    ref = reference_spectrum(X, seed_rng, fit_spec)
+    if ref is None or len(ref) < selection.k:
+        return None
+    k = int(selection.k)
+    ratio = null_ratio(data, ref, k)
+    return {"ratio": ratio, "threshold": NULL_RATIO, "accepted": bool(ratio <= NULL_RATIO),
+            "lambda_k": float(data[k - 1]), "reference_lambda_k": float(ref[k - 1]),
+            "reference": "Gaussian with the data's mean and covariance, the same spec"}
