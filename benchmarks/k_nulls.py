@@ -11,7 +11,8 @@ prints, for each, the rule ``auto`` takes and the statistic its no-structure tes
   4242): ``auto``'s fit through rule 9 — ``k``, excess of mass's clusters and its
   selection's stability over the root's (rule 9's test: structure above .25).
 
-* ``--kind reference`` (``d`` 1-8 uniform, ``n`` 200-5 000 log-uniform, seed 4444; the
+* ``--kind reference`` (``d`` 1-8 uniform or ``--dims LO-HI``, ``n`` 200-5 000
+  log-uniform, seed 4444 (``4400 + LO + HI`` with ``--dims``); the
   shapes above and a t3 cloud, heavy-tailed, in turn): rule 12's second opinion fitted
   directly on every draw (whatever rule ``auto`` takes first, so a superset of the draws
   it is asked on), its eigengap's ``k`` and, when ``k >= 2``, the null test's ratio
@@ -25,6 +26,7 @@ Usage::
     python -m benchmarks.k_nulls --kind share --draws 40
     python -m benchmarks.k_nulls --kind tree --draws 60
     python -m benchmarks.k_nulls --kind reference --draws 120
+    python -m benchmarks.k_nulls --kind reference --draws 60 --dims 2-3
 """
 
 from __future__ import annotations
@@ -103,11 +105,11 @@ def _second_selection(X: np.ndarray):
         return graphclust.GraphClustering(spec, random_state=0).fit(X).k_selection_
 
 
-def reference_draw(i: int, rng: np.random.Generator) -> dict:
+def reference_draw(i: int, rng: np.random.Generator, dims: tuple[int, int] = (1, 8)) -> dict:
     """One draw of ``--kind reference``: its shape, ``n``, ``d``, the eigengap's ``k``
     and, when ``k >= 2``, the null test's record (``None`` otherwise)."""
     kind = REFERENCE_KINDS[i % len(REFERENCE_KINDS)]
-    d = int(rng.integers(1, 9))
+    d = int(rng.integers(dims[0], dims[1] + 1))
     n = _log_uniform(rng, 200, 5_000)
     X = draw(kind, n, d, rng)
     sel = _second_selection(X)
@@ -132,10 +134,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kind", choices=("share", "tree", "reference"), default="share")
     ap.add_argument("--draws", type=int, default=40)
+    ap.add_argument("--dims", default="1-8", help="reference: the range of d, 'LO-HI' "
+                    "(seed 4444 for 1-8, 4400 + LO + HI otherwise)")
     args = ap.parse_args(argv)
     if args.kind == "reference":
-        rng = np.random.default_rng(4444)
-        _reference_summary([reference_draw(i, rng) for i in range(args.draws)])
+        lo, hi = (int(v) for v in args.dims.split("-"))
+        rng = np.random.default_rng(4444 if (lo, hi) == (1, 8) else 4400 + lo + hi)
+        _reference_summary([reference_draw(i, rng, (lo, hi)) for i in range(args.draws)])
         return 0
     rng = np.random.default_rng(12345 if args.kind == "share" else 4242)
     stat = _share if args.kind == "share" else _tree

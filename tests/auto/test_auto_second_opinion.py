@@ -1,8 +1,10 @@
 """auto's rule 12: "no structure" only when a second test says it too.
 
 When the rule that decided answers ``k = 1``, the spec's ``second_opinion`` (rule 2's
-exact 10-NN graph, its eigengap) is fitted; with ``k >= 2`` its fit is the fit
-(graphclust._ksecond, docs/auto.rst rule 12).
+exact 10-NN graph, its eigengap) is fitted; with ``k >= 2`` that passes the null test
+(its ``λ_k`` at most ``NULL_RATIO`` of a Gaussian reference's,
+graphclust.numerics.null_reference) its fit is the fit (graphclust._ksecond,
+docs/auto.rst rule 12).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from sklearn.metrics import adjusted_rand_score
 import graphclust as gc
 from graphclust import DataProfile, NoClusterStructureWarning, SpecError
 from graphclust._ksecond import fit_with_second_opinion
+from graphclust.numerics.null_reference import (NULL_RATIO, gaussian_reference, null_ratio,
+                                                null_test)
 from graphclust_plugins.auto.rule_auto import auto_rule, exact_spec
 
 
@@ -48,22 +52,135 @@ def test_three_blobs_the_tree_calls_one_cluster_get_k_3_from_the_second_opinion(
     assert np.array_equal(direct.labels_, model.labels_)
 
 
+def _structureless(d: int) -> np.ndarray:
+    """A structureless draw whose eigengap answers k >= 2 in 2 and 3 dimensions (an
+    elongated Gaussian: a disc's second and third modes sit below a gap)."""
+    rng = np.random.default_rng(0)
+    X2 = rng.normal(size=(300, 2)) * [1, 5]
+    X3 = rng.normal(size=(300, 3)) * [1, 3, 5]
+    return {2: X2, 3: X3}.get(d, rng.normal(size=(400, d)))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("d", [1, 2, 4])
-def test_a_gaussian_stays_one_cluster_with_one_warning(d):
-    """In 4-d the second opinion runs and agrees; in 1 and 2 dimensions it is not asked
-    (a single cloud's kNN graph has cheap cuts there: rule 12's d >= 4)."""
-    X = np.random.default_rng(0).normal(size=(400, d))
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_a_structureless_draw_stays_one_cluster_with_one_warning(d):
+    """In 2 and 3 dimensions the second opinion's eigengap says 2 and the null test
+    refuses it (its λ_2 is about the reference's); in 4-d it answers 1 itself; in one
+    column it is not asked (a column's kNN graph sees gaps, not density)."""
+    X = _structureless(d)
     model, warned = _fit("auto", X)
     assert model.n_clusters_ == 1 and not model.k_selection_.structure
     assert warned.count(NoClusterStructureWarning) == 1
-    if d >= 4:
-        heard = model.k_selection_.details["second_opinion"]
-        assert heard["k"] == 1 and "rule 12" in heard["spec"]
-    else:
+    assert np.all(model.labels_ == 0)
+    if d == 1:
         assert "second_opinion" not in model.k_selection_.details
         assert "second_opinion" not in auto_rule(model.profile_)
-    assert np.all(model.labels_ == 0)
+        return
+    heard = model.k_selection_.details["second_opinion"]
+    assert "rule 12" in heard["spec"]
+    if d == 4:
+        assert heard["k"] == 1 and "null_test" not in heard
+    else:
+        test = heard["null_test"]
+        assert heard["k"] >= 2 and not test["accepted"]
+        assert test["ratio"] > NULL_RATIO and test["ratio"] > 0.5
+        assert test["ratio"] == pytest.approx(test["lambda_k"] / test["reference_lambda_k"])
+
+
+@pytest.mark.slow  # about 10 s: 1 500 rows, the exact graph fitted twice
+def test_spirals_the_tree_calls_one_cluster_are_found_through_the_null_test():
+    """Three interleaved spirals (the battery's shape, uniform along each arm): the
+    density tree sees no dense core and answers 1; the exact graph's eigengap finds arms
+    joined by few edges, far below the Gaussian reference's λ_k."""
+    from benchmarks.generated_shapes import spirals
+
+    X, y = spirals(np.random.default_rng(SPIRAL_SEED), 3, 2.25, 1500, 0.05)
+    model, warned = _fit("auto", X)
+    sel = model.k_selection_
+    assert (sel.details["first"]["k"], sel.details["first"]["method"]) == (1, "density-tree")
+    test = sel.details["null_test"]
+    assert test["accepted"] and test["ratio"] <= NULL_RATIO
+    assert model.n_clusters_ >= 2 and sel.structure
+    assert NoClusterStructureWarning not in warned
+    assert adjusted_rand_score(y, model.labels_) > 0.3
+
+
+#: The seed of the spirals above (their parameters are the battery's spirals').
+SPIRAL_SEED = 0
+
+
+def test_the_reference_is_a_function_of_the_seed_with_the_datas_mean_and_covariance():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20_000, 3)) @ np.array([[2.0, 0, 0], [1.0, 1.0, 0], [0, 0.5, 0.2]])
+    X += [5.0, -1.0, 0.0]
+    R1 = gaussian_reference(X, np.random.default_rng(7))
+    R2 = gaussian_reference(X, np.random.default_rng(7))
+    assert np.array_equal(R1, R2) and R1.shape == X.shape
+    assert not np.array_equal(R1, gaussian_reference(X, np.random.default_rng(8)))
+    assert np.allclose(R1.mean(axis=0), X.mean(axis=0), atol=0.05)
+    assert np.allclose(np.cov(R1, rowvar=False), np.cov(X, rowvar=False), atol=0.08)
+    # a constant column stays constant (a zero spread, not a NaN)
+    Xc = np.c_[X[:100, :2], np.full(100, 3.0)]
+    assert np.allclose(gaussian_reference(Xc, np.random.default_rng(0))[:, 2], 3.0)
+
+
+def test_the_null_ratio_is_inf_when_the_reference_has_no_lambda_k():
+    assert null_ratio([0.0, 0.01, 0.2], [0.0, 0.04, 0.3], 2) == pytest.approx(0.25)
+    assert null_ratio([0.0, -1e-15, 0.2], [0.0, 0.04, 0.3], 2) == 0.0
+    assert null_ratio([0.0, 0.01, 0.2], [0.0, 1e-12, 0.3], 2) == float("inf")
+
+
+_PIPE = {"graph": {"name": "knn", "n_neighbors": 10, "weight": "binary",
+                   "symmetrize": "mean", "method": "exact"},
+         "solver": {"name": "spectral"}, "rounding": {"name": "kmeans"}, "k_from": "parts"}
+
+
+def _laplacian_values(X: np.ndarray) -> np.ndarray:
+    """The slow obvious spectrum: binary 10-NN graph by brute force, averaged with its
+    transpose, dense normalised Laplacian, all its eigenvalues (ascending)."""
+    D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(D2, np.inf)
+    B = np.zeros_like(D2)
+    B[np.arange(len(X))[:, None], np.argsort(D2, axis=1, kind="stable")[:, :10]] = 1.0
+    A = 0.5 * (B + B.T)
+    s = 1.0 / np.sqrt(A.sum(axis=1))
+    return np.linalg.eigvalsh(np.eye(len(X)) - s[:, None] * A * s[None, :])
+
+
+def test_the_null_test_against_a_slow_obvious_computation():
+    X = make_blobs(150, 2, centers=3, cluster_std=1.3, random_state=0)[0]
+    refs = []
+
+    def fit_spec(R):
+        refs.append(R)
+        return _fit(_PIPE, R)[0].k_selection_
+
+    sel = _fit(_PIPE, X)[0].k_selection_
+    assert sel.k >= 2 and sel.details["tiny_group_eigenvalues"] == 0
+    test = null_test(sel, X, np.random.default_rng(3), fit_spec)
+    assert np.array_equal(refs[0], gaussian_reference(X, np.random.default_rng(3)))
+    k = sel.k
+    lam_d, lam_r = _laplacian_values(X)[k - 1], _laplacian_values(refs[0])[k - 1]
+    assert test["lambda_k"] == pytest.approx(lam_d, rel=1e-6, abs=1e-9)
+    assert test["reference_lambda_k"] == pytest.approx(lam_r, rel=1e-6, abs=1e-9)
+    assert test["ratio"] == pytest.approx(max(lam_d, 0.0) / lam_r, rel=1e-6, abs=1e-9)
+    assert test["accepted"] is bool(test["ratio"] <= NULL_RATIO)
+
+
+def test_the_second_opinions_null_test_is_the_same_on_every_fit():
+    """Two fits with the same seed draw the same reference and record the same test;
+    the record sits where the estimator says (kept fit or refused second opinion)."""
+    X = make_blobs(150, 2, centers=3, cluster_std=1.3, random_state=0)[0]
+    spec = {**_PIPE, "k_max": 1, "second_opinion": _PIPE}
+    a, _ = _fit(spec, X)
+    b, _ = _fit(spec, X)
+    rec = a.k_selection_.details.get("null_test") or \
+        a.k_selection_.details["second_opinion"]["null_test"]
+    again = b.k_selection_.details.get("null_test") or \
+        b.k_selection_.details["second_opinion"]["null_test"]
+    assert rec == again and rec["threshold"] == NULL_RATIO
+    assert (a.n_clusters_ >= 2) is rec["accepted"]
+    assert np.array_equal(a.labels_, b.labels_)
 
 
 def test_with_k_given_no_second_opinion_is_built_or_fitted(monkeypatch):
@@ -81,7 +198,9 @@ def test_with_k_given_no_second_opinion_is_built_or_fitted(monkeypatch):
 
 @pytest.mark.parametrize("profile,has", [
     (DataProfile(n=300, d=4, k=None), True),  # rule 9 decides: the exact graph re-asks
-    (DataProfile(n=300, d=3, k=None), False),  # d < 4: a single cloud has cheap cuts
+    (DataProfile(n=300, d=3, k=None), True),  # d >= 2: its k >= 2 faces the null test
+    (DataProfile(n=300, d=2, k=None), True),
+    (DataProfile(n=300, d=1, k=None), False),  # one column: its kNN graph sees gaps only
     (DataProfile(n=1000, d=20, k=None), False),  # rule 2 decides: the same estimate twice
     (DataProfile(n=6000, d=20, k=None), False),  # above rule 2's n: not bounded by it
     (DataProfile(n=1000, d=2, k=None, chunked=True), False),
