@@ -16,10 +16,11 @@ input is in memory and not a graph, and the estimator sets no part itself): the 
 fit runs with its warnings held back; if its ``k_selection_`` says no structure, the
 second opinion's spec is planned and fitted on the same data (same seed, ``k_max``,
 ``n_jobs``, progress). An eigengap's ``k >= 2`` then faces a null test
-(:mod:`graphclust.numerics.null_reference`): the same spec fitted on a Gaussian
-reference with the data's mean and covariance (seeded from the run's seed) must have a
-``λ_k`` at least ``1 / NULL_RATIO`` times the data's, else the second opinion counts as
-"no structure" too (``details["second_opinion"]["null_test"]`` keeps the ratio). With ``k >= 2``
+(:mod:`graphclust.numerics.null_reference`): the same spec fitted on two structureless
+references with the data's mean and covariance (a Gaussian and a uniform box, seeded
+from the run's seed) must each have a ``λ_k`` at least ``1 / NULL_RATIO`` times the
+data's, else the second opinion counts as "no structure" too
+(``details["second_opinion"]["null_test"]`` keeps the ratios). With ``k >= 2``
 accepted, its plan and result are kept: ``k_selection_`` is
 its selection, whose ``rule`` says it was a second opinion and whose ``details["first"]``
 is the first selection (``candidates`` and ``rule`` kept); ``resolved_spec_["summary"]``

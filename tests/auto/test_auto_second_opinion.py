@@ -20,7 +20,7 @@ import graphclust as gc
 from graphclust import DataProfile, NoClusterStructureWarning, SpecError
 from graphclust._ksecond import fit_with_second_opinion
 from graphclust.numerics.null_reference import (NULL_RATIO, gaussian_reference, null_ratio,
-                                                null_test)
+                                                null_test, uniform_reference)
 from graphclust_plugins.auto.rule_auto import auto_rule, exact_spec
 
 
@@ -85,8 +85,9 @@ def test_a_structureless_draw_stays_one_cluster_with_one_warning(d):
     else:
         test = heard["null_test"]
         assert heard["k"] >= 2 and not test["accepted"]
-        assert test["ratio"] > NULL_RATIO and test["ratio"] > 0.5
+        assert test["ratio"] > NULL_RATIO and test["ratio"] > 0.9
         assert test["ratio"] == pytest.approx(test["lambda_k"] / test["reference_lambda_k"])
+        assert test["ratio"] == max(test["ratios"].values())
 
 
 @pytest.mark.slow  # about 5 s: 2 500 rows, the exact graph fitted twice
@@ -111,19 +112,29 @@ def test_spirals_the_tree_calls_one_cluster_are_found_through_the_null_test():
 SPIRAL_SEED = 0
 
 
-def test_the_reference_is_a_function_of_the_seed_with_the_datas_mean_and_covariance():
+@pytest.mark.parametrize("reference", [gaussian_reference, uniform_reference])
+def test_the_reference_is_a_function_of_the_seed_with_the_datas_mean_and_covariance(
+        reference):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(20_000, 3)) @ np.array([[2.0, 0, 0], [1.0, 1.0, 0], [0, 0.5, 0.2]])
     X += [5.0, -1.0, 0.0]
-    R1 = gaussian_reference(X, np.random.default_rng(7))
-    R2 = gaussian_reference(X, np.random.default_rng(7))
+    R1 = reference(X, np.random.default_rng(7))
+    R2 = reference(X, np.random.default_rng(7))
     assert np.array_equal(R1, R2) and R1.shape == X.shape
-    assert not np.array_equal(R1, gaussian_reference(X, np.random.default_rng(8)))
+    assert not np.array_equal(R1, reference(X, np.random.default_rng(8)))
     assert np.allclose(R1.mean(axis=0), X.mean(axis=0), atol=0.05)
     assert np.allclose(np.cov(R1, rowvar=False), np.cov(X, rowvar=False), atol=0.08)
     # a constant column stays constant (a zero spread, not a NaN)
     Xc = np.c_[X[:100, :2], np.full(100, 3.0)]
-    assert np.allclose(gaussian_reference(Xc, np.random.default_rng(0))[:, 2], 3.0)
+    assert np.allclose(reference(Xc, np.random.default_rng(0))[:, 2], 3.0)
+
+
+def test_the_uniform_reference_is_flat_and_bounded_on_the_principal_axes():
+    X = np.random.default_rng(2).normal(size=(5_000, 2)) * [1.0, 4.0]
+    R = uniform_reference(X, np.random.default_rng(0))
+    z = (R - R.mean(axis=0)) / R.std(axis=0)
+    assert np.all(np.abs(z) <= np.sqrt(3.0) * 1.02)  # a box of half-width √3 spreads
+    assert np.allclose((z ** 4).mean(axis=0), 1.8, atol=0.1)  # a uniform's kurtosis
 
 
 def test_the_null_ratio_is_inf_when_the_reference_has_no_lambda_k():
@@ -149,6 +160,7 @@ def _laplacian_values(X: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(np.eye(len(X)) - s[:, None] * A * s[None, :])
 
 
+@pytest.mark.slow  # about 1.4 s under load: three fits and three dense spectra
 def test_the_null_test_against_a_slow_obvious_computation():
     X = make_blobs(150, 2, centers=3, cluster_std=1.0, random_state=0)[0]
     refs = []
@@ -160,12 +172,17 @@ def test_the_null_test_against_a_slow_obvious_computation():
     sel = _fit(_PIPE, X)[0].k_selection_
     assert sel.k >= 2 and sel.details["tiny_group_eigenvalues"] == 0
     test = null_test(sel, X, np.random.default_rng(3), fit_spec)
-    assert np.array_equal(refs[0], gaussian_reference(X, np.random.default_rng(3)))
+    rng = np.random.default_rng(3)  # the references, drawn in turn from one generator
+    assert np.array_equal(refs[0], gaussian_reference(X, rng))
+    assert np.array_equal(refs[1], uniform_reference(X, rng))
     k = sel.k
-    lam_d, lam_r = _laplacian_values(X)[k - 1], _laplacian_values(refs[0])[k - 1]
+    lam_d = _laplacian_values(X)[k - 1]
+    lam_r = [_laplacian_values(R)[k - 1] for R in refs]
     assert test["lambda_k"] == pytest.approx(lam_d, rel=1e-6, abs=1e-9)
-    assert test["reference_lambda_k"] == pytest.approx(lam_r, rel=1e-6, abs=1e-9)
-    assert test["ratio"] == pytest.approx(max(lam_d, 0.0) / lam_r, rel=1e-6, abs=1e-9)
+    assert test["reference_lambda_k"] == pytest.approx(min(lam_r), rel=1e-6, abs=1e-9)
+    for name, lam in zip(("gaussian", "uniform"), lam_r):
+        assert test["ratios"][name] == pytest.approx(lam_d / lam, rel=1e-6, abs=1e-9)
+    assert test["ratio"] == pytest.approx(lam_d / min(lam_r), rel=1e-6, abs=1e-9)
     assert test["accepted"] is bool(test["ratio"] <= NULL_RATIO)
 
 

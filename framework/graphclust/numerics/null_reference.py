@@ -40,10 +40,12 @@ from graphclust.numerics.eigengap import ZERO_EIGENVALUE
 
 __all__ = [
     "NULL_RATIO",
+    "REFERENCES",
     "gaussian_reference",
     "null_ratio",
     "null_test",
     "reference_spectrum",
+    "uniform_reference",
 ]
 
 #: Largest ``λ_k(data) / λ_k(reference)`` at which an eigengap's ``k >= 2`` is taken
@@ -54,18 +56,37 @@ __all__ = [
 NULL_RATIO = 0.5
 
 
+def _principal_axes(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, spreads, axes)`` of ``X``: its mean, the standard deviations along its
+    principal axes and those axes (columns), from the covariance (float64)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    X = np.asarray(X, dtype=np.float64)
+    mean = X.mean(axis=0)
+    C = X - mean
+    cov = (C.T @ C) / max(X.shape[0] - 1, 1)
+    spread, axes = np.linalg.eigh(0.5 * (cov + cov.T))
+    return mean, np.sqrt(np.clip(spread, 0.0, None)), axes
+
+
 def gaussian_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
     """``n x d`` rows drawn from the Gaussian with ``X``'s mean and covariance: the
     principal axes of ``X`` with Gaussian margins of the same spreads (float64)."""
-    X = X.toarray() if sp.issparse(X) else np.asarray(X)
-    X = np.asarray(X, dtype=np.float64)
-    n, d = X.shape
-    mean = X.mean(axis=0)
-    C = X - mean
-    cov = (C.T @ C) / max(n - 1, 1)
-    spread, axes = np.linalg.eigh(0.5 * (cov + cov.T))
-    spread = np.sqrt(np.clip(spread, 0.0, None))
-    return mean + (rng.standard_normal((n, d)) * spread) @ axes.T
+    mean, spread, axes = _principal_axes(X)
+    G = rng.standard_normal((np.shape(X)[0], len(mean)))
+    return mean + (G * spread) @ axes.T
+
+
+def uniform_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
+    """``n x d`` rows drawn uniformly from the box on ``X``'s principal axes with the
+    same mean and covariance (half-widths ``√3`` times the spreads; float64)."""
+    mean, spread, axes = _principal_axes(X)
+    U = rng.uniform(-1.0, 1.0, (np.shape(X)[0], len(mean)))
+    return mean + (U * (np.sqrt(3.0) * spread)) @ axes.T
+
+
+#: The structureless references, drawn in this order from one generator: a peaked one
+#: and a flat one with the data's mean and covariance.
+REFERENCES = (("gaussian", gaussian_reference), ("uniform", uniform_reference))
 
 
 def null_ratio(data_lambdas, reference_lambdas, k: int) -> float:
@@ -78,29 +99,35 @@ def null_ratio(data_lambdas, reference_lambdas, k: int) -> float:
     return max(lam_d, 0.0) / lam_r
 
 
-def reference_spectrum(X: Any, seed_rng: np.random.Generator,
-                       fit_spec: Callable[[np.ndarray], Any]) -> list[float] | None:
-    """The Laplacian eigenvalues the same spec's eigengap records on the Gaussian
-    reference of ``X`` (``fit_spec(reference)`` returns that fit's ``KSelection``);
-    ``None`` when that selection records none."""
-    selection = fit_spec(gaussian_reference(X, seed_rng))
+def reference_spectrum(R: np.ndarray, fit_spec: Callable[[np.ndarray], Any]
+                       ) -> list[float] | None:
+    """The Laplacian eigenvalues the spec's eigengap records on the reference rows ``R``
+    (``fit_spec(R)`` returns that fit's ``KSelection``); ``None`` when it records none."""
+    selection = fit_spec(R)
     values = (selection.details or {}).get("laplacian_eigenvalues") if selection else None
     return None if values is None else [float(v) for v in values]
 
 
 def null_test(selection: Any, X: Any, seed_rng: np.random.Generator,
               fit_spec: Callable[[np.ndarray], Any]) -> dict | None:
-    """The null test of ``selection`` (an eigengap's, ``k >= 2``) on ``X``: a dict with
-    ``ratio``, ``threshold``, ``accepted`` and both ``λ_k``; ``None`` when the selection
-    records no spectrum (another method: nothing to test)."""
+    """The null test of ``selection`` (an eigengap's, ``k >= 2``) on ``X``: the ratio
+    against each of :data:`REFERENCES` (drawn from ``seed_rng`` in turn), the largest
+    of them as ``ratio`` (the data must lie far below every structureless reference),
+    ``threshold``, ``accepted``, the data's ``λ_k`` and the smallest reference ``λ_k``;
+    ``None`` when the selection records no spectrum (another method: nothing to test)."""
     data = (selection.details or {}).get("laplacian_eigenvalues")
     if data is None or selection.k < 2:
         return None
-    ref = reference_spectrum(X, seed_rng, fit_spec)
-    if ref is None or len(ref) < selection.k:
-        return None
     k = int(selection.k)
-    ratio = null_ratio(data, ref, k)
+    refs = {}
+    for name, draw in REFERENCES:
+        ref = reference_spectrum(draw(X, seed_rng), fit_spec)
+        if ref is None or len(ref) < k:
+            return None
+        refs[name] = float(ref[k - 1])
+    ratios = {name: null_ratio(data, [0.0] * (k - 1) + [lam], k) for name, lam in refs.items()}
+    ratio = max(ratios.values())
     return {"ratio": ratio, "threshold": NULL_RATIO, "accepted": bool(ratio <= NULL_RATIO),
-            "lambda_k": float(data[k - 1]), "reference_lambda_k": float(ref[k - 1]),
-            "reference": "Gaussian with the data's mean and covariance, the same spec"}
+            "lambda_k": float(data[k - 1]), "reference_lambda_k": min(refs.values()),
+            "ratios": ratios, "reference": "the same spec on a Gaussian and a uniform box "
+            "with the data's mean and covariance"}

@@ -30,9 +30,9 @@ MAX_ANCHORS = 4000
 
 #: Fewest columns for rule 12 (the second opinion). In two dimensions and more its
 #: eigengap's ``k >= 2`` is taken only when it passes the null test
-#: (:mod:`graphclust.numerics.null_reference`: ``λ_k`` at most ``NULL_RATIO`` of a
-#: Gaussian reference's with the data's mean and covariance): without it one cloud's kNN
-#: graph in 2-3 dimensions has cuts as cheap as clusters' (10 of 24 structureless draws
+#: (:mod:`graphclust.numerics.null_reference`: ``λ_k`` at most ``NULL_RATIO`` of that of
+#: a Gaussian and of a uniform box with the data's mean and covariance): without it one
+#: cloud's kNN graph in 2-3 dimensions has cuts as cheap as clusters' (10 of 24 draws
 #: in d <= 3 answered k >= 2), with it none of the calibration draws in 2-8 dimensions
 #: does (docs/auto.rst). One column is left out: a binary kNN graph of a column is a
 #: band whose spectrum ignores the density (a valley looks like a plateau), so the test
@@ -156,8 +156,8 @@ def _second_opinion_applies(p: DataProfile, ctx) -> str | None:
     return (f"no k given, d = {p.d} >= {SECOND_OPINION_MIN_D}, n = {p.n} <= "
             f"{base.EXACT_MAX_N} and n²·d = {p.exact_work:.3g} <= "
             f"{base.EXACT_BUDGET:.0e}: the eigengap of rule 2's exact "
-            f"{base.n_neighbors(p)}-NN graph, its k >= 2 tested against a Gaussian "
-            "reference")
+            f"{base.n_neighbors(p)}-NN graph, its k >= 2 tested against structureless "
+            "references")
 
 
 def _anchor_applies(p: DataProfile, ctx) -> str:
@@ -203,14 +203,15 @@ RULE_SECOND_OPINION = Rule(
     f"{base.EXACT_MAX_N} and n²·d <= "
     f"{base.EXACT_BUDGET:.0e}: rule 2's pipeline, its k from the eigengap of the exact "
     "10-NN graph, k >= 2 only when its λ_k is at most "
-    f"{NULL_RATIO:g} of a Gaussian reference's",
+    f"{NULL_RATIO:g} of a Gaussian's and a uniform box's with the data's covariance",
     _second_opinion_applies, lambda p, ctx: {**exact_spec(p), "k_from": "parts"},
     details="fitted only when the rule that decided finds no cluster structure (k = 1), and\n"
             "not when that rule is rule 2 itself; when it finds k >= 2 its fit is the fit\n"
             "(k_selection_ says so and keeps the first selection). A density tree and a\n"
             "graph's spectrum read different evidence (dense cores against sparse cuts):\n"
             "structureless data give neither, so both must say 'no structure'. The null\n"
-            "test: the same pipeline on n rows of the Gaussian with the data's mean and\n"
-            "covariance (seeded); clusters joined by few edges make λ_k far below that\n"
-            "reference's, one cloud of any shape does not (ratio .6-1.2 on structureless\n"
-            "draws). Not in one column: a column's kNN graph sees gaps, not density.")
+            "test: the same pipeline on n rows of a Gaussian and of a uniform box with the\n"
+            "data's mean and covariance (seeded); clusters joined by few edges make λ_k\n"
+            "far below both, one cloud, peaked or flat, does not (the larger ratio .9 or\n"
+            "more on structureless draws). Not in one column: a column's kNN graph sees\n"
+            "gaps, not density.")
