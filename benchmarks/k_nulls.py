@@ -16,8 +16,9 @@ prints, for each, the rule ``auto`` takes and the statistic its no-structure tes
   shapes above and a t3 cloud, heavy-tailed, in turn): rule 12's second opinion fitted
   directly on every draw (whatever rule ``auto`` takes first, so a superset of the draws
   it is asked on), its eigengap's ``k`` and, when ``k >= 2``, the null test's ratio
-  ``λ_k(data) / λ_k(Gaussian reference)`` (:mod:`graphclust.numerics.null_reference`)
-  and whether it passes ``NULL_RATIO`` (a structureless draw answered ``k >= 2``).
+  ``λ_k(data) / λ_k(reference)``, the larger of a Gaussian's and a uniform box's
+  (:mod:`graphclust.numerics.null_reference`), and whether it passes ``NULL_RATIO`` (a
+  structureless draw answered ``k >= 2``).
 
 The last line gives the largest statistic (``reference``: the smallest ratio in
 ``d >= 2`` and how many draws would answer ``k >= 2`` with and without the test).
