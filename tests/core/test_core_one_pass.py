@@ -7,6 +7,8 @@ values of the slow obvious computations it replaced.
 * :func:`graphclust.numerics.fit_pca`'s covariance route reads the total variance off the
   scatter matrix's diagonal (no second pass for the column sums of squares): the sum of
   the float64 column variances, on both routes and for float32 and float64 rows.
+* ``profile_data`` takes the column means and deviations in float64 blocks (no float64
+  copy of its sampled rows): the bits of NumPy's float64 ``mean`` and ``std``.
 """
 
 from __future__ import annotations
@@ -82,3 +84,27 @@ def test_fit_pca_total_variance_on_the_randomized_route():
     X = rng.normal(size=(n, d)) + 3.0
     ref = float(np.var(X, axis=0, ddof=1).sum())
     np.testing.assert_allclose(fit_pca(X, p).total_variance, ref, rtol=1e-10)
+
+
+@QUICK
+@given(st.integers(1, 40), st.integers(1, 9), st.integers(1, 7), st.booleans(),
+       st.integers(0, 2**31 - 1))
+def test_profile_moments_by_blocks_equal_numpys_float64_moments(m, d, block, f32, seed):
+    import graphclust._rules as rules
+
+    rng = np.random.default_rng(seed)
+    S = rng.normal(size=(m, d)) * 10.0 ** rng.integers(-3, 4, size=d) + rng.normal(size=d)
+    if f32:
+        S = S.astype(np.float32)
+    old, rules.MOMENT_BLOCK_ROWS = rules.MOMENT_BLOCK_ROWS, block
+    try:
+        mean, std = rules._column_mean_std(S)
+    finally:
+        rules.MOMENT_BLOCK_ROWS = old
+    Sf = S.astype(np.float64)
+    if d >= 2:  # NumPy sums a C-ordered array's columns row after row: the same bits
+        np.testing.assert_array_equal(mean, Sf.mean(axis=0))
+        np.testing.assert_array_equal(std, Sf.std(axis=0))
+    else:  # one column may be summed pairwise by NumPy: the same to rounding
+        np.testing.assert_allclose(mean, Sf.mean(axis=0), rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(std, Sf.std(axis=0), rtol=1e-9, atol=1e-12)
