@@ -22,7 +22,12 @@ chooses from ``(n, d, p)`` alone:
   fixed_threads`): its components feed every later step (thread-count-free), and
   OpenBLAS's threaded ``eigh`` of a matrix this size gains nothing and loses much on a
   busy machine (``1024 x 1024``, load 9 on two cores: 0.26 CPU s on one thread, 9.8 on
-  two, spent waiting; ``benchmarks/HISTORY.md``, "eigh on one thread");
+  two, spent waiting; ``benchmarks/HISTORY.md``, "eigh on one thread"). So do the
+  scatter's block products: OpenBLAS splits a product's long inner dimension (the
+  block's rows) between threads, so ``S`` differed in its last bits between one thread
+  and two (3 000 random rows of 784 columns), and with it the components; on a busy
+  machine the two threads also cost four times the processor time of one (MNIST-70k:
+  1.6 against 0.4 CPU s, load 7; ``benchmarks/HISTORY.md``, 2026-11-28);
 * ``"randomized"``: randomized subspace iteration over the implicitly centred ``A``
   (Halko, Martinsson & Tropp 2011): ``O(n·d·p)``; wide data (3 000 x 8 000: 244 s of
   ``eigh`` before, about a second now).
@@ -260,7 +265,8 @@ def _scatter(X, mean: np.ndarray, block_size: int | None) -> np.ndarray:
     mean_x = mean.astype(X.dtype)
     S = np.zeros((d, d))
     step = _block(X, block_size)
-    for start in range(0, n, step):
-        C = X[start:start + step] - mean_x
-        S += C.T @ C  # product in X's float type, sum in float64
+    with fixed_threads():  # the same bits on any thread count (module notes)
+        for start in range(0, n, step):
+            C = X[start:start + step] - mean_x
+            S += C.T @ C  # product in X's float type, sum in float64
     return S
