@@ -22,7 +22,12 @@ chooses from ``(n, d, p)`` alone:
   fixed_threads`): its components feed every later step (thread-count-free), and
   OpenBLAS's threaded ``eigh`` of a matrix this size gains nothing and loses much on a
   busy machine (``1024 x 1024``, load 9 on two cores: 0.26 CPU s on one thread, 9.8 on
-  two, spent waiting; ``benchmarks/HISTORY.md``, "eigh on one thread");
+  two, spent waiting; ``benchmarks/HISTORY.md``, "eigh on one thread"). So do the
+  scatter's block products: OpenBLAS splits a product's long inner dimension (the
+  block's rows) between threads, so ``S`` differed in its last bits between one thread
+  and two (3 000 random rows of 784 columns), and with it the components; on a busy
+  machine the two threads also cost four times the processor time of one (MNIST-70k:
+  1.6 against 0.4 CPU s, load 7; ``benchmarks/HISTORY.md``, 2026-11-28);
 * ``"randomized"``: randomized subspace iteration over the implicitly centred ``A``
   (Halko, Martinsson & Tropp 2011): ``O(n·d·p)``; wide data (3 000 x 8 000: 244 s of
   ``eigh`` before, about a second now).
@@ -181,17 +186,22 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
         mean, col_m2 = _sparse_moments(X)
     else:
         X = as_dense_float(X)
-        mean, col_m2 = _dense_moments(X, _block(X, block_size) if X.ndim == 2 else 1)
+        mean = _dense_mean(X, _block(X, block_size) if X.ndim == 2 else 1)
+        col_m2 = None  # the covariance route reads it off the scatter matrix's diagonal
     n, d = X.shape
     p = int(min(n_components, n, d))
     denom = max(n - 1, 1)
     if choose_route(n, d, p) == "covariance":
         S = _scatter(X, mean, block_size)
+        if col_m2 is None:
+            col_m2 = np.maximum(np.diag(S), 0.0)
         with fixed_threads():  # d x d: global-small (numerics.threads), and see the notes
             vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
         order = np.argsort(-vals, kind="stable")[:p]
         comps, sq = vecs[:, order].T, np.maximum(vals[order], 0.0)
     else:
+        if col_m2 is None:
+            col_m2 = _dense_m2(X, mean, _block(X, block_size))
         comps, svals = randomized_components(X, mean, p)
         sq = svals ** 2
     i = np.abs(comps).argmax(axis=1)
@@ -203,8 +213,15 @@ def fit_pca(X: ArrayLike, n_components: int, *, block_size: int | None = None) -
     return Projection(mean=mean, components=comps, explained_variance=var, total_variance=tot)
 
 
-def _dense_moments(X: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column means and centred sums of squares (float64), two passes over row blocks."""
+def _dense_mean(X: np.ndarray, step: int) -> np.ndarray:
+    """Column means (float64), one pass over row blocks that also refuses non-finite
+    values.
+
+    The centred sums of squares (the total variance) need a second pass only on the
+    randomized route (:func:`_dense_m2`): the covariance route reads them off the
+    diagonal of the scatter matrix it forms anyway, one pass over ``X`` fewer (on
+    MNIST-70k about 0.2 of the fit's processor seconds; benchmarks/HISTORY.md,
+    2026-11-28)."""
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"fit_pca: X must be a non-empty 2-d array, got shape {X.shape}")
     n, d = X.shape
@@ -214,12 +231,17 @@ def _dense_moments(X: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
         if not np.isfinite(blk).all():
             raise ValueError("fit_pca: X contains NaN or infinity")
         total += blk.sum(axis=0, dtype=np.float64)
-    mean = total / n
+    return total / n
+
+
+def _dense_m2(X: np.ndarray, mean: np.ndarray, step: int) -> np.ndarray:
+    """Centred column sums of squares (float64), one pass over row blocks."""
+    n, d = X.shape
     m2 = np.zeros(d)
     for start in range(0, n, step):
         C = X[start:start + step].astype(np.float64) - mean
         m2 += np.einsum("ij,ij->j", C, C)
-    return mean, m2
+    return m2
 
 
 def _sparse_moments(X) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +265,8 @@ def _scatter(X, mean: np.ndarray, block_size: int | None) -> np.ndarray:
     mean_x = mean.astype(X.dtype)
     S = np.zeros((d, d))
     step = _block(X, block_size)
-    for start in range(0, n, step):
-        C = X[start:start + step] - mean_x
-        S += C.T @ C  # product in X's float type, sum in float64
+    with fixed_threads():  # the same bits on any thread count (module notes)
+        for start in range(0, n, step):
+            C = X[start:start + step] - mean_x
+            S += C.T @ C  # product in X's float type, sum in float64
     return S

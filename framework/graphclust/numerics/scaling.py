@@ -387,7 +387,9 @@ def magnitude_unit(X) -> float:
     vals = X.data if sp.issparse(X) else np.asarray(X)
     if vals.size == 0 or vals.dtype.kind != "f":
         return 1.0
-    return unit_for_magnitude(float(np.max(np.abs(vals))), vals.dtype, X.shape[1])
+    # the largest |x| from the extremes: no n x d copy of |X| (NaN propagates as in abs)
+    top = np.maximum(np.abs(vals.max()), np.abs(vals.min()))
+    return unit_for_magnitude(float(top), vals.dtype, X.shape[1])
 
 
 def unit_for_magnitude(top: float, dtype, d: int) -> float:

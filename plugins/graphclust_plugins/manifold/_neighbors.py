@@ -20,7 +20,7 @@ from graphclust.numerics import Projection, exact_knn_seconds, fit_pca, knn, nor
 
 from ._jit import PARALLEL
 from ._nndescent import _sorted_lists, nn_descent
-from ._projections import remember_projection
+from ._projections import remember_projection, scores
 from ._rptrees import _sqdist
 
 __all__ = ["EXACT_MAX_WORK", "SampleIndex", "approx_neighbors", "choose_method",
@@ -56,7 +56,7 @@ def project(X: np.ndarray, pca_components: int | None) -> tuple[np.ndarray, Proj
         return X, None
     proj = fit_pca(X, int(pca_components))
     remember_projection(X, proj)
-    return np.ascontiguousarray(proj.transform(X)), proj
+    return scores(proj, X), proj
 
 
 def exact_neighbors(X: np.ndarray, k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:

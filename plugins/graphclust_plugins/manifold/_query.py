@@ -26,6 +26,7 @@ from graphclust.numerics import normalize_rows
 
 from ._neighbors import metric_distances, project, remember
 from ._nndescent import nn_descent, reverse_lists
+from ._projections import scores
 from ._rptrees import _sqdist
 
 __all__ = ["POOL_FACTOR", "ROWS_PER_TASK", "DescentIndex", "descent_index", "graph_search",
@@ -219,7 +220,7 @@ class DescentIndex:
 
     def search_rows(self, X: np.ndarray) -> np.ndarray:
         """Rows in the searched space: projected, float32, unit length for cosine."""
-        V = X if self.projection is None else self.projection.transform(X)
+        V = X if self.projection is None else scores(self.projection, X)
         if self.metric == "cosine":
             V = normalize_rows(V)
         return np.ascontiguousarray(V, dtype=np.float32)

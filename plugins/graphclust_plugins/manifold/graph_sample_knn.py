@@ -13,6 +13,7 @@ from graphclust.numerics import as_dense_float
 from graphclust_plugins.manifold._neighbors import project, sample_index
 from graphclust_plugins.manifold._place import (exact_search, index_search, match_rows,
                                                 memberships, row_keys)
+from graphclust_plugins.manifold._projections import scores
 from graphclust_plugins.manifold._query import DescentIndex, descent_index, place_search
 
 #: ``method="auto"`` searches exactly while ``S · d`` (the brute-force work per placed row)
@@ -159,7 +160,7 @@ class SampleKNNGraph(graphclust.GraphBuilder):
             shared = sample_index(U, max(k, 15) + 1, self.metric, pca,
                                   ctx.seed_for("graph.sample-knn"))
             index, proj = shared.index, shared.projection
-            V = U if proj is None else np.ascontiguousarray(proj.transform(U))
+            V = U if proj is None else scores(proj, U)
         elif n > m and method == "descent":
             index = descent_index(U, max(k, 15) + 1, self.metric, pca,
                                   ctx.seed_for("graph.sample-knn"))
@@ -213,7 +214,7 @@ class SampleKNNGraph(graphclust.GraphBuilder):
                     idx, dist = place_search(Xb, U, state.index, k)
                 else:
                     if proj is not None:
-                        Xb = proj.transform(Xb)
+                        Xb = scores(proj, Xb)
                     if state.index is not None:
                         idx, _ = index_search(Xb, state.index, k)
                     else:

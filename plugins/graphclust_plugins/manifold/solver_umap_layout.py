@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import graphclust
 from graphclust_plugins.manifold._curve import fit_ab, scaled_start
 from graphclust_plugins.manifold._layout import optimize_layout
-from graphclust_plugins.manifold._projections import leading_projection
+from graphclust_plugins.manifold._projections import leading_projection, scores
 
 #: umap-learn's warning when its spectral start falls back to random (the rules of
 #: ``UMAPLayout._init`` avoid the cases; the warning is silenced where they cannot).
@@ -201,7 +201,7 @@ def _start(data, A, dim, init, random_state) -> np.ndarray:
     if init == "random":
         return random_state.uniform(-10.0, 10.0, size=(A.shape[0], dim)).astype(np.float32)
     if init == "pca":  # the graph's projection of these rows when it has one (module)
-        coords = leading_projection(data, dim).transform(data)
+        coords = scores(leading_projection(data, dim), data)
     else:
         from umap.spectral import spectral_layout
 
