@@ -132,7 +132,7 @@ def _leiden(p: GraphProfile) -> dict:
     small = _small(p)
     spec = {"graph": dict(_UNUSED_GRAPH),
             "solver": {"name": "leiden", "resolution": 1.0,
-                       "n_iterations": -1 if small else 2},
+                       "n_iterations": -1 if small else 2, "split": True},
             "rounding": {"name": "argmax"}}
     if small:
         spec["starts"] = SMALL_GRAPH_STARTS
@@ -158,9 +158,11 @@ def _leiden_reason(p: GraphProfile) -> str:
         size = ("small graph: iterated to a stable partition, the most modular of "
                 f"{SMALL_GRAPH_STARTS} starts" if _small(p)
                 else "large graph: one run of leidenalg's default two iterations")
-        return f"no k given: Leiden finds it by modularity ({size})"
+        return (f"no k given: Leiden finds it by modularity ({size}; every community then "
+                "split where a Leiden run inside it raises the modularity)")
     return (f"k = {p.k} given and mean degree {p.mean_degree:.3g} >= ln n = {p.log_n:.3g}: "
-            "Leiden, the resolution searched for k (one start, two iterations a run)")
+            "Leiden, the resolution searched for k (one start, two iterations a run, "
+            "every community split where that raises the modularity)")
 
 
 #: ``graph auto``'s rules in precedence order (docs/graphs-auto.rst argues each).
@@ -171,7 +173,9 @@ GRAPH_AUTO_RULES: tuple[GraphRule, ...] = (
     GraphRule(2, "otherwise (no k, or k given on a graph of mean degree at least ln n): "
               "Leiden modularity (leidenalg); with k the resolution is searched for it; no k "
               f"and at most {SMALL_GRAPH_ENTRIES:,} stored entries: iterated until stable, "
-              f"the most modular of {SMALL_GRAPH_STARTS} starts",
+              f"the most modular of {SMALL_GRAPH_STARTS} starts; after each run every "
+              "community is split where a Leiden run inside it, under the whole graph's "
+              "null model, raises the modularity",
               _leiden_reason, _leiden),
 )
 

@@ -30,6 +30,7 @@ from graphclust_plugins.community._leiden import (
     membership_with_k,
     n_communities,
 )
+from graphclust_plugins.community._split import split_communities
 
 __all__ = ["LeidenSolver", "ResolutionGapWarning"]
 
@@ -107,6 +108,13 @@ class LeidenSolver(graphclust.Solver):
     max_search: int = graphclust.param(
         40, doc="Most Leiden runs when searching the resolution for a given k.",
         check=graphclust.integer(1))
+    split: bool = graphclust.param(
+        False, doc="After each Leiden run, re-optimise every community from singletons "
+        "under the whole graph's modularity (a Leiden run on its induced subgraph: CPM with "
+        "the vertices' degrees as sizes and resolution γ/2m) and keep a split where it "
+        "raises the modularity; escapes partitions that join planted communities on large "
+        "graphs at about one more Leiden pass (docs/graphs-auto.rst).",
+        check=graphclust.boolean)
 
     def _runner(self, graph, ctx):
         """``run(γ)``: the Leiden membership at resolution ``γ``; the igraph copy of the
@@ -120,8 +128,11 @@ class LeidenSolver(graphclust.Solver):
             if "ig" not in held:
                 held["ig"] = igraph_of(graph.adjacency)
             ig, weighted = held["ig"]
-            return attach_isolated(
-                leiden_membership(ig, gamma, seed, self.n_iterations, weighted), degrees)
+            membership = leiden_membership(ig, gamma, seed, self.n_iterations, weighted)
+            if self.split:
+                membership, held["splits"] = split_communities(
+                    graph.adjacency, membership, degrees, gamma, seed, self.n_iterations)
+            return attach_isolated(membership, degrees)
 
         return run
 
