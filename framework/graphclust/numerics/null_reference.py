@@ -28,7 +28,9 @@ graph fell apart) gives no evidence: ``ρ = inf``. The threshold :data:`NULL_RAT
 calibrated on structureless draws that are not the generated battery's
 (``python -m benchmarks.k_nulls --kind reference``, docs/choosing-k.rst).
 
-Imports: NumPy, SciPy and the eigengap module only; the reference's fit is made by the
+Imports: NumPy, SciPy, the eigengap and threads modules only (the covariance's
+factorisation and the references' products on one BLAS thread, as every factorisation of
+the package: the same bits on any thread count); the reference's fit is made by the
 caller's ``fit_spec(X)`` (the estimator's second plan, ``graphclust._ksecond``).
 """
 
@@ -41,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphclust.numerics.eigengap import ZERO_EIGENVALUE
+from graphclust.numerics.threads import fixed_threads
 
 __all__ = [
     "NULL_RATIO",
@@ -68,8 +71,9 @@ def _principal_axes(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=np.float64)
     mean = X.mean(axis=0)
     C = X - mean
-    cov = (C.T @ C) / max(X.shape[0] - 1, 1)
-    spread, axes = np.linalg.eigh(0.5 * (cov + cov.T))
+    with fixed_threads():  # numerics.threads: the same bits on any thread count
+        cov = (C.T @ C) / max(X.shape[0] - 1, 1)
+        spread, axes = np.linalg.eigh(0.5 * (cov + cov.T))
     return mean, np.sqrt(np.clip(spread, 0.0, None)), axes
 
 
@@ -78,7 +82,8 @@ def gaussian_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
     principal axes of ``X`` with Gaussian margins of the same spreads (float64)."""
     mean, spread, axes = _principal_axes(X)
     G = rng.standard_normal((np.shape(X)[0], len(mean)))
-    return mean + (G * spread) @ axes.T
+    with fixed_threads():
+        return mean + (G * spread) @ axes.T
 
 
 def uniform_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
@@ -86,7 +91,8 @@ def uniform_reference(X: Any, rng: np.random.Generator) -> np.ndarray:
     same mean and covariance (half-widths ``√3`` times the spreads; float64)."""
     mean, spread, axes = _principal_axes(X)
     U = rng.uniform(-1.0, 1.0, (np.shape(X)[0], len(mean)))
-    return mean + (U * (np.sqrt(3.0) * spread)) @ axes.T
+    with fixed_threads():
+        return mean + (U * (np.sqrt(3.0) * spread)) @ axes.T
 
 
 #: The structureless references, drawn in this order from one generator: a peaked one
