@@ -138,7 +138,8 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             model = graphclust.GraphClustering(what, n_clusters=10, random_state=seed).fit(X)
             seconds = time.perf_counter() - t0
-        rec = {"seed": seed, "sample": args.sample, "negatives": args.negatives,
+        idx = model.anchors_.state.indices  # the sample the fit drew (with --auto, the rule's)
+        rec = {"seed": seed, "sample": int(len(idx)), "negatives": args.negatives,
                "starts": args.starts, "epochs": args.epochs, "place_k": args.place_k,
                "auto": args.auto, "wall_s": round(seconds, 1), "cpu_s": round(mem.cpu, 1),
                "peak_rss_mb": round(mem.mb), "load1": round(os.getloadavg()[0], 1),
