@@ -12,6 +12,8 @@ from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_EPOCHS,
     MANIFOLD_MIN_SAMPLES,
     MANIFOLD_SAMPLE,
+    MANIFOLD_SAMPLE_DIVISOR,
+    MANIFOLD_SAMPLE_MAX,
     MANIFOLD_SAMPLED_NEGATIVES,
     ANCHORS_PER_CLUSTER,
     EIG_TOL,
@@ -25,6 +27,7 @@ from graphclust_plugins.auto.rule_auto import (
     SAMPLED_ANCHORS_N,
     UNIT_SPREAD,
     auto_rule,
+    manifold_sample_size,
     n_anchors,
 )
 from graphclust.numerics.distances import SPARSE_KNN_MIN_WIDTH
@@ -98,7 +101,7 @@ def test_high_dimensional_dense_data_with_many_points_per_cluster_run_the_manifo
     # k given: the tree's smallest cluster is half an average cluster of the sample
     assert spec["adapter"]["rounding"] == {
         "name": "density", "estimate": "leaf", "min_samples": MANIFOLD_MIN_SAMPLES,
-        "min_cluster_size": max(15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))}
+        "min_cluster_size": max(15, manifold_sample_size(n) // (MANIFOLD_CLUSTER_DIVISOR * 10))}
     # three starts, the most modular kept, where layouts are cheap; the sample's own count
     # above the sample (its layout a fixed cost beside the placement of n rows)
     from graphclust_plugins.auto.rule_auto import (MANIFOLD_MULTISTART_MAX_N,
@@ -234,7 +237,7 @@ def test_every_decision_is_a_valid_spec_and_deterministic(p):
     assert spec == auto_rule(attrs.evolve(p))
     gc.compose({**spec, "n_clusters": p.k})  # raises SpecError when invalid
     if "anchors" in spec and spec["anchors"]["name"] == "sample":  # the manifold's sample
-        assert spec["anchors"]["n_anchors"] == min(MANIFOLD_SAMPLE, p.n)
+        assert spec["anchors"]["n_anchors"] == manifold_sample_size(p.n)
     elif "anchors" in spec:
         assert 1 <= spec["anchors"]["n_anchors"] <= max(p.n // 10, 2 * p.k, 1)
 
@@ -276,10 +279,15 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
                                                    MANIFOLD_SAMPLED_STARTS)
 
     spec = auto_rule(profile(n, 784, k=10, chunked=chunked))
-    assert spec["anchors"] == {"name": "sample", "n_anchors": min(MANIFOLD_SAMPLE, n)}
+    # the sample: every row up to MANIFOLD_SAMPLE, a third of 630 000, the bound at 10**7
+    assert spec["anchors"] == {"name": "sample", "n_anchors": {
+        70_000: 70_000, 630_000: 210_000, 10**7: MANIFOLD_SAMPLE_MAX}[n]}
+    assert spec["anchors"]["n_anchors"] == manifold_sample_size(n)
     assert spec["graph"]["name"] == "sample-knn" and spec["adapter"]["name"] == "on-sample"
     assert spec["adapter"]["rounding"]["min_cluster_size"] == max(
-        15, min(n, MANIFOLD_SAMPLE) // (MANIFOLD_CLUSTER_DIVISOR * 10))
+        15, manifold_sample_size(n) // (MANIFOLD_CLUSTER_DIVISOR * 10))
+    assert (f"fitted on a sample of {manifold_sample_size(n)} rows" in spec["summary"]) == (
+        n > MANIFOLD_SAMPLE)
     # a sample: one search space for the placement and the sample's graph (one shared
     # NN-descent); every row the sample: no placement search
     sampled = n > MANIFOLD_SAMPLE
@@ -303,6 +311,24 @@ def test_high_dimensional_dense_data_beyond_memory_run_the_manifold_family_on_a_
     assert no_k["anchors"] == spec["anchors"]
     assert "min_cluster_size" not in no_k["adapter"]["rounding"]
     assert no_k["solver"]["name"] == "umap-layout"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**9))
+def test_the_manifold_sample_is_every_row_then_a_share_of_them_within_its_bound(n):
+    S = manifold_sample_size(n)
+    # every row up to MANIFOLD_SAMPLE (the route at and below it is unchanged), a sample
+    # beyond it: at least MANIFOLD_SAMPLE rows, at most the bound, never all rows
+    assert S == n if n <= MANIFOLD_SAMPLE else MANIFOLD_SAMPLE <= S < n
+    assert S <= MANIFOLD_SAMPLE_MAX
+    # up to DIVISOR * MANIFOLD_SAMPLE rows the sample is MANIFOLD_SAMPLE, as before
+    if MANIFOLD_SAMPLE < n <= MANIFOLD_SAMPLE_DIVISOR * MANIFOLD_SAMPLE:
+        assert S == MANIFOLD_SAMPLE
+    # in between, the placed share of the rows is the same at every n
+    if n // MANIFOLD_SAMPLE_DIVISOR >= MANIFOLD_SAMPLE and S < MANIFOLD_SAMPLE_MAX:
+        assert S == n // MANIFOLD_SAMPLE_DIVISOR
+    # more rows never shrink the sample
+    assert manifold_sample_size(n + 1) >= S
 
 
 @pytest.mark.slow  # a UMAP layout (numba): 25 s; the identity itself is also tested in

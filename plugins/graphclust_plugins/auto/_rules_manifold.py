@@ -8,14 +8,28 @@ from graphclust_plugins.auto import _rules_base as base
 
 __all__ = ["MANIFOLD_CLUSTER_DIVISOR", "MANIFOLD_EPOCHS", "MANIFOLD_MIN_SAMPLES",
            "MANIFOLD_MULTISTART_MAX_N", "MANIFOLD_MULTISTART_STARTS", "MANIFOLD_NEGATIVES", "MANIFOLD_PER_CLUSTER",
-           "MANIFOLD_SAMPLE", "MANIFOLD_SAMPLED_NEGATIVES", "MANIFOLD_SAMPLED_STARTS",
-           "MANIFOLD_SEARCH_COMPONENTS", "RULE_MANIFOLD", "manifold_spec"]
+           "MANIFOLD_SAMPLE", "MANIFOLD_SAMPLE_DIVISOR", "MANIFOLD_SAMPLE_MAX",
+           "MANIFOLD_SAMPLED_NEGATIVES", "MANIFOLD_SAMPLED_STARTS",
+           "MANIFOLD_SEARCH_COMPONENTS", "RULE_MANIFOLD", "manifold_sample_size",
+           "manifold_spec"]
 
 #: Rule 7: fewest points per cluster asked for the manifold family.
 MANIFOLD_PER_CLUSTER = 500
 #: Rule 7: rows of the sample the manifold family is fitted on (the ``manifold`` preset's
 #: S; beyond it rows are placed through their sample neighbours, docs/dask.rst).
 MANIFOLD_SAMPLE = 100_000
+#: Rule 7 above ``MANIFOLD_SAMPLE_DIVISOR · MANIFOLD_SAMPLE`` rows: the sample is
+#: ``n // MANIFOLD_SAMPLE_DIVISOR`` rows, at most MANIFOLD_SAMPLE_MAX
+#: (:func:`manifold_sample_size`).
+#: The layout is where accuracy is made, the placement where it is lost (MNIST-extend,
+#: seed 0: sample rows ACC .9615, placed rows .9415), and a sample row costs about 14
+#: placed rows: a sample that is a fixed share of the rows keeps the placed share, and so
+#: the accuracy it costs, the same at every ``n``, and the fit linear in ``n`` like a
+#: peer that lays out every row (EVoC); a third keeps the fit near 0.6x EVoC's CPU time
+#: (docs/auto.rst, rule 7). The bound keeps the sample's global step (one process: its
+#: ``S x d`` rows, graph, layout and tree) at three times MANIFOLD_SAMPLE.
+MANIFOLD_SAMPLE_DIVISOR = 3
+MANIFOLD_SAMPLE_MAX = 3 * MANIFOLD_SAMPLE
 #: Rule 7: epochs of the layout, started from the features' principal components.
 MANIFOLD_EPOCHS = 60
 #: Rule 7 up to MANIFOLD_SAMPLE rows (the layout of every row): negative samples per edge
@@ -47,6 +61,15 @@ MANIFOLD_MIN_SAMPLES = 15
 #: ``MANIFOLD_CLUSTER_DIVISOR · k`` (half an average cluster) — the resolution at which
 #: the estimate without k counts its leaves (``n // k_max``), with ``k_max = 2k``.
 MANIFOLD_CLUSTER_DIVISOR = 2
+
+
+def manifold_sample_size(n: int) -> int:
+    """Rows rule 7 fits the manifold family on: all ``n`` up to MANIFOLD_SAMPLE, then
+    MANIFOLD_SAMPLE up to ``MANIFOLD_SAMPLE_DIVISOR`` times that, then
+    ``n // MANIFOLD_SAMPLE_DIVISOR``, at most MANIFOLD_SAMPLE_MAX."""
+    n = int(n)
+    share = min(n // MANIFOLD_SAMPLE_DIVISOR, MANIFOLD_SAMPLE_MAX)
+    return min(n, max(MANIFOLD_SAMPLE, share))
 
 
 def _search_components(p: DataProfile) -> dict:
@@ -89,17 +112,17 @@ def _density_tree(p: DataProfile) -> dict:
     k = base.asked_k(p)
     if k is not None:
         density["min_cluster_size"] = int(max(
-            15, min(MANIFOLD_SAMPLE, p.n) // (MANIFOLD_CLUSTER_DIVISOR * k)))
+            15, manifold_sample_size(p.n) // (MANIFOLD_CLUSTER_DIVISOR * k)))
     return density
 
 
 def manifold_spec(p: DataProfile, ctx=None) -> dict:
     """Rule 7: the sample-aware pipeline of the ``manifold`` preset, the same spec with
     and without ``k`` (the ``on-sample`` adapter then estimates it on the sample), in
-    memory and on Dask alike. The graph, layout and density tree are fitted on at most
-    MANIFOLD_SAMPLE rows drawn by global row index, every other row labelled by the
-    membership-weighted vote of its 15 nearest sample rows (row-local). The layout starts
-    from the features' principal components. Above MANIFOLD_SAMPLE rows it draws
+    memory and on Dask alike. The graph, layout and density tree are fitted on
+    :func:`manifold_sample_size` rows drawn by global row index, every other row
+    labelled by the membership-weighted vote of its 15 nearest sample rows
+    (row-local). The layout starts from the features' principal components. Above MANIFOLD_SAMPLE rows it draws
     MANIFOLD_SAMPLED_NEGATIVES negative samples per edge sample from
     MANIFOLD_SAMPLED_STARTS start; at or below
     MANIFOLD_MULTISTART_MAX_N rows it runs from MANIFOLD_MULTISTART_STARTS starts (the most
@@ -113,7 +136,7 @@ def manifold_spec(p: DataProfile, ctx=None) -> dict:
               "n_epochs": MANIFOLD_EPOCHS,
               "negative_sample_rate": (MANIFOLD_SAMPLED_NEGATIVES if sampled
                                        else MANIFOLD_NEGATIVES)}
-    return {"anchors": {"name": "sample", "n_anchors": int(min(MANIFOLD_SAMPLE, p.n))},
+    return {"anchors": {"name": "sample", "n_anchors": manifold_sample_size(p.n)},
             "graph": _placement(p),
             "adapter": {"name": "on-sample", "graph": _neighbour_graph(p),
                         "rounding": _density_tree(p),
@@ -135,7 +158,7 @@ def _applies(p: DataProfile, ctx) -> str | None:
         return None
     spec = manifold_spec(p)
     where = ("chunked input, " if p.chunked else "") + (
-        f"fitted on a sample of {MANIFOLD_SAMPLE} rows, the others placed by their "
+        f"fitted on a sample of {manifold_sample_size(p.n)} rows, the others placed by their "
         "15 nearest sample rows" if p.n > MANIFOLD_SAMPLE else "fitted on all rows")
     comps = spec["adapter"]["graph"].get("pca_components")
     search = "NN-descent" + (f" on {comps} principal components, distances on the "
@@ -160,8 +183,10 @@ RULE_MANIFOLD = Rule(
             f"the features), 10-d UMAP layout ({MANIFOLD_EPOCHS} epochs, "
             f"{MANIFOLD_NEGATIVES} negative\nsamples per edge, from the features' principal "
             f"components), HDBSCAN condensed tree\n({MANIFOLD_MIN_SAMPLES} core neighbours) cut "
-            "to exactly k clusters, every point labelled. Fitted on a\nsample of at most "
-            f"{MANIFOLD_SAMPLE} rows (the others placed by their 15 nearest sample rows, found\n"
+            "to exactly k clusters, every point labelled. Fitted on a\nsample of "
+            f"{MANIFOLD_SAMPLE} rows, n // {MANIFOLD_SAMPLE_DIVISOR} above "
+            f"{MANIFOLD_SAMPLE_DIVISOR * MANIFOLD_SAMPLE} rows (at most {MANIFOLD_SAMPLE_MAX}; "
+            "the others placed by their\n15 nearest sample rows, found "
             "by a walk of the sample's NN-descent graph), "
             "also on Dask; without k the density tree of the sample's layout estimates it.\n"
             f"Above {MANIFOLD_SAMPLE} rows the sample's layout draws "
