@@ -16,38 +16,26 @@ import os
 import time
 
 import numpy as np
+from graphclust_plugins.auto.rule_auto import (
+    MANIFOLD_EPOCHS,
+    MANIFOLD_SAMPLE,
+)
 
 from benchmarks.sampled import PeakRSS, scores, warm_up
-from graphclust_plugins.auto.rule_auto import (
-    MANIFOLD_CLUSTER_DIVISOR,
-    MANIFOLD_EPOCHS,
-    MANIFOLD_MIN_SAMPLES,
-    MANIFOLD_SAMPLE,
-    MANIFOLD_SEARCH_COMPONENTS,
-)
 
 
 def spec(negatives: int, starts: int, sample: int = MANIFOLD_SAMPLE, k: int = 10) -> dict:
-    """Rule 7's spec above the sample for wide rows, the layout's knobs given."""
-    comps = {"pca_components": MANIFOLD_SEARCH_COMPONENTS}
-    return {"anchors": {"name": "sample", "n_anchors": sample},
-            "graph": {"name": "sample-knn", "n_neighbors": 15, "method": "descent", **comps},
-            "adapter": {"name": "on-sample",
-                        "graph": {"name": "fuzzy-knn", "n_neighbors": 15, "method": "approx",
-                                  **comps, "distances": "features"},
-                        "rounding": {"name": "density", "min_samples": MANIFOLD_MIN_SAMPLES,
-                                     "estimate": "leaf",
-                                     "min_cluster_size": sample // (MANIFOLD_CLUSTER_DIVISOR
-                                                                    * k)},
-                        **({"n_starts": starts} if starts > 1 else {})},
-            "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
-                       "init": "pca", "n_epochs": MANIFOLD_EPOCHS,
-                       "negative_sample_rate": negatives},
-            "rounding": {"name": "argmax"}}
+    """Rule 7's spec above the sample for wide rows, the layout's knobs given (the
+    levers of :func:`benchmarks.extend_quality.spec` at the rule's epochs and 15
+    placement neighbours)."""
+    from benchmarks.extend_quality import spec as levers
+
+    return levers(sample, negatives, starts, MANIFOLD_EPOCHS, 15, k)
 
 
 def main(argv=None) -> int:
     import graphclust
+
     from benchmarks.datasets import load
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

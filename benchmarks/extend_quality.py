@@ -23,9 +23,6 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
-
-from benchmarks.sampled import PeakRSS, scores, warm_up
 from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_CLUSTER_DIVISOR,
     MANIFOLD_EPOCHS,
@@ -35,6 +32,9 @@ from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_SAMPLED_STARTS,
     MANIFOLD_SEARCH_COMPONENTS,
 )
+from scipy.optimize import linear_sum_assignment
+
+from benchmarks.sampled import PeakRSS, scores, warm_up
 
 
 def spec(sample: int, negatives: int, starts: int, epochs: int, place_k: int,
@@ -115,6 +115,7 @@ def split(model, X, y) -> dict:
 
 def main(argv=None) -> int:
     import graphclust
+
     from benchmarks.datasets import load
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -139,7 +140,7 @@ def main(argv=None) -> int:
             model = graphclust.GraphClustering(what, n_clusters=10, random_state=seed).fit(X)
             seconds = time.perf_counter() - t0
         idx = model.anchors_.state.indices  # the sample the fit drew (with --auto, the rule's)
-        rec = {"seed": seed, "sample": int(len(idx)), "negatives": args.negatives,
+        rec = {"seed": seed, "sample": len(idx), "negatives": args.negatives,
                "starts": args.starts, "epochs": args.epochs, "place_k": args.place_k,
                "auto": args.auto, "wall_s": round(seconds, 1), "cpu_s": round(mem.cpu, 1),
                "peak_rss_mb": round(mem.mb), "load1": round(os.getloadavg()[0], 1),
