@@ -61,15 +61,21 @@ EVOC_LABELLED = 0.941
 WARM_UP_ROWS = 5000
 
 
-def correct(y, labels) -> np.ndarray:
-    """Whether each point's cluster is matched to its class (Hungarian matching)."""
+def matching(y, labels) -> np.ndarray:
+    """``m[cluster] = class``: the one-to-one matching of clusters to classes that agrees
+    on the most points (Hungarian matching; unmatched clusters map to -1)."""
     k = int(max(y.max(), labels.max())) + 1
     table = np.zeros((k, k))
     np.add.at(table, (labels, y), 1)
     rows, cols = linear_sum_assignment(-table)
     match = np.full(k, -1)
     match[rows] = cols
-    return match[labels] == y
+    return match
+
+
+def correct(y, labels) -> np.ndarray:
+    """Whether each point's cluster is matched to its class (:func:`matching`)."""
+    return matching(y, labels)[labels] == y
 
 
 def ranking(ok, conf) -> dict:

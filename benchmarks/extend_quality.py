@@ -32,8 +32,8 @@ from graphclust_plugins.auto.rule_auto import (
     MANIFOLD_SAMPLED_STARTS,
     MANIFOLD_SEARCH_COMPONENTS,
 )
-from scipy.optimize import linear_sum_assignment
 
+from benchmarks.confidence import matching
 from benchmarks.sampled import PeakRSS, scores, warm_up
 
 
@@ -56,18 +56,6 @@ def spec(sample: int, negatives: int, starts: int, epochs: int, place_k: int,
             "solver": {"name": "umap-layout", "n_components": 10, "min_dist": 0.0,
                        "init": "pca", "n_epochs": epochs, "negative_sample_rate": negatives},
             "rounding": {"name": "argmax"}}
-
-
-def matching(y: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """``m[cluster] = class``: the one-to-one matching of clusters to classes that agrees
-    on the most rows (unmatched clusters map to -1)."""
-    k = int(max(labels.max(), y.max())) + 1
-    C = np.zeros((k, k), dtype=np.int64)
-    np.add.at(C, (labels, y), 1)
-    r, c = linear_sum_assignment(-C)
-    m = np.full(k, -1)
-    m[r] = c
-    return m
 
 
 def vote(Z, values: np.ndarray, k: int) -> np.ndarray:

@@ -135,10 +135,11 @@ def null_test(selection: Any, X: Any, seed_rng: np.random.Generator,
         ref = reference_spectrum(draw(X, seed_rng), fit_spec)
         if ref is None or len(ref) < k:
             return None
-        refs[name] = float(ref[k - 1])
-    ratios = {name: null_ratio(data, [0.0] * (k - 1) + [lam], k) for name, lam in refs.items()}
+        refs[name] = ref
+    ratios = {name: null_ratio(data, ref, k) for name, ref in refs.items()}
     ratio = max(ratios.values())
     return {"ratio": ratio, "threshold": NULL_RATIO, "accepted": bool(ratio <= NULL_RATIO),
-            "lambda_k": float(data[k - 1]), "reference_lambda_k": min(refs.values()),
+            "lambda_k": float(data[k - 1]),
+            "reference_lambda_k": min(float(ref[k - 1]) for ref in refs.values()),
             "ratios": ratios, "reference": "the same spec on a Gaussian and a uniform box "
             "with the data's mean and covariance"}

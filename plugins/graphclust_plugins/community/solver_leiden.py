@@ -130,7 +130,7 @@ class LeidenSolver(graphclust.Solver):
             ig, weighted = held["ig"]
             membership = leiden_membership(ig, gamma, seed, self.n_iterations, weighted)
             if self.split:
-                membership, held["splits"] = split_communities(
+                membership, _ = split_communities(
                     graph.adjacency, membership, degrees, gamma, seed, self.n_iterations)
             return attach_isolated(membership, degrees)
 
